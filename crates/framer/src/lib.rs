@@ -1,0 +1,1 @@
+//! A sans-IO NDJSON framer.

@@ -1,0 +1,100 @@
+//! Project automation: `cargo xtask <command>`.
+//!
+//! Plain `std::process::Command`, no shell scripts, so the same steps run the
+//! same way on every machine. `cargo xtask ci` is the one command CI runs.
+
+use std::{
+    env,
+    path::{Path, PathBuf},
+    process::{Command, ExitCode},
+    time::Instant,
+};
+
+/// One step of `cargo xtask ci`: a name for the log and the command to run.
+struct Step {
+    name: &'static str,
+    program: &'static str,
+    args: &'static [&'static str],
+}
+
+/// The steps of `cargo xtask ci`, in order. A new check is one more entry.
+const CI_STEPS: &[Step] = &[
+    Step {
+        name: "fmt",
+        program: "cargo",
+        args: &["fmt", "--all", "--check"],
+    },
+    Step {
+        name: "clippy",
+        program: "cargo",
+        args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+    },
+    Step {
+        name: "test",
+        program: "cargo",
+        args: &["test", "--workspace"],
+    },
+];
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  ci      run every check CI runs (fmt, clippy, tests), stopping at the first failure
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = env::args().skip(1).collect();
+    let root = workspace_root();
+    match args.first().map(String::as_str) {
+        Some("ci") => ci(&root),
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Some(other) => {
+            eprintln!("xtask: unknown command `{other}`\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+        None => {
+            eprint!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn ci(root: &Path) -> ExitCode {
+    let started = Instant::now();
+    for (i, step) in CI_STEPS.iter().enumerate() {
+        let line = format!("{} {}", step.program, step.args.join(" "));
+        eprintln!("==> [{}/{}] {}: {line}", i + 1, CI_STEPS.len(), step.name);
+        let step_started = Instant::now();
+        let status = Command::new(step.program)
+            .args(step.args)
+            .current_dir(root)
+            .status();
+        match status {
+            Ok(s) if s.success() => {
+                eprintln!("    {} ok ({:.1?})", step.name, step_started.elapsed());
+            }
+            Ok(s) => {
+                eprintln!("xtask ci: step `{}` failed ({s})", step.name);
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("xtask ci: step `{}` could not start `{}`: {e}", step.name, step.program);
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    eprintln!("==> ci passed in {:.1?}", started.elapsed());
+    ExitCode::SUCCESS
+}
+
+fn workspace_root() -> PathBuf {
+    // xtask lives one level below the workspace root.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
