@@ -1,1 +1,350 @@
-//! A sans-IO NDJSON framer.
+//! A sans-IO, incremental NDJSON / JSON Lines framer that reports every
+//! framing problem with its line number and byte offset.
+//!
+//! Push bytes in chunks of any size with [`Framer::push`], end the stream with
+//! [`Framer::finish`]; each complete line, and each framing problem, comes
+//! out as an [`Event`] passed to your closure. The framer does no I/O, keeps
+//! no clock and knows nothing of JSON-RPC, so the same code frames a pipe, an
+//! HTTP body, a log file, a fuzz input or a benchmark buffer.
+//!
+//! ```
+//! use rpcspec_framer::{Config, Event, Framer, ProblemKind};
+//!
+//! let mut framer = Framer::new(Config::default());
+//! let mut lines = Vec::new();
+//! let mut problems = Vec::new();
+//! let mut sink = |event: Event<'_>| match event {
+//!     Event::Line(line) => lines.push(line.as_str().unwrap().to_owned()),
+//!     Event::Problem(p) => problems.push((p.number, p.kind)),
+//! };
+//! // Chunk boundaries fall anywhere, even inside a line or a character.
+//! framer.push(b"{\"a\":1}\r\n{\"b\"", &mut sink);
+//! framer.push(b":\"\xC3", &mut sink);
+//! framer.push(b"\xA9\"}\n\xFF\n{\"c\":", &mut sink);
+//! framer.finish(&mut sink);
+//!
+//! assert_eq!(lines, ["{\"a\":1}", "{\"b\":\"é\"}"]);
+//! assert_eq!(problems, [
+//!     (3, ProblemKind::InvalidUtf8 { valid_up_to: 0 }),
+//!     (4, ProblemKind::Truncated),
+//! ]);
+//! ```
+//!
+//! # Guarantees
+//!
+//! * **Chunk independence.** The events, as owned data, are the same for
+//!   every way of splitting the same bytes into chunks.
+//! * **Bounded memory.** The framer never buffers more than
+//!   [`Config::max_line_len`] bytes; a longer line is counted, not stored.
+//! * **One bad line costs one line.** After any problem, framing resumes at
+//!   the next delimiter.
+//! * **Linear time.** Every byte is scanned once, whatever the chunk size.
+//! * **Split on `\n` only.** Never on a lone `\r`, U+2028, U+2029 or NEL.
+//!
+//! The policies the specifications leave open are explicit settings of
+//! [`Config`], each with a documented default.
+//!
+//! # Features
+//!
+//! * `json` (default): [`Line::parse`] and [`Line::parse_value`] parse a line
+//!   as exactly one JSON value, and [`encode`] writes a value as a line.
+
+#![warn(missing_docs)]
+
+mod config;
+mod event;
+#[cfg(feature = "json")]
+mod json;
+pub mod read;
+
+use std::borrow::Cow;
+
+pub use config::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Mode};
+pub use event::{Ending, Event, Line, Problem, ProblemKind};
+#[cfg(feature = "json")]
+pub use json::{JsonError, encode, encode_to_vec};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+const RS: u8 = 0x1E;
+
+/// The incremental framer. See the [crate docs](crate) for an example.
+#[derive(Debug, Clone)]
+pub struct Framer {
+    config: Config,
+    /// Bytes of the current record that arrived in earlier chunks. Never
+    /// holds a delimiter and never grows past `config.max_line_len`.
+    carry: Vec<u8>,
+    /// While the current record is over the limit: its length so far. Its
+    /// bytes are dropped, not carried.
+    skipping: Option<u64>,
+    /// Total bytes pushed so far.
+    pos: u64,
+    /// Stream offset where the current record starts.
+    record_start: u64,
+    /// Number of records numbered so far (the next one is `numbered + 1`).
+    numbered: u64,
+    /// [`Mode::JsonSeq`] only: whether a record separator has been seen.
+    seen_rs: bool,
+}
+
+impl Framer {
+    /// A framer for a new stream.
+    pub fn new(config: Config) -> Framer {
+        Framer {
+            config,
+            carry: Vec::new(),
+            skipping: None,
+            pos: 0,
+            record_start: 0,
+            numbered: 0,
+            seen_rs: false,
+        }
+    }
+
+    /// The configuration this framer was built with.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Bytes pushed since the stream started.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Capacity of the carry buffer, the only memory the framer holds. It
+    /// never exceeds [`Config::max_line_len`].
+    pub fn buffer_capacity(&self) -> usize {
+        self.carry.capacity()
+    }
+
+    /// Feeds the next chunk of the stream, calling `sink` once for every
+    /// event completed by it, in stream order. Lines that lie inside `chunk`
+    /// are passed borrowed from it; a line that began in an earlier chunk is
+    /// passed from the framer's carry buffer.
+    pub fn push<F>(&mut self, chunk: &[u8], mut sink: F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let delim = self.delimiter();
+        let base = self.pos;
+        let mut start = 0;
+        for end in memchr::memchr_iter(delim, chunk) {
+            self.end_of_segment(&chunk[start..end], true, &mut sink);
+            start = end + 1;
+            self.record_start = base + start as u64;
+        }
+        self.pos = base + chunk.len() as u64;
+        self.carry_tail(&chunk[start..]);
+    }
+
+    /// Ends the stream: reports what is left after the last delimiter
+    /// (normally nothing), then resets the framer for a new stream with the
+    /// same configuration.
+    pub fn finish<F>(&mut self, mut sink: F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        self.end_of_segment(&[], false, &mut sink);
+        *self = Framer::new(self.config.clone());
+    }
+
+    fn delimiter(&self) -> u8 {
+        match self.config.mode {
+            Mode::Lines => b'\n',
+            Mode::JsonSeq => RS,
+        }
+    }
+
+    /// Stores the unfinished start of a record, or counts it when the record
+    /// is over the limit.
+    fn carry_tail(&mut self, tail: &[u8]) {
+        if tail.is_empty() {
+            return;
+        }
+        if let Some(len) = &mut self.skipping {
+            *len += tail.len() as u64;
+        } else if self.carry.len() + tail.len() > self.config.max_line_len {
+            self.skipping = Some((self.carry.len() + tail.len()) as u64);
+            self.carry.clear();
+        } else {
+            self.extend_carry(tail);
+        }
+    }
+
+    /// Appends to the carry buffer, growing it geometrically but never past
+    /// `max_line_len`, so its capacity is itself bounded.
+    fn extend_carry(&mut self, bytes: &[u8]) {
+        let needed = self.carry.len() + bytes.len();
+        if needed > self.carry.capacity() {
+            let doubled = self.carry.capacity().saturating_mul(2).max(64);
+            let target = doubled.min(self.config.max_line_len).max(needed);
+            self.carry.reserve_exact(target - self.carry.len());
+        }
+        self.carry.extend_from_slice(bytes);
+    }
+
+    /// A segment (the bytes between two delimiters) is complete: `piece` is
+    /// its part in the current chunk; `delimited` is false at end of stream.
+    fn end_of_segment<F>(&mut self, piece: &[u8], delimited: bool, sink: &mut F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let limit = self.config.max_line_len;
+        if let Some(len) = self.skipping.take() {
+            let len = len + piece.len() as u64;
+            self.overlong(len, delimited, sink);
+        } else if self.carry.is_empty() {
+            if piece.len() > limit {
+                self.overlong(piece.len() as u64, delimited, sink);
+            } else {
+                self.segment(piece, delimited, sink);
+            }
+        } else if self.carry.len() + piece.len() > limit {
+            let len = (self.carry.len() + piece.len()) as u64;
+            self.carry.clear();
+            self.overlong(len, delimited, sink);
+        } else {
+            self.extend_carry(piece);
+            let carry = std::mem::take(&mut self.carry);
+            self.segment(&carry, delimited, sink);
+            self.carry = carry;
+            self.carry.clear();
+        }
+    }
+
+    fn overlong<F>(&mut self, len: u64, delimited: bool, sink: &mut F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let (number, offset) = (self.next_number(), self.record_start);
+        if self.config.mode == Mode::JsonSeq {
+            self.seen_rs |= delimited;
+        }
+        let kind = ProblemKind::Overlong {
+            len,
+            limit: self.config.max_line_len,
+            // In json-seq the end of the stream also ends a record.
+            terminated: delimited || self.config.mode == Mode::JsonSeq,
+        };
+        sink(problem(kind, number, offset, &[]));
+    }
+
+    fn next_number(&mut self) -> u64 {
+        self.numbered += 1;
+        self.numbered
+    }
+
+    /// Applies the policies to one complete segment.
+    fn segment<F>(&mut self, seg: &[u8], delimited: bool, sink: &mut F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let mut offset = self.record_start;
+        let mut seg = seg;
+        if offset == 0 && seg.starts_with(BOM) {
+            if self.config.bom == Bom::Report {
+                sink(problem(ProblemKind::Bom, self.numbered + 1, 0, &[]));
+            }
+            seg = &seg[BOM.len()..];
+            offset = BOM.len() as u64;
+        }
+        match self.config.mode {
+            Mode::Lines => {
+                if delimited {
+                    let number = self.next_number();
+                    self.line(seg, number, offset, sink);
+                } else if !seg.is_empty() {
+                    let number = self.next_number();
+                    sink(problem(ProblemKind::Truncated, number, offset, seg));
+                }
+            }
+            Mode::JsonSeq => {
+                if !self.seen_rs {
+                    // Everything before the first RS is outside any record.
+                    self.seen_rs = delimited;
+                    if !seg.is_empty() {
+                        let number = self.next_number();
+                        sink(problem(ProblemKind::OutsideRecord, number, offset, seg));
+                    }
+                } else if seg.is_empty() {
+                    // RS RS: consecutive separators denote no record.
+                } else if let Some(text) = seg.strip_suffix(b"\n") {
+                    let number = self.next_number();
+                    self.line(text, number, offset, sink);
+                } else {
+                    let number = self.next_number();
+                    let kind = if delimited {
+                        ProblemKind::RecordCut
+                    } else {
+                        ProblemKind::Truncated
+                    };
+                    sink(problem(kind, number, offset, seg));
+                }
+            }
+        }
+    }
+
+    /// A record whose terminating `\n` has been removed.
+    fn line<F>(&self, text: &[u8], number: u64, offset: u64, sink: &mut F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let (text, ending) = match text.strip_suffix(b"\r") {
+            Some(stripped) if self.config.strip_cr => (stripped, Ending::CrLf),
+            Some(_) => (text, Ending::CrLf),
+            None => (text, Ending::Lf),
+        };
+        if is_blank(text) {
+            if self.config.blank_lines == BlankLines::Report {
+                sink(problem(ProblemKind::Blank, number, offset, text));
+            }
+            return;
+        }
+        if self.config.check_utf8
+            && let Err(e) = std::str::from_utf8(text)
+        {
+            let kind = ProblemKind::InvalidUtf8 {
+                valid_up_to: e.valid_up_to(),
+            };
+            sink(problem(kind, number, offset, text));
+            return;
+        }
+        sink(Event::Line(Line {
+            bytes: Cow::Borrowed(text),
+            number,
+            offset,
+            ending,
+        }));
+    }
+}
+
+/// Frames a whole stream held in memory, as owned events.
+///
+/// ```
+/// use rpcspec_framer::{Config, Event, frame};
+/// let events = frame(&Config::default(), b"1\n\n2\n");
+/// assert_eq!(events.len(), 2);
+/// assert!(matches!(&events[1], Event::Line(line) if line.number == 3));
+/// ```
+pub fn frame(config: &Config, stream: &[u8]) -> Vec<Event<'static>> {
+    let mut events = Vec::new();
+    let mut framer = Framer::new(config.clone());
+    framer.push(stream, |e| events.push(e.into_owned()));
+    framer.finish(|e| events.push(e.into_owned()));
+    events
+}
+
+/// Empty, or only JSON whitespace.
+fn is_blank(text: &[u8]) -> bool {
+    text.iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+fn problem(kind: ProblemKind, number: u64, offset: u64, bytes: &[u8]) -> Event<'_> {
+    Event::Problem(Problem {
+        kind,
+        number,
+        offset,
+        bytes: Cow::Borrowed(bytes),
+    })
+}

@@ -1,0 +1,186 @@
+//! What the framer reports: complete lines and framing problems.
+
+use std::{borrow::Cow, fmt};
+
+/// One thing the framer found in the stream, in stream order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event<'a> {
+    /// A complete record.
+    Line(Line<'a>),
+    /// A framing problem. Unless its kind says otherwise, the problem takes
+    /// the place of its line: that line is not delivered, the next one is.
+    Problem(Problem<'a>),
+}
+
+/// A complete record: in NDJSON, the bytes of one `\n`-terminated line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// The record's bytes, without its terminator (`\n`, or `\r\n` when
+    /// [`Config::strip_cr`](crate::Config::strip_cr) is on) and without a
+    /// leading byte order mark. Borrowed from the pushed chunk when the line
+    /// lay inside one chunk, otherwise from the framer's carry buffer.
+    pub bytes: Cow<'a, [u8]>,
+    /// 1-based line number (in [`Mode::JsonSeq`](crate::Mode::JsonSeq), the
+    /// 1-based record number). Skipped blank lines are counted.
+    pub number: u64,
+    /// Stream offset of `bytes[0]`.
+    pub offset: u64,
+    /// How the record was terminated.
+    pub ending: Ending,
+}
+
+/// How a [`Line`] was terminated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// A bare `\n`.
+    Lf,
+    /// `\r\n`.
+    CrLf,
+}
+
+/// A framing problem, located in the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem<'a> {
+    /// What is wrong.
+    pub kind: ProblemKind,
+    /// The line (record) number the problem belongs to, as for [`Line::number`].
+    pub number: u64,
+    /// Stream offset where the problem's line starts (after a byte order mark).
+    pub offset: u64,
+    /// The line's bytes where the framer kept them (invalid UTF-8, blank and
+    /// truncated lines, cut records), so nothing received is lost; empty for
+    /// [`ProblemKind::Bom`] and [`ProblemKind::Overlong`].
+    pub bytes: Cow<'a, [u8]>,
+}
+
+/// The kinds of framing problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// A UTF-8 byte order mark opens the stream. A notice: the rest of the
+    /// first line is still delivered.
+    Bom,
+    /// An empty or whitespace-only line, reported under
+    /// [`BlankLines::Report`](crate::BlankLines::Report).
+    Blank,
+    /// The line is not valid UTF-8.
+    InvalidUtf8 {
+        /// How many bytes of the line are valid UTF-8 before the first bad one.
+        valid_up_to: usize,
+    },
+    /// The line is longer than [`Config::max_line_len`](crate::Config::max_line_len).
+    /// Its bytes were dropped, not buffered.
+    Overlong {
+        /// The line's full length (up to the end of the stream when
+        /// `terminated` is false).
+        len: u64,
+        /// The configured limit.
+        limit: usize,
+        /// Whether the line's terminator arrived before the end of the stream.
+        terminated: bool,
+    },
+    /// The stream ended inside a line: bytes after the last `\n` (in
+    /// [`Mode::JsonSeq`](crate::Mode::JsonSeq), a last record not ending in
+    /// `\n`). It is how a reader notices a stream cut off mid-write.
+    Truncated,
+    /// [`Mode::JsonSeq`](crate::Mode::JsonSeq): a record that does not end in
+    /// `\n` was cut by the next record separator (RFC 7464 §2.1).
+    RecordCut,
+    /// [`Mode::JsonSeq`](crate::Mode::JsonSeq): bytes before the first record
+    /// separator.
+    OutsideRecord,
+}
+
+impl Event<'_> {
+    /// Copies borrowed bytes so the event outlives the pushed chunk.
+    pub fn into_owned(self) -> Event<'static> {
+        match self {
+            Event::Line(l) => Event::Line(l.into_owned()),
+            Event::Problem(p) => Event::Problem(p.into_owned()),
+        }
+    }
+}
+
+impl Line<'_> {
+    /// Copies borrowed bytes so the line outlives the pushed chunk.
+    pub fn into_owned(self) -> Line<'static> {
+        Line {
+            bytes: Cow::Owned(self.bytes.into_owned()),
+            number: self.number,
+            offset: self.offset,
+            ending: self.ending,
+        }
+    }
+
+    /// The line as text. Always `Ok` when [`Config::check_utf8`](crate::Config::check_utf8)
+    /// is on (the default), because the framer then only delivers valid UTF-8.
+    pub fn as_str(&self) -> Result<&str, std::str::Utf8Error> {
+        std::str::from_utf8(&self.bytes)
+    }
+}
+
+impl Problem<'_> {
+    /// Copies borrowed bytes so the problem outlives the pushed chunk.
+    pub fn into_owned(self) -> Problem<'static> {
+        Problem {
+            kind: self.kind,
+            number: self.number,
+            offset: self.offset,
+            bytes: Cow::Owned(self.bytes.into_owned()),
+        }
+    }
+}
+
+impl fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ProblemKind::Bom => f.write_str("byte order mark at the start of the stream"),
+            ProblemKind::Blank => f.write_str("blank line"),
+            ProblemKind::InvalidUtf8 { valid_up_to } => {
+                write!(f, "invalid utf-8 after {valid_up_to} valid bytes")
+            }
+            ProblemKind::Overlong {
+                len,
+                limit,
+                terminated,
+            } => {
+                let end = if terminated {
+                    ""
+                } else {
+                    " before the stream ended"
+                };
+                write!(
+                    f,
+                    "line of {len} bytes{end} exceeds the limit of {limit} bytes"
+                )
+            }
+            ProblemKind::Truncated => f.write_str("stream ended inside a line (no final newline)"),
+            ProblemKind::RecordCut => {
+                f.write_str("record cut by the next record separator before its newline")
+            }
+            ProblemKind::OutsideRecord => f.write_str("bytes before the first record separator"),
+        }
+    }
+}
+
+/// How many kept bytes `Display` shows before eliding the rest.
+const SHOWN_BYTES: usize = 64;
+
+/// `line N (byte O): kind`, then up to 64 of the kept bytes, escaped.
+impl fmt::Display for Problem<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {} (byte {}): {}",
+            self.number, self.offset, self.kind
+        )?;
+        if !self.bytes.is_empty() {
+            let shown = &self.bytes[..self.bytes.len().min(SHOWN_BYTES)];
+            write!(f, ": \"{}\"", shown.escape_ascii())?;
+            if shown.len() < self.bytes.len() {
+                write!(f, " (and {} more bytes)", self.bytes.len() - shown.len())?;
+            }
+        }
+        Ok(())
+    }
+}
