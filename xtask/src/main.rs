@@ -27,7 +27,14 @@ const CI_STEPS: &[Step] = &[
     Step {
         name: "clippy",
         program: "cargo",
-        args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"],
+        args: &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
     },
     Step {
         name: "test",
@@ -82,7 +89,10 @@ fn ci(root: &Path) -> ExitCode {
                 return ExitCode::FAILURE;
             }
             Err(e) => {
-                eprintln!("xtask ci: step `{}` could not start `{}`: {e}", step.name, step.program);
+                eprintln!(
+                    "xtask ci: step `{}` could not start `{}`: {e}",
+                    step.name, step.program
+                );
                 return ExitCode::FAILURE;
             }
         }
