@@ -48,6 +48,7 @@ usage: cargo xtask <command>
 
 commands:
   ci      run every check CI runs (fmt, clippy, tests), stopping at the first failure
+  rules   regenerate docs/rules.md from the matcher's rule table
 ";
 
 fn main() -> ExitCode {
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
     let root = workspace_root();
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
+        Some("rules") => rules(&root),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -99,6 +101,29 @@ fn ci(root: &Path) -> ExitCode {
     }
     eprintln!("==> ci passed in {:.1?}", started.elapsed());
     ExitCode::SUCCESS
+}
+
+/// Rewrites `docs/rules.md` by running the test that checks it, in write mode.
+fn rules(root: &Path) -> ExitCode {
+    let status = Command::new("cargo")
+        .args(["test", "-p", "rpcspec-matcher", "--test", "rules"])
+        .env("UPDATE_RULES", "1")
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(s) if s.success() => {
+            eprintln!("xtask rules: wrote docs/rules.md");
+            ExitCode::SUCCESS
+        }
+        Ok(s) => {
+            eprintln!("xtask rules: `cargo test` failed ({s})");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("xtask rules: could not start `cargo`: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn workspace_root() -> PathBuf {

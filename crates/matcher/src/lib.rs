@@ -1,1 +1,71 @@
-//! JSON-RPC 2.0 message classification, rule checks and request/reply pairing.
+//! Classify JSON-RPC 2.0 messages, check every rule of the specification, and
+//! pair replies with requests by id.
+//!
+//! The matcher is the oracle of rpcspec: every message a target sends goes
+//! through it. [`classify`] sorts one message (one framed line of JSON text)
+//! into a request, notification, response, batch or invalid message, and
+//! lists **every** rule it breaks, each a [`Rule`] with a stable id, a
+//! [`Level`] and its spec section ([`RULES`] is the full table). A
+//! [`Session`] is fed what each side sent, in order, and pairs replies with
+//! requests in both directions. [`Dialect`]s cover JSON-RPC as Codex, MCP and
+//! Claude Code speak it, and plain event streams.
+//!
+//! ```
+//! use rpcspec_matcher::{classify, Dialect, Kind, Level};
+//!
+//! let c = classify(r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#, &Dialect::Jsonrpc2);
+//! assert!(matches!(c.kind, Kind::Request { ref method, .. } if &**method == "subtract"));
+//! assert!(c.findings.is_empty());
+//!
+//! // Every broken rule is reported, not only the first.
+//! let c = classify(r#"{"jsonrpc":2.0,"method":"x","params":null,"id":[]}"#, &Dialect::Jsonrpc2);
+//! let ids: Vec<_> = c.findings.iter().map(|f| f.rule.id).collect();
+//! assert_eq!(ids, ["message.jsonrpc-version", "request.params-type", "request.id-type"]);
+//! assert_eq!(c.worst(), Some(Level::Must));
+//! ```
+//!
+//! # Readings of the specification
+//!
+//! * **An object without `id` is a notification only if it is otherwise a
+//!   valid request.** §4.1 calls every request object without `id` a
+//!   notification, yet §7 answers `{"jsonrpc":"2.0","method":1,"params":"bar"}`
+//!   and `{"foo":"boo"}` with an id-null `-32600` error. So an invalid object
+//!   is [`Kind::Invalid`] whatever its `id`, and a [`Session`] expects an
+//!   id-null error reply for it.
+//! * **Ids compare as the JSON they are.** `"1"` and `1` are different ids
+//!   (a reply that swaps them is `session.id-type-changed`). Numbers compare
+//!   by exact decimal value, never through `f64`, so `9007199254740993` is not
+//!   `9007199254740992`. `1`, `1.0` and `1e0` have the same value: they pair,
+//!   graded `session.id-number-text` (SHOULD), because a client that keeps
+//!   ids as integers cannot match them. Strings compare decoded, `"A"` with
+//!   `"\u0041"`, graded `session.id-string-text` (INFO): escaping is the
+//!   encoder's choice and the value is the same.
+//! * **`rpc.` method names** are reported as INFO: calling `rpc.discover` is
+//!   what the reservation is for, and only a server knows what it serves.
+//! * **Reserved error codes** (-32768..-32000 outside the predefined ones) are
+//!   SHOULD, not MUST: LSP, a JSON-RPC user, defines -32800..-32803 there.
+//! * **An integer** `error.code` is written without fraction or exponent:
+//!   `-32600.0` and `-3.26e4` break `error.code-integer`.
+//! * **A batch answered with single objects** breaks a lower-case "should"
+//!   (§6), graded SHOULD; the replies still pair.
+//! * **Duplicate member names** (RFC 8259 §4 SHOULD) are reported for the
+//!   members the rules read; the last one is the one read.
+//!
+//! The library does no I/O, reads no clock and starts no thread; it parses
+//! each message once, into raw JSON slices (`serde_json`'s `RawValue`),
+//! never into a `serde_json::Value`.
+
+#![warn(missing_docs)]
+
+mod classify;
+mod dialect;
+mod envelope;
+mod id;
+pub mod rules;
+mod session;
+
+pub use classify::{Classified, Finding, Kind, Shape, classify};
+pub use dialect::{Dialect, EventsConfig};
+pub use id::{Id, IdKind, IdMatch};
+pub use rules::{Level, RULES, Rule};
+pub use session::{Direction, Reply, Session};

@@ -1,0 +1,878 @@
+//! Pair replies with requests across a whole conversation.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry as Entry_;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::classify::{Classified, Finding, Kind, Shape, classify};
+use crate::dialect::Dialect;
+use crate::id::{Id, IdKind, IdMatch, Key};
+use crate::rules::{self as r, Rule};
+
+/// Who sent a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the client (the side that starts the conversation) to the server.
+    ClientToServer,
+    /// From the server to the client.
+    ServerToClient,
+}
+
+impl Direction {
+    /// The other direction.
+    pub fn reverse(self) -> Direction {
+        match self {
+            Direction::ClientToServer => Direction::ServerToClient,
+            Direction::ServerToClient => Direction::ClientToServer,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Direction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Direction::ClientToServer => "client to server",
+            Direction::ServerToClient => "server to client",
+        })
+    }
+}
+
+/// Where a reply came: which message fed to the session, and which member
+/// of it if it was a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Reply {
+    /// The number of the message it came in (the first message fed is 1).
+    pub message: usize,
+    /// Its index in that message, if the message was a batch.
+    pub member: Option<usize>,
+}
+
+/// A conversation between a client and a server, fed message by message in
+/// the order each side sent them.
+///
+/// The session pairs every reply with its request by id, in both directions
+/// (servers send requests too: MCP sampling, Codex approvals, Claude's
+/// `can_use_tool`), and reports what does not pair. It does no I/O and reads
+/// no clock: "no reply yet" becomes a finding only at [`Session::close`].
+///
+/// ```
+/// use rpcspec_matcher::{Dialect, Direction::*, Id, Reply, Session};
+///
+/// let mut session = Session::new(Dialect::Jsonrpc2);
+/// session.feed(ClientToServer, r#"{"jsonrpc":"2.0","method":"sum","params":[1,2],"id":1}"#);
+/// session.feed(ClientToServer, r#"{"jsonrpc":"2.0","method":"ping","id":2}"#);
+/// let reply = session.feed(ServerToClient, r#"{"jsonrpc":"2.0","result":3,"id":1.0}"#);
+/// assert_eq!(reply.findings[0].rule.id, "session.id-number-text");
+/// let id = Id::parse("1").unwrap();
+/// assert_eq!(session.replies(ClientToServer, &id).collect::<Vec<_>>(), [&Reply { message: 3, member: None }]);
+/// assert_eq!(session.outstanding(ClientToServer), 1);
+/// let unanswered = session.close();
+/// assert_eq!(unanswered[0].rule.id, "session.unanswered");
+/// ```
+///
+/// # How replies are matched
+///
+/// * A reply pairs with an outstanding request from the other side whose id
+///   has the same value ([`Id::compare`]); different text for the same value
+///   is reported (`session.id-number-text`, `session.id-string-text`).
+/// * A message that is not a valid request (unparseable JSON, `[]`,
+///   `{"foo":"boo"}`, a request with a bad `method`) awaits one error reply
+///   with `id` null (`-32700` for unparseable JSON, else `-32600`); if it
+///   carried a readable id, a reply with that id also answers it. Only
+///   messages the client sends are held to this, plus malformed requests
+///   (objects with `method`) from the server: a server printing garbage is
+///   reported by `classify`, and no client is expected to answer it.
+/// * A reply with id null that no invalid request awaits is a reply to a
+///   notification if the other side has sent any, else an unknown id.
+/// * A batch reply is matched to the batch of its first paired member; the
+///   members of that batch it leaves out are reported at once, since the one
+///   array is the whole answer.
+/// * Every id each side used is remembered until the session is dropped
+///   (to tell a duplicate reply from an unknown id, and for MCP's no-reuse
+///   rule), with where its replies came, for [`Session::replies`].
+#[derive(Debug)]
+pub struct Session {
+    dialect: Dialect,
+    /// Indexed by [`Direction::index`]: the requests that side sent.
+    sides: [Side; 2],
+    messages: usize,
+    events: EventsState,
+}
+
+#[derive(Debug, Default)]
+struct Side {
+    /// Every id this side used for a request, by value.
+    ids: IdMap<Entry>,
+    /// Invalid requests awaiting an error reply with id null.
+    nulls: Vec<NullSlot>,
+    /// Replies still due, over `ids` (the `nulls` with a key are counted there).
+    due: usize,
+    notifications: usize,
+    /// Invalid requests answered with id null so far.
+    nulls_answered: usize,
+    batches: Vec<Batch>,
+}
+
+/// The latest request sent with one id.
+#[derive(Debug)]
+struct Entry {
+    id: Id,
+    message: usize,
+    member: Option<usize>,
+    batch: Option<usize>,
+    /// Replies still due: more than one when the id was reused, 0 once
+    /// answered or cancelled.
+    due: u32,
+    /// Invalid, but with a readable id: a reply with id null also answers it.
+    invalid: bool,
+    cancelled: bool,
+    /// Where its replies came. The first is kept inline: most get one.
+    first: Option<Reply>,
+    more: Vec<Reply>,
+}
+
+impl Entry {
+    fn record(&mut self, reply: Reply) {
+        match self.first {
+            None => self.first = Some(reply),
+            Some(_) => self.more.push(reply),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct NullSlot {
+    parse_error: bool,
+    batch: Option<usize>,
+    /// The entry of an invalid request whose id was readable.
+    key: Option<Key>,
+    message: usize,
+    member: Option<usize>,
+}
+
+#[derive(Debug)]
+struct Batch {
+    message: usize,
+    notifications: usize,
+    /// The ids of its requests.
+    keys: Vec<Key>,
+    /// Replies arrived as single objects; reported once.
+    unwrapped: bool,
+}
+
+#[derive(Debug, Default)]
+struct EventsState {
+    records: usize,
+    /// The record number and type of the end record.
+    ended: Option<(usize, Box<str>)>,
+}
+
+/// Where a reply sits: in a reply array answering `batch`, or alone.
+#[derive(Clone, Copy)]
+struct ReplyCtx {
+    array: bool,
+    batch: Option<usize>,
+    member: Option<usize>,
+    message: usize,
+}
+
+impl ReplyCtx {
+    fn reply(self) -> Reply {
+        Reply {
+            message: self.message,
+            member: self.member,
+        }
+    }
+}
+
+impl Session {
+    /// A session with nothing sent yet.
+    pub fn new(dialect: Dialect) -> Session {
+        Session {
+            dialect,
+            sides: Default::default(),
+            messages: 0,
+            events: EventsState::default(),
+        }
+    }
+
+    /// The dialect the session checks.
+    pub fn dialect(&self) -> &Dialect {
+        &self.dialect
+    }
+
+    /// Classifies one message sent `from` one side and pairs it with what
+    /// came before. The findings are those of [`classify`](crate::classify)
+    /// followed by those about pairing. In the `events` dialect only what the
+    /// server sends is checked: the profile describes a producer's records,
+    /// not its input.
+    pub fn feed(&mut self, from: Direction, text: &str) -> Classified {
+        self.messages += 1;
+        let mut classified = classify(text, &self.dialect);
+        let mut out = Vec::new();
+        match self.dialect {
+            // The profile describes the records a producer writes; what it
+            // is sent (a prompt, say) is its own business.
+            Dialect::Events(_) if from == Direction::ClientToServer => classified.findings.clear(),
+            Dialect::Events(_) => self.event(&classified.kind, &mut out),
+            _ => self.pair(from, &classified, &mut out),
+        }
+        classified.findings.append(&mut out);
+        classified
+    }
+
+    /// Ends the session: every request still awaiting a reply is reported
+    /// (`session.unanswered`), and in the `events` dialect a stream without
+    /// an end record (`events.interrupted`). Closing twice reports nothing
+    /// new.
+    pub fn close(&mut self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        for from in [Direction::ClientToServer, Direction::ServerToClient] {
+            let side = &mut self.sides[from.index()];
+            let mut left: Vec<(usize, Option<usize>, String)> = Vec::new();
+            for e in side.ids.values_mut().filter(|e| e.due > 0 && !e.invalid) {
+                let times = if e.due > 1 {
+                    format!(" ({} replies missing)", e.due)
+                } else {
+                    String::new()
+                };
+                let detail = format!(
+                    "request id {} (message {}, {from}) got no reply{times}",
+                    e.id, e.message
+                );
+                left.push((e.message, e.member, detail));
+                e.due = 0;
+            }
+            for null in side.nulls.drain(..) {
+                if let Some(e) = null.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
+                    e.due = 0;
+                }
+                let what = if null.parse_error {
+                    "unparseable message"
+                } else {
+                    "invalid request"
+                };
+                let detail = format!(
+                    "the {what} (message {}, {from}) got no error reply",
+                    null.message
+                );
+                left.push((null.message, null.member, detail));
+            }
+            side.due = 0;
+            left.sort();
+            out.extend(
+                left.into_iter().map(|(_, member, detail)| {
+                    Finding::new(&r::SESSION_UNANSWERED, member, detail)
+                }),
+            );
+        }
+        if let Dialect::Events(cfg) = &self.dialect
+            && self.events.ended.is_none()
+        {
+            let detail = format!(
+                "the stream stopped after {} records without {}",
+                self.events.records,
+                names(&cfg.end)
+            );
+            out.push(Finding::new(&r::EVENTS_INTERRUPTED, None, detail));
+            // Reported once: a second close sees an ended stream.
+            self.events.ended = Some((0, "".into()));
+        }
+        out
+    }
+
+    /// How many replies the requests sent `from` one side still await.
+    pub fn outstanding(&self, from: Direction) -> usize {
+        let side = &self.sides[from.index()];
+        side.due + side.nulls.iter().filter(|n| n.key.is_none()).count()
+    }
+
+    /// Where the replies to the latest request sent `from` one side with
+    /// this id (compared by value) came, in order: none if no reply came or
+    /// no such request was sent. Replies to invalid requests without a
+    /// readable id are not indexed: they are the id-null replies `feed`
+    /// returns.
+    pub fn replies(&self, from: Direction, id: &Id) -> impl Iterator<Item = &Reply> {
+        let entry = self.sides[from.index()].ids.get(&id.key());
+        entry
+            .into_iter()
+            .flat_map(|e| e.first.iter().chain(&e.more))
+    }
+
+    fn pair(&mut self, from: Direction, c: &Classified, out: &mut Vec<Finding>) {
+        let message = self.messages;
+        let alone = ReplyCtx {
+            array: false,
+            batch: None,
+            member: None,
+            message,
+        };
+        match &c.kind {
+            Kind::Batch(kinds) => {
+                let requests = kinds.iter().filter(|k| is_request(k)).count();
+                let replies = kinds.iter().filter(|k| is_reply(k)).count();
+                if requests == 0 && (replies > 0 || from == Direction::ServerToClient) {
+                    self.reply_array(from, kinds, out);
+                    return;
+                }
+                let side = &mut self.sides[from.index()];
+                side.batches.push(Batch {
+                    message,
+                    notifications: 0,
+                    keys: Vec::new(),
+                    unwrapped: false,
+                });
+                let b = side.batches.len() - 1;
+                for (i, kind) in kinds.iter().enumerate() {
+                    if is_reply(kind) {
+                        let ctx = ReplyCtx {
+                            member: Some(i),
+                            ..alone
+                        };
+                        self.reply(from, kind, ctx, out);
+                    } else {
+                        self.request(from, kind, false, Some(b), Some(i), out);
+                    }
+                }
+            }
+            kind if is_reply(kind) => self.reply(from, kind, alone, out),
+            Kind::Cancel { id } => {
+                let side = &mut self.sides[from.index()];
+                if let Some(e) = side.ids.get_mut(&id.key())
+                    && e.due > 0
+                {
+                    side.due -= e.due as usize;
+                    e.due = 0;
+                    e.cancelled = true;
+                }
+            }
+            Kind::Invalid {
+                shape: Shape::Other,
+                ..
+            } if from == Direction::ServerToClient => {}
+            kind => {
+                let parse_error = c.breaks(r::JSON_PARSE.id);
+                self.request(from, kind, parse_error, None, None, out);
+            }
+        }
+    }
+
+    /// Registers what a request, notification or invalid message sent `from`
+    /// one side awaits.
+    fn request(
+        &mut self,
+        from: Direction,
+        kind: &Kind,
+        parse_error: bool,
+        batch: Option<usize>,
+        member: Option<usize>,
+        out: &mut Vec<Finding>,
+    ) {
+        let claude = self.dialect == Dialect::Claude;
+        let message = self.messages;
+        match kind {
+            Kind::Request { id, .. } => self.expect(from, id, false, batch, member, out),
+            Kind::Notification { .. } => {
+                let side = &mut self.sides[from.index()];
+                side.notifications += 1;
+                if let Some(b) = batch {
+                    side.batches[b].notifications += 1;
+                }
+            }
+            // Claude has no id-null error replies: a malformed control
+            // request with a readable id still awaits its control response.
+            Kind::Invalid {
+                shape: Shape::Request,
+                id: Some(id),
+            } if claude => self.expect(from, id, false, batch, member, out),
+            Kind::Invalid { .. } if claude => {}
+            Kind::Invalid { id, .. } => {
+                let readable = id.as_ref().filter(|id| id.kind() != IdKind::Null);
+                let key = readable.map(|id| {
+                    self.expect(from, id, true, batch, member, out);
+                    id.key()
+                });
+                self.sides[from.index()].nulls.push(NullSlot {
+                    parse_error,
+                    batch,
+                    key,
+                    message,
+                    member,
+                });
+            }
+            Kind::Success { .. }
+            | Kind::Error { .. }
+            | Kind::Cancel { .. }
+            | Kind::Event { .. }
+            | Kind::Batch(_) => {}
+        }
+    }
+
+    /// Records that a request with `id` sent `from` one side awaits a reply.
+    fn expect(
+        &mut self,
+        from: Direction,
+        id: &Id,
+        invalid: bool,
+        batch: Option<usize>,
+        member: Option<usize>,
+        out: &mut Vec<Finding>,
+    ) {
+        let mcp = self.dialect == Dialect::Mcp;
+        let message = self.messages;
+        let key = id.key();
+        let side = &mut self.sides[from.index()];
+        if let Some(b) = batch {
+            side.batches[b].keys.push(key.clone());
+        }
+        side.due += 1;
+        let fresh = Entry {
+            id: id.clone(),
+            message,
+            member,
+            batch,
+            due: 1,
+            invalid,
+            cancelled: false,
+            first: None,
+            more: Vec::new(),
+        };
+        let e = match side.ids.entry(key) {
+            Entry_::Vacant(v) => {
+                v.insert(fresh);
+                return;
+            }
+            Entry_::Occupied(o) => o.into_mut(),
+        };
+        if e.due > 0 {
+            let rule = if mcp {
+                &r::MCP_ID_REUSED
+            } else {
+                &r::SESSION_ID_REUSED
+            };
+            let detail = format!(
+                "id {id} is reused while the request in message {} awaits its reply",
+                e.message
+            );
+            out.push(Finding::new(rule, member, detail));
+            e.due += 1;
+            return;
+        }
+        if mcp {
+            let detail = format!("id {id} was already used in message {}", e.message);
+            out.push(Finding::new(&r::MCP_ID_REUSED, member, detail));
+        }
+        *e = fresh;
+    }
+
+    fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
+        let message = self.messages;
+        let requester = from.reverse();
+        // The batch this array answers: that of its first member that pairs.
+        let side = &self.sides[requester.index()];
+        let batch = kinds
+            .iter()
+            .filter_map(|k| k.id().filter(|id| id.kind() != IdKind::Null))
+            .find_map(|id| {
+                side.ids
+                    .get(&id.key())
+                    .filter(|e| e.due > 0)
+                    .map(|e| e.batch)
+            })
+            .or_else(|| {
+                side.nulls
+                    .iter()
+                    .find(|n| n.batch.is_some())
+                    .map(|n| n.batch)
+            })
+            .flatten();
+        for (i, kind) in kinds.iter().enumerate() {
+            let ctx = ReplyCtx {
+                array: true,
+                batch,
+                member: Some(i),
+                message,
+            };
+            if is_reply(kind) || matches!(kind, Kind::Invalid { .. }) {
+                self.reply(from, kind, ctx, out);
+            }
+        }
+        let Some(b) = batch else { return };
+        // The one array is the whole answer: what it left out will not come.
+        // Findings carry member indexes of the message fed (the reply), so
+        // the request batch's member indexes go in the detail.
+        let side = &mut self.sides[requester.index()];
+        let batch_message = side.batches[b].message;
+        let mut missing: Vec<(Option<usize>, String)> = Vec::new();
+        for key in std::mem::take(&mut side.batches[b].keys) {
+            if let Some(e) = side.ids.get_mut(&key)
+                && e.due > 0
+                && e.batch == Some(b)
+            {
+                side.due -= e.due as usize;
+                e.due = 0;
+                missing.push((e.member, format!("request id {}", e.id)));
+            }
+        }
+        side.nulls.retain(|n| {
+            let keep = n.batch != Some(b);
+            if !keep && n.key.is_none() {
+                missing.push((n.member, "an invalid request".to_owned()));
+            }
+            keep
+        });
+        missing.sort();
+        for (member, what) in missing {
+            let at = member.map_or(String::new(), |i| format!(" (member {i})"));
+            let detail = format!(
+                "the reply to the batch of message {batch_message} has nothing for {what}{at}"
+            );
+            out.push(Finding::new(&r::SESSION_BATCH_REPLY_MISSING, None, detail));
+        }
+    }
+
+    /// Pairs one reply sent `from` one side with a request of the other.
+    fn reply(&mut self, from: Direction, kind: &Kind, ctx: ReplyCtx, out: &mut Vec<Finding>) {
+        let requester = from.reverse();
+        let push = |out: &mut Vec<Finding>, rule: &'static Rule, detail: String| {
+            out.push(Finding::new(rule, ctx.member, detail));
+        };
+        let code = match kind {
+            Kind::Error { code, .. } => *code,
+            _ => None,
+        };
+        let id = kind.id();
+        let key = id.map_or(Key::Null, Id::key);
+        let side = &mut self.sides[requester.index()];
+
+        if let Some(e) = side.ids.get_mut(&key)
+            && e.due > 0
+        {
+            // An absent id reaches here only for a pending request whose id
+            // is null; it is reported by `classify` (`response.id-missing`).
+            if let Some(id) = id
+                && e.id.compare(id) == IdMatch::SameValue
+            {
+                let rule = match e.id.kind() {
+                    IdKind::Number => &r::SESSION_ID_NUMBER_TEXT,
+                    _ => &r::SESSION_ID_STRING_TEXT,
+                };
+                push(
+                    out,
+                    rule,
+                    format!("reply id {id} answers request id {}", e.id),
+                );
+            }
+            if e.invalid {
+                if code != Some(-32600) {
+                    let detail = format!("the invalid request got {}, not -32600", code_text(kind));
+                    push(out, &r::SESSION_ERROR_CODE_MEANING, detail);
+                }
+            } else if code == Some(-32700) {
+                push(
+                    out,
+                    &r::SESSION_ERROR_CODE_MEANING,
+                    "a request that parsed got -32700".into(),
+                );
+            }
+            let batch = e.batch;
+            e.record(ctx.reply());
+            e.due -= 1;
+            side.due -= 1;
+            if e.due == 0 && e.invalid {
+                side.nulls.retain(|n| n.key.as_ref() != Some(&key));
+            }
+            self.check_shape(requester, batch, ctx, out);
+            return;
+        }
+
+        if key == Key::Null {
+            let nulls = &side.nulls;
+            let pick = nulls
+                .iter()
+                .position(|n| ctx.batch.is_some() && n.batch == ctx.batch)
+                .or_else(|| nulls.iter().position(|n| n.batch.is_none() != ctx.array))
+                .or_else(|| (!nulls.is_empty()).then_some(0));
+            if let Some(i) = pick {
+                let null = side.nulls.remove(i);
+                side.nulls_answered += 1;
+                if let Some(k) = &null.key {
+                    if let Some(e) = side.ids.get_mut(k) {
+                        e.record(ctx.reply());
+                    }
+                    settle(side, k);
+                }
+                let want = if null.parse_error { -32700 } else { -32600 };
+                if code != Some(want) {
+                    let what = if null.parse_error {
+                        "unparseable message"
+                    } else {
+                        "invalid request"
+                    };
+                    push(
+                        out,
+                        &r::SESSION_ERROR_CODE_MEANING,
+                        format!("the {what} got {}, not {want}", code_text(kind)),
+                    );
+                }
+                self.check_shape(requester, null.batch, ctx, out);
+                return;
+            }
+            let in_batch = ctx.batch.map_or(0, |b| side.batches[b].notifications);
+            if in_batch > 0 || side.notifications > 0 {
+                let detail = if in_batch > 0 {
+                    format!(
+                        "a reply with id null, but no invalid member awaits one and the batch holds {}",
+                        plural(in_batch, "notification")
+                    )
+                } else {
+                    format!(
+                        "a reply with id null, but no invalid request awaits one and the other side sent {}",
+                        plural(side.notifications, "notification")
+                    )
+                };
+                push(out, &r::SESSION_REPLY_TO_NOTIFICATION, detail);
+                return;
+            }
+            if side.nulls_answered > 0 && !side.ids.contains_key(&Key::Null) {
+                let detail = format!(
+                    "a reply with id null, but the {} awaiting one {} answered",
+                    plural(side.nulls_answered, "invalid message"),
+                    if side.nulls_answered == 1 {
+                        "was already"
+                    } else {
+                        "were all already"
+                    }
+                );
+                push(out, &r::SESSION_DUPLICATE_REPLY, detail);
+                return;
+            }
+        }
+
+        let shown = id.map_or("null", Id::raw);
+        if let Some(swapped) = id.and_then(Id::swapped_key)
+            && let Some(e) = side.ids.get_mut(&swapped)
+            && e.due > 0
+        {
+            push(
+                out,
+                &r::SESSION_ID_TYPE_CHANGED,
+                format!("reply id {shown} answers request id {}", e.id),
+            );
+            e.record(ctx.reply());
+            settle(side, &swapped);
+            return;
+        }
+        let Some(e) = side.ids.get_mut(&key) else {
+            push(
+                out,
+                &r::SESSION_UNKNOWN_ID,
+                format!("no request with id {shown} awaits a reply"),
+            );
+            return;
+        };
+        e.record(ctx.reply());
+        if e.cancelled {
+            // One reply may cross the cancel; a second is a duplicate.
+            e.cancelled = false;
+            push(
+                out,
+                &r::CLAUDE_REPLY_AFTER_CANCEL,
+                format!("request id {shown} was cancelled"),
+            );
+        } else {
+            let detail = format!(
+                "request id {shown} (message {}) was already answered",
+                e.message
+            );
+            push(out, &r::SESSION_DUPLICATE_REPLY, detail);
+        }
+    }
+
+    /// Reports a batch answered with single objects, or a single request
+    /// answered inside an array.
+    fn check_shape(
+        &mut self,
+        requester: Direction,
+        batch: Option<usize>,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) {
+        match (batch, ctx.array) {
+            (Some(b), false) => {
+                let batch = &mut self.sides[requester.index()].batches[b];
+                if !batch.unwrapped {
+                    batch.unwrapped = true;
+                    let detail = format!(
+                        "a reply to the batch of message {} came as a single object",
+                        batch.message
+                    );
+                    out.push(Finding::new(
+                        &r::SESSION_BATCH_REPLY_ARRAY,
+                        ctx.member,
+                        detail,
+                    ));
+                }
+            }
+            (None, true) => {
+                let detail = "a reply to a request sent alone came inside an array".to_owned();
+                out.push(Finding::new(
+                    &r::SESSION_SINGLE_REPLY_OBJECT,
+                    ctx.member,
+                    detail,
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    fn event(&mut self, kind: &Kind, out: &mut Vec<Finding>) {
+        let Dialect::Events(cfg) = &self.dialect else {
+            return;
+        };
+        let state = &mut self.events;
+        state.records += 1;
+        let n = state.records;
+        if let Some((end_at, end)) = &state.ended {
+            let detail = format!("record {n} follows the end record `{end}` (record {end_at})");
+            out.push(Finding::new(&r::EVENTS_AFTER_END, None, detail));
+            return;
+        }
+        let Kind::Event { name } = kind else { return };
+        if let (1, Some(start)) = (n, &cfg.start)
+            && **name != **start
+        {
+            out.push(Finding::new(
+                &r::EVENTS_START,
+                None,
+                format!("the first record is `{name}`, not `{start}`"),
+            ));
+        }
+        if cfg.end.iter().any(|e| **e == **name) {
+            state.ended = Some((n, name.clone()));
+        }
+    }
+}
+
+/// A map keyed by id value. Ids are short and hash-flooding is not a threat
+/// to a test tool, so a multiply-rotate hash replaces SipHash, which costs
+/// more than the rest of pairing.
+type IdMap<V> = HashMap<Key, V, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn write_isize(&mut self, n: isize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // hashbrown picks buckets by the low bits and tags by the top 7; a
+        // multiply leaves the low bits poorly mixed, so finish as murmur3 does.
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
+    }
+}
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// Counts one reply to the request under `key`; once none is due, an
+/// invalid request no longer awaits its id-null reply either.
+fn settle(side: &mut Side, key: &Key) {
+    let Some(e) = side.ids.get_mut(key) else {
+        return;
+    };
+    if e.due == 0 {
+        return;
+    }
+    e.due -= 1;
+    side.due -= 1;
+    if e.due == 0 && e.invalid {
+        side.nulls.retain(|n| n.key.as_ref() != Some(key));
+    }
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn is_request(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Request { .. }
+            | Kind::Notification { .. }
+            | Kind::Invalid {
+                shape: Shape::Request,
+                ..
+            }
+    )
+}
+
+fn is_reply(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Success { .. }
+            | Kind::Error { .. }
+            | Kind::Invalid {
+                shape: Shape::Response,
+                ..
+            }
+    )
+}
+
+fn code_text(kind: &Kind) -> String {
+    match kind {
+        Kind::Error { code: Some(c), .. } => format!("code {c}"),
+        Kind::Success { .. } => "a success".into(),
+        _ => "no usable code".into(),
+    }
+}
+
+fn names(list: &[String]) -> String {
+    match list {
+        [] => "an end record".into(),
+        [one] => format!("`{one}`"),
+        [init @ .., last] => {
+            let init: Vec<String> = init.iter().map(|n| format!("`{n}`")).collect();
+            format!("{} or `{last}`", init.join(", "))
+        }
+    }
+}

@@ -1,0 +1,343 @@
+//! Session scenarios: pairing across a whole conversation.
+
+use rpcspec_matcher::{Dialect, Direction::*, EventsConfig, Id, Kind, Reply, Session};
+
+use crate::{findings, ids};
+
+fn rules(dialect: &Dialect, script: &str) -> Vec<&'static str> {
+    ids(&findings(dialect, script))
+}
+
+#[test]
+fn out_of_order_batch_replies_pass() {
+    let script = r#"
+        > [{"jsonrpc":"2.0","method":"a","id":1},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"b","id":"x"},{"oops":1}]
+        < [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","result":2,"id":"x"},{"jsonrpc":"2.0","result":1,"id":1}]
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["message.jsonrpc-version", "message.kind"]
+    );
+}
+
+#[test]
+fn all_notification_batch_answered_with_empty_array_fails() {
+    let script = r#"
+        > [{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]
+        < []
+    "#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, script), ["batch.empty"]);
+}
+
+#[test]
+fn duplicate_reply_fails() {
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":1}
+        < {"jsonrpc":"2.0","result":1,"id":1}
+        < {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["session.duplicate-reply"]
+    );
+}
+
+#[test]
+fn string_number_swap_fails_both_ways() {
+    for (req, rep) in [(r#""7""#, "7"), ("7", r#""7""#), (r#""1.5""#, "1.5")] {
+        let script = format!(
+            "> {{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"id\":{req}}}\n< {{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":{rep}}}"
+        );
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        let got: Vec<_> = got
+            .into_iter()
+            .filter(|r| *r != "request.id-fractional")
+            .collect();
+        assert_eq!(got, ["session.id-type-changed"], "{script}");
+    }
+}
+
+#[test]
+fn unrelated_string_is_an_unknown_id() {
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":7}
+        < {"jsonrpc":"2.0","result":1,"id":"seven"}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["session.unknown-id", "session.unanswered"]
+    );
+}
+
+#[test]
+fn big_integer_ids_survive_and_pair_only_with_themselves() {
+    for (big, near) in [
+        ("18446744073709551616", "18446744073709551617"),
+        ("9007199254740993", "9007199254740992"),
+        ("-9223372036854775809", "-9223372036854775808"),
+        ("100000000000000000000000", "99999999999999999999999"),
+    ] {
+        let request = format!(r#"{{"jsonrpc":"2.0","method":"a","id":{big}}}"#);
+        let good = format!(r#"{{"jsonrpc":"2.0","result":1,"id":{big}}}"#);
+        let bad = format!(r#"{{"jsonrpc":"2.0","result":1,"id":{near}}}"#);
+
+        let mut s = Session::new(Dialect::Jsonrpc2);
+        let c = s.feed(ClientToServer, &request);
+        assert!(matches!(&c.kind, Kind::Request { id, .. } if id.raw() == big));
+        assert_eq!(
+            ids(&s.feed(ServerToClient, &bad).findings),
+            ["session.unknown-id"],
+            "{near}"
+        );
+        assert_eq!(s.outstanding(ClientToServer), 1);
+        assert_eq!(s.feed(ServerToClient, &good).findings, [], "{big}");
+        assert_eq!(s.outstanding(ClientToServer), 0);
+        let replies: Vec<&Reply> = s
+            .replies(ClientToServer, &Id::parse(big).unwrap())
+            .collect();
+        assert_eq!(
+            replies,
+            [&Reply {
+                message: 3,
+                member: None
+            }]
+        );
+        assert_eq!(
+            s.replies(ClientToServer, &Id::parse(near).unwrap()).count(),
+            0
+        );
+        assert_eq!(s.close(), []);
+    }
+}
+
+#[test]
+fn same_value_different_text_pairs_with_a_finding() {
+    let cases = [
+        ("1", "1e0", "session.id-number-text"),
+        ("10", "1E1", "session.id-number-text"),
+        ("0", "-0", "session.id-number-text"),
+        (r#""é""#, r#""\u00e9""#, "session.id-string-text"),
+    ];
+    for (req, rep, rule) in cases {
+        let script = format!(
+            "> {{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"id\":{req}}}\n< {{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":{rep}}}"
+        );
+        assert_eq!(rules(&Dialect::Jsonrpc2, &script), [rule], "{script}");
+    }
+}
+
+#[test]
+fn invalid_request_with_a_readable_id_may_be_answered_either_way() {
+    for id in ["1", "null"] {
+        let script = format!(
+            "> {{\"jsonrpc\":\"1.0\",\"method\":\"a\",\"id\":1}}\n< {{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32600,\"message\":\"Invalid Request\"}},\"id\":{id}}}"
+        );
+        assert_eq!(
+            rules(&Dialect::Jsonrpc2, &script),
+            ["message.jsonrpc-version"],
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn requests_flow_both_ways() {
+    // Codex app-server: no "jsonrpc", and the server asks the client.
+    let script = r#"
+        > {"method":"initialize","id":0,"params":{}}
+        < {"id":0,"result":{}}
+        > {"method":"initialized"}
+        > {"method":"turn/start","id":1,"params":{}}
+        < {"method":"item/commandExecution/requestApproval","id":0,"params":{}}
+        > {"id":0,"result":{"decision":"accept"}}
+        < {"id":1,"result":{}}
+    "#;
+    assert_eq!(rules(&Dialect::Lenient, script), Vec::<&str>::new());
+    // The same ids in the other direction are a different request.
+    let script = r#"
+        < {"method":"ask","id":1}
+        > {"method":"ask","id":1}
+        > {"id":1,"result":{}}
+    "#;
+    assert_eq!(rules(&Dialect::Lenient, script), ["session.unanswered"]);
+}
+
+#[test]
+fn reused_id_while_outstanding() {
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":1}
+        > {"jsonrpc":"2.0","method":"b","id":1.0}
+        < {"jsonrpc":"2.0","result":1,"id":1}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        [
+            "request.id-fractional",
+            "session.id-reused",
+            "session.unanswered"
+        ]
+    );
+    // Reuse after the reply is fine in JSON-RPC, not in MCP.
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":1}
+        < {"jsonrpc":"2.0","result":1,"id":1}
+        > {"jsonrpc":"2.0","method":"b","id":1}
+        < {"jsonrpc":"2.0","result":1,"id":1}
+    "#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, script), Vec::<&str>::new());
+    assert_eq!(rules(&Dialect::Mcp, script), ["mcp.id-reused"]);
+}
+
+#[test]
+fn null_replies() {
+    // A valid request with id null is answered with id null.
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":null}
+        < {"jsonrpc":"2.0","result":1,"id":null}
+    "#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, script), ["request.id-null"]);
+    // An id-null error to a valid request leaves it unanswered.
+    let script = r#"
+        > {"jsonrpc":"2.0","method":"a","id":1}
+        < {"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["session.unknown-id", "session.unanswered"]
+    );
+    // Two errors for one unparseable line.
+    let script = r#"
+        > {"jsonrpc":
+        < {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
+        < {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["json.parse", "session.duplicate-reply"]
+    );
+    // MCP omits the id it could not read.
+    let script = r#"
+        > {"jsonrpc":"2.0","method":1,"id":"a"}
+        < {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"}}
+    "#;
+    assert_eq!(rules(&Dialect::Mcp, script), ["request.method-type"]);
+}
+
+#[test]
+fn server_garbage_awaits_no_reply_but_a_malformed_server_request_does() {
+    let script = r#"
+        < [SandboxDebug] hello
+        < {"jsonrpc":"2.0","method":1,"id":5}
+        > {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":5}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, script),
+        ["json.parse", "request.method-type"]
+    );
+}
+
+#[test]
+fn claude_control_protocol() {
+    let script = r#"
+        > {"type":"control_request","request_id":"req_1","request":{"subtype":"initialize"}}
+        < {"type":"system","subtype":"init"}
+        < {"type":"control_request","request_id":"req_a","request":{"subtype":"can_use_tool","tool_name":"Bash"}}
+        > {"type":"control_response","response":{"subtype":"success","request_id":"req_a","response":{"behavior":"allow"}}}
+        < {"type":"control_response","response":{"subtype":"success","request_id":"req_1","response":{}}}
+        < {"type":"control_request","request_id":"req_b","request":{"subtype":"can_use_tool"}}
+        < {"type":"control_cancel_request","request_id":"req_b"}
+        < {"type":"result","subtype":"success"}
+    "#;
+    assert_eq!(rules(&Dialect::Claude, script), Vec::<&str>::new());
+    let script = r#"
+        > {"type":"control_request","request_id":"req_1","request":{"subtype":"interrupt"}}
+        < {"type":"control_response","response":{"subtype":"success","request_id":"req_2"}}
+        < {"type":"control_response","response":{"subtype":"error","request_id":"req_1","error":"no"}}
+        < {"type":"control_response","response":{"subtype":"success","request_id":"req_1"}}
+        > {"type":"control_request","request_id":"req_3","request":{"subtype":"interrupt"}}
+    "#;
+    assert_eq!(
+        rules(&Dialect::Claude, script),
+        [
+            "session.unknown-id",
+            "session.duplicate-reply",
+            "session.unanswered"
+        ]
+    );
+}
+
+#[test]
+fn events_lifecycle() {
+    let events = Dialect::Events(EventsConfig::default());
+    let ok = r#"
+        > {"prompt":"hi"}
+        < {"type":"start"}
+        < {"type":"token","text":"a"}
+        < {"type":"meta"}
+        < {"type":"done"}
+    "#;
+    assert_eq!(rules(&events, ok), Vec::<&str>::new());
+    let error_end = "< {\"type\":\"start\"}\n< {\"type\":\"error\",\"message\":\"x\"}";
+    assert_eq!(rules(&events, error_end), Vec::<&str>::new());
+    assert_eq!(
+        rules(&events, "< {\"type\":\"start\"}"),
+        ["events.interrupted"]
+    );
+    let custom = Dialect::Events(EventsConfig {
+        type_field: "event".into(),
+        start: None,
+        end: vec!["end".into()],
+    });
+    let script = "< {\"event\":\"token\"}\n< {\"event\":\"end\"}\n< {\"event\":\"end\"}";
+    assert_eq!(rules(&custom, script), ["events.after-end"]);
+    // An empty stream was interrupted too, and reported once.
+    let mut s = Session::new(events);
+    assert_eq!(ids(&s.close()), ["events.interrupted"]);
+    assert_eq!(s.close(), []);
+}
+
+#[test]
+fn close_reports_once_and_in_order() {
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    for id in [3, 1, 2] {
+        s.feed(
+            ClientToServer,
+            &format!(r#"{{"jsonrpc":"2.0","method":"a","id":{id}}}"#),
+        );
+    }
+    s.feed(ServerToClient, r#"{"jsonrpc":"2.0","method":"ask","id":1}"#);
+    assert_eq!(s.outstanding(ClientToServer), 3);
+    assert_eq!(s.outstanding(ServerToClient), 1);
+    let details: Vec<String> = s.close().iter().map(|f| f.to_string()).collect();
+    insta::assert_snapshot!("close_order", details.join("\n"));
+    assert_eq!(s.close(), []);
+    assert_eq!(s.outstanding(ClientToServer), 0);
+}
+
+#[test]
+fn replies_are_indexed_by_id_value() {
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed(
+        ClientToServer,
+        r#"[{"jsonrpc":"2.0","method":"a","id":"x"},{"jsonrpc":"2.0","method":"a","id":10}]"#,
+    );
+    s.feed(
+        ServerToClient,
+        r#"[{"jsonrpc":"2.0","result":1,"id":1e1},{"jsonrpc":"2.0","result":1,"id":"x"}]"#,
+    );
+    s.feed(ServerToClient, r#"{"jsonrpc":"2.0","result":2,"id":"x"}"#);
+    let at = |id: &str| {
+        s.replies(ClientToServer, &Id::parse(id).unwrap())
+            .copied()
+            .collect::<Vec<_>>()
+    };
+    let reply = |message, member| Reply { message, member };
+    assert_eq!(at("10"), [reply(2, Some(0))]);
+    assert_eq!(at("10.0"), [reply(2, Some(0))]);
+    assert_eq!(at(r#""x""#), [reply(2, Some(1)), reply(3, None)]);
+    assert_eq!(at(r#""10""#), []);
+    assert_eq!(
+        s.replies(ServerToClient, &Id::parse("10").unwrap()).count(),
+        0
+    );
+}
