@@ -1,0 +1,228 @@
+//! `rpcspec-mutant NAME`: the reference server with one realistic bug.
+//!
+//! Each mutant is a bug seen in real JSON-RPC servers. The self-test
+//! (`tests/self_test.rs`) runs the whole suite against every mutant and
+//! asserts which cases catch it: a suite that cannot fail a broken server
+//! proves nothing. `rpcspec-mutant reference` is the unbroken server.
+
+use std::{
+    io::{self, Read, Write},
+    process::ExitCode,
+};
+
+use rpcspec::serve::{self, INVALID_REQUEST, Input, PARSE_ERROR, error, respond};
+use rpcspec_framer::Config;
+use serde_json::Value;
+
+/// Every mutant: name and the bug it has.
+const MUTANTS: &[(&str, &str)] = &[
+    ("reference", "none: the reference server"),
+    (
+        "string-id-as-number",
+        "echoes a numeric string id as a number (\"1\" -> 1)",
+    ),
+    (
+        "ids-through-f64",
+        "parses number ids as doubles (9007199254740993 -> 9007199254740992)",
+    ),
+    (
+        "replies-to-notifications",
+        "answers notifications with a null result",
+    ),
+    (
+        "null-id-as-notification",
+        "treats \"id\": null as a notification and never answers it",
+    ),
+    (
+        "result-and-error",
+        "success replies also carry an error member",
+    ),
+    (
+        "wrong-code-method-not-found",
+        "answers an unknown method with -32600 instead of -32601",
+    ),
+    (
+        "dies-on-invalid-json",
+        "exits on the first line that is not JSON",
+    ),
+    (
+        "empty-batch-as-array",
+        "answers [] with an array holding the error",
+    ),
+    (
+        "notification-batch-empty-array",
+        "answers an all-notification batch with []",
+    ),
+    ("drops-jsonrpc", "omits \"jsonrpc\": \"2.0\" from replies"),
+    (
+        "chunk-as-message",
+        "parses each read() chunk as one message instead of framing lines",
+    ),
+    (
+        "rejects-crlf",
+        "answers a \\r\\n-terminated line with -32700",
+    ),
+    ("pretty-prints", "pretty-prints replies over several lines"),
+    ("logs-to-stdout", "writes a log line to stdout at start-up"),
+    (
+        "no-flush",
+        "block-buffers stdout: replies only arrive at exit",
+    ),
+];
+
+fn main() -> ExitCode {
+    let name = std::env::args().nth(1).unwrap_or_default();
+    if !MUTANTS.iter().any(|(n, _)| *n == name) {
+        eprintln!("usage: rpcspec-mutant NAME\n\nmutants:");
+        for (n, bug) in MUTANTS {
+            eprintln!("  {n:<32} {bug}");
+        }
+        return ExitCode::from(2);
+    }
+    match serve_as(&name, io::stdin().lock(), io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rpcspec-mutant: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Result<()> {
+    let config = Config::default();
+    match name {
+        "reference" => serve::run(input, output),
+        "chunk-as-message" => {
+            let mut buf = vec![0; 64 * 1024];
+            loop {
+                let n = input.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                let text = String::from_utf8_lossy(&buf[..n]);
+                if let Some(reply) = respond(text.trim()) {
+                    writeln!(output, "{reply}")?;
+                    output.flush()?;
+                }
+            }
+        }
+        "no-flush" => {
+            let mut replies = Vec::new();
+            serve::run(input, &mut replies)?;
+            output.write_all(&replies)?;
+            output.flush()
+        }
+        "logs-to-stdout" => {
+            writeln!(output, "mutant server listening on stdio")?;
+            serve::run(input, output)
+        }
+        "rejects-crlf" => {
+            serve::run_with(input, output, config.strip_cr(false), |input| match input {
+                Input::Line(line) if line.ends_with('\r') => Some(error(PARSE_ERROR, "null")),
+                other => reference(other),
+            })
+        }
+        "dies-on-invalid-json" => serve::run_with(input, output, config, |input| match input {
+            Input::Line(line) if serde_json::from_str::<Value>(line).is_ok() => respond(line),
+            _ => std::process::exit(1),
+        }),
+        other => serve::run_with(input, output, config, |input| {
+            let Input::Line(line) = input else {
+                return reference(input);
+            };
+            mutate(other, line, respond(line))
+        }),
+    }
+}
+
+fn reference(input: Input<'_>) -> Option<String> {
+    match input {
+        Input::Line(line) => respond(line),
+        Input::Unreadable => Some(error(PARSE_ERROR, "null")),
+    }
+}
+
+/// The mutants that change what the reference answers to one line.
+fn mutate(name: &str, line: &str, reply: Option<String>) -> Option<String> {
+    let parsed = serde_json::from_str::<Value>(line).ok();
+    match name {
+        "string-id-as-number" => reply.map(|r| {
+            rewrite_ids(&r, |id| match id {
+                Value::String(s) if s.parse::<i64>().is_ok() => {
+                    Value::Number(s.parse::<i64>().unwrap().into())
+                }
+                other => other.clone(),
+            })
+        }),
+        // As JavaScript would: every number through a double.
+        "ids-through-f64" => reply.map(|r| {
+            rewrite_ids(&r, |id| match id.as_f64() {
+                Some(f) if id.is_number() && f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                    Value::from(f as i64)
+                }
+                Some(f) if id.is_number() => {
+                    serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)
+                }
+                _ => id.clone(),
+            })
+        }),
+        "replies-to-notifications" => match (&reply, &parsed) {
+            (None, Some(Value::Object(m))) if m.contains_key("method") => {
+                Some(r#"{"jsonrpc":"2.0","result":null,"id":null}"#.to_owned())
+            }
+            _ => reply,
+        },
+        "null-id-as-notification" => match &parsed {
+            Some(Value::Object(m))
+                if m.get("id") == Some(&Value::Null) && m.contains_key("method") =>
+            {
+                None
+            }
+            _ => reply,
+        },
+        "result-and-error" => reply.map(|r| {
+            r.replace(
+                r#""result":"#,
+                r#""error":{"code":-32603,"message":"Internal error"},"result":"#,
+            )
+        }),
+        "wrong-code-method-not-found" => reply.map(|r| {
+            r.replace(
+                r#"-32601,"message":"Method not found""#,
+                r#"-32600,"message":"Invalid Request""#,
+            )
+        }),
+        "empty-batch-as-array" => match &parsed {
+            Some(Value::Array(a)) if a.is_empty() => {
+                Some(format!("[{}]", error(INVALID_REQUEST, "null")))
+            }
+            _ => reply,
+        },
+        "notification-batch-empty-array" => match (&reply, &parsed) {
+            (None, Some(Value::Array(_))) => Some("[]".to_owned()),
+            _ => reply,
+        },
+        "drops-jsonrpc" => reply.map(|r| r.replace(r#""jsonrpc":"2.0","#, "")),
+        "pretty-prints" => reply.map(|r| {
+            let value: Value = serde_json::from_str(&r).expect("the reference writes JSON");
+            serde_json::to_string_pretty(&value).expect("a Value serialises")
+        }),
+        _ => unreachable!("every mutant is matched in serve_as or here: {name}"),
+    }
+}
+
+/// Applies `f` to the `id` of a reply, or of each member of a batch reply.
+fn rewrite_ids(reply: &str, f: impl Fn(&Value) -> Value) -> String {
+    let mut value: Value = serde_json::from_str(reply).expect("the reference writes JSON");
+    let members: Vec<&mut Value> = match &mut value {
+        Value::Array(a) => a.iter_mut().collect(),
+        one => vec![one],
+    };
+    for m in members {
+        if let Some(id) = m.get_mut("id") {
+            *id = f(id);
+        }
+    }
+    value.to_string()
+}

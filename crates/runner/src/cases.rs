@@ -1,0 +1,513 @@
+//! Case files: the TOML format, its loader and the validated case model.
+//!
+//! `spec-cases/README.md` documents the format for people who write cases;
+//! this module is its single implementation. A case file error always names
+//! the file, line and column.
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+};
+
+use rpcspec_matcher::Level;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::{
+    pattern::Pattern,
+    plan::{ALL_PLANS, Plan},
+    unescape::unescape,
+};
+
+/// A validated case.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// `<file path without .toml>/<name>`: the filter, the JUnit name, the
+    /// snapshot name. Renaming a case is a breaking change.
+    pub id: String,
+    /// One line saying what the case checks.
+    pub title: String,
+    /// The specification section the case checks, such as `JSON-RPC 2.0 §7`.
+    pub section: String,
+    /// How binding the checked rule is: a broken MUST case fails, a broken
+    /// SHOULD case is non-strict, an INFO case only informs.
+    pub level: Level,
+    /// What the target must support; a target without it skips the case.
+    pub requires: Vec<String>,
+    /// The write plans the case runs under.
+    pub plans: Vec<Plan>,
+    /// Matcher rule ids this case tolerates in the target's messages.
+    pub allow: Vec<String>,
+    /// What to send and what to expect, in order.
+    pub steps: Vec<Step>,
+    /// Where the case is defined.
+    pub source: Location,
+}
+
+/// One exchange: bytes to send, then what must come back.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// What to write.
+    pub send: Send,
+    /// Close the target's stdin after this step's bytes.
+    pub close: bool,
+    /// The specification's answer.
+    pub expect: Expect,
+    /// Other answers, graded differently.
+    pub alternatives: Vec<Alternative>,
+    /// Where the step is defined.
+    pub source: Location,
+}
+
+/// The bytes of a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Send {
+    /// Whole lines, without terminators: the write plan chooses the line
+    /// ending (`\n` or `\r\n`) and where writes are split.
+    Lines(Vec<Vec<u8>>),
+    /// Exact bytes, one write per element: no terminator is added and no
+    /// plan changes them.
+    Raw(Vec<Vec<u8>>),
+}
+
+/// What the target must answer to a step.
+#[derive(Debug, Clone)]
+pub enum Expect {
+    /// These messages, in any order, and nothing else.
+    Messages(Vec<Pattern>),
+    /// One message: an array whose members match these, in any order.
+    Batch(Vec<Pattern>),
+    /// No message at all.
+    Nothing,
+}
+
+/// A tolerated answer other than the specification's.
+#[derive(Debug, Clone)]
+pub struct Alternative {
+    /// The tolerated answer.
+    pub expect: Expect,
+    /// The verdict it earns.
+    pub grade: Grade,
+    /// Why it is tolerated (which passage of the spec allows the reading).
+    pub why: String,
+}
+
+/// The verdict an alternative earns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grade {
+    /// An equally valid reading of the spec.
+    Pass,
+    /// A tolerated deviation.
+    NonStrict,
+}
+
+/// A position in a case file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The file, as given to the loader (relative to the cases root).
+    pub file: PathBuf,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
+    }
+}
+
+/// A case file that cannot be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    /// Where.
+    pub location: Location,
+    /// What is wrong, lower case.
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    #[serde(default)]
+    case: Vec<Spanned<CaseDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseDef {
+    name: Spanned<String>,
+    title: String,
+    section: String,
+    #[serde(default = "must")]
+    level: Spanned<String>,
+    #[serde(default)]
+    requires: Vec<String>,
+    plans: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    step: Vec<Spanned<StepDef>>,
+}
+
+fn must() -> Spanned<String> {
+    Spanned::new(0..0, "MUST".to_owned())
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepDef {
+    send: Option<OneOrMany>,
+    #[serde(default)]
+    raw: bool,
+    #[serde(default)]
+    unescape: bool,
+    #[serde(default)]
+    close: bool,
+    repeat: Option<u32>,
+    expect: Option<OneOrMany>,
+    expect_batch: Option<Vec<String>>,
+    #[serde(default)]
+    expect_none: bool,
+    #[serde(default)]
+    alternatives: Vec<AltDef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AltDef {
+    expect: Option<OneOrMany>,
+    expect_batch: Option<Vec<String>>,
+    #[serde(default)]
+    expect_none: bool,
+    grade: Grade,
+    why: String,
+}
+
+/// The three ways to say what comes back, as written in a step or an
+/// alternative.
+struct ExpectDef {
+    expect: Option<OneOrMany>,
+    expect_batch: Option<Vec<String>>,
+    expect_none: bool,
+}
+
+/// Loads every `*.toml` file under `root` (sorted by path), as cases with
+/// ids relative to `root`.
+pub fn load_dir(root: &Path) -> Result<Vec<Case>, LoadError> {
+    let mut files = Vec::new();
+    collect_toml(root, root, &mut files).map_err(|(path, e)| LoadError {
+        location: Location {
+            file: path,
+            line: 0,
+            column: 0,
+        },
+        message: format!("cannot read: {e}"),
+    })?;
+    files.sort();
+    let mut cases = Vec::new();
+    for rel in files {
+        let text = std::fs::read_to_string(root.join(&rel)).map_err(|e| LoadError {
+            location: Location {
+                file: rel.clone(),
+                line: 0,
+                column: 0,
+            },
+            message: format!("cannot read: {e}"),
+        })?;
+        cases.extend(load_str(&rel, &text)?);
+    }
+    Ok(cases)
+}
+
+fn collect_toml(
+    root: &Path,
+    dir: &Path,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), (PathBuf, std::io::Error)> {
+    let entries = std::fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), e))?;
+    for entry in entries {
+        let path = entry.map_err(|e| (dir.to_path_buf(), e))?.path();
+        if path.is_dir() {
+            collect_toml(root, &path, out)?;
+        } else if path.extension().is_some_and(|x| x == "toml") {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+    Ok(())
+}
+
+/// Loads the cases of one file, given its path relative to the cases root
+/// (which makes the ids) and its text.
+pub fn load_str(file: &Path, text: &str) -> Result<Vec<Case>, LoadError> {
+    let at = |span: std::ops::Range<usize>, message: String| LoadError {
+        location: locate(file, text, span.start),
+        message,
+    };
+    let def: FileDef = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_owned();
+        at(e.span().unwrap_or(0..0), message)
+    })?;
+    let prefix = file.with_extension("");
+    let prefix = prefix
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    let mut cases: Vec<Case> = Vec::new();
+    for spanned in def.case {
+        let case_span = spanned.span();
+        let def = spanned.into_inner();
+        let name_span = def.name.span();
+        let name = def.name.into_inner();
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            return Err(at(
+                name_span,
+                format!("case name `{name}` must be lower-case letters, digits, `-` and `.`"),
+            ));
+        }
+        let id = format!("{prefix}/{name}");
+        if let Some(first) = cases.iter().find(|c| c.id == id) {
+            return Err(at(
+                name_span,
+                format!(
+                    "duplicate case name `{name}` (first at line {})",
+                    first.source.line
+                ),
+            ));
+        }
+        let level = match def.level.as_ref().as_str() {
+            "MUST" => Level::Must,
+            "SHOULD" => Level::Should,
+            "INFO" => Level::Info,
+            other => {
+                return Err(at(
+                    def.level.span(),
+                    format!("level `{other}` is not one of MUST, SHOULD, INFO"),
+                ));
+            }
+        };
+        let plans =
+            match def.plans {
+                None => ALL_PLANS.to_vec(),
+                Some(list) => {
+                    let span = list.span();
+                    let mut plans = Vec::new();
+                    for name in list.into_inner() {
+                        plans.push(Plan::from_name(&name).ok_or_else(|| {
+                            at(span.clone(), format!("unknown write plan `{name}`"))
+                        })?);
+                    }
+                    plans
+                }
+            };
+        if def.step.is_empty() {
+            return Err(at(case_span, format!("case `{name}` has no [[case.step]]")));
+        }
+        let mut steps: Vec<Step> = Vec::new();
+        for step in def.step {
+            let span = step.span();
+            if steps.last().is_some_and(|s| s.close) {
+                return Err(at(
+                    span,
+                    "no step can follow one with `close = true`".into(),
+                ));
+            }
+            steps.push(step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?);
+            steps.last_mut().expect("just pushed").source = locate(file, text, span.start);
+        }
+        cases.push(Case {
+            id,
+            title: def.title,
+            section: def.section,
+            level,
+            requires: def.requires,
+            plans,
+            allow: def.allow,
+            steps,
+            source: locate(file, text, case_span.start),
+        });
+    }
+    Ok(cases)
+}
+
+fn step_from(def: StepDef) -> Result<Step, String> {
+    let mut send = def.send.map(OneOrMany::into_vec).unwrap_or_default();
+    let repeat = def.repeat.unwrap_or(1);
+    if repeat == 0 {
+        return Err("`repeat` must be at least 1".into());
+    }
+    if def.repeat.is_some() {
+        send = expand(&send, repeat);
+    }
+    let bytes = send
+        .iter()
+        .map(|s| {
+            if def.unescape {
+                unescape(s)
+            } else {
+                Ok(s.clone().into_bytes())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let send = if def.raw {
+        Send::Raw(bytes)
+    } else {
+        if let Some(line) = bytes.iter().find(|l| l.contains(&b'\n')) {
+            return Err(format!(
+                "a line to send contains a newline (use `raw = true` to send exact bytes): {:?}",
+                String::from_utf8_lossy(line)
+            ));
+        }
+        Send::Lines(bytes)
+    };
+    let primary = ExpectDef {
+        expect: def.expect,
+        expect_batch: def.expect_batch,
+        expect_none: def.expect_none,
+    };
+    let unescaped = def.unescape;
+    let expect = expect_from(primary, repeat, def.repeat.is_some(), unescaped)?
+        .ok_or("a step needs one of `expect`, `expect_batch`, `expect_none = true`")?;
+    let mut alternatives = Vec::new();
+    for alt in def.alternatives {
+        let given = ExpectDef {
+            expect: alt.expect,
+            expect_batch: alt.expect_batch,
+            expect_none: alt.expect_none,
+        };
+        let expect = expect_from(given, repeat, def.repeat.is_some(), unescaped)?
+            .ok_or("an alternative needs one of `expect`, `expect_batch`, `expect_none = true`")?;
+        alternatives.push(Alternative {
+            expect,
+            grade: alt.grade,
+            why: alt.why,
+        });
+    }
+    Ok(Step {
+        send,
+        close: def.close,
+        expect,
+        alternatives,
+        source: Location {
+            file: PathBuf::new(),
+            line: 0,
+            column: 0,
+        },
+    })
+}
+
+/// With `unescaped`, `\xNN` in expected messages is unescaped too (the
+/// result must be UTF-8 text).
+fn expect_from(
+    def: ExpectDef,
+    repeat: u32,
+    repeated: bool,
+    unescaped: bool,
+) -> Result<Option<Expect>, String> {
+    let compile = |texts: Vec<String>| -> Result<Vec<Pattern>, String> {
+        let texts = if repeated {
+            expand(&texts, repeat)
+        } else {
+            texts
+        };
+        texts
+            .iter()
+            .map(|t| {
+                if unescaped {
+                    let text = String::from_utf8(unescape(t)?).map_err(|_| {
+                        format!("expected message is not UTF-8 once unescaped: {t}")
+                    })?;
+                    Pattern::parse(&text)
+                } else {
+                    Pattern::parse(t)
+                }
+            })
+            .collect()
+    };
+    let given = [
+        def.expect.is_some(),
+        def.expect_batch.is_some(),
+        def.expect_none,
+    ];
+    if given.iter().filter(|&&g| g).count() > 1 {
+        return Err("give only one of `expect`, `expect_batch`, `expect_none`".into());
+    }
+    Ok(if let Some(one) = def.expect {
+        Some(Expect::Messages(compile(one.into_vec())?))
+    } else if let Some(batch) = def.expect_batch {
+        if batch.is_empty() {
+            return Err("`expect_batch` is empty: use `expect_none = true`".into());
+        }
+        Some(Expect::Batch(compile(batch)?))
+    } else if def.expect_none {
+        Some(Expect::Nothing)
+    } else {
+        None
+    })
+}
+
+/// `repeat = N`: each template is instantiated for n = 1..=N, with `$n`
+/// replaced by n.
+fn expand(templates: &[String], repeat: u32) -> Vec<String> {
+    (1..=repeat)
+        .flat_map(|n| {
+            templates
+                .iter()
+                .map(move |t| t.replace("$n", &n.to_string()))
+        })
+        .collect()
+}
+
+fn locate(file: &Path, text: &str, offset: usize) -> Location {
+    let before = &text[..offset.min(text.len())];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    Location {
+        file: file.to_path_buf(),
+        line,
+        column,
+    }
+}
+
+/// The cases shipped with rpcspec (`spec-cases/` at build time), embedded so
+/// an installed binary works anywhere.
+pub fn builtin() -> Result<Vec<Case>, LoadError> {
+    let mut cases = Vec::new();
+    for (path, text) in BUILTIN {
+        cases.extend(load_str(Path::new(path), text)?);
+    }
+    Ok(cases)
+}
+
+include!(concat!(env!("OUT_DIR"), "/builtin_cases.rs"));

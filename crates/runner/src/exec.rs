@@ -1,0 +1,726 @@
+//! Running one case under one write plan against a fresh target process,
+//! and grading what came back.
+//!
+//! Every byte the target writes goes through the reference framer and the
+//! matcher's session, so framing and envelope rules are checked on every
+//! case. A step's answers are delimited with a barrier, not a sleep: after
+//! the step's bytes the runner sends a request whose answer is known (an
+//! unknown method with a fresh id) and waits for that answer; whatever the
+//! target wrote before it belongs to the step.
+
+use std::{
+    process::ExitStatus,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{BlankLines, Config, Event, Framer, Problem, ProblemKind};
+use rpcspec_matcher::{Dialect, Direction, Finding, Id, IdMatch, Kind, Level, Session, Shape};
+
+use crate::{
+    cases::{Case, Expect, Grade, Step},
+    pattern::{Match, Pattern},
+    plan::{Plan, Write},
+    report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
+    target::{Msg, Running, Target, describe_exit},
+};
+
+/// How cases are run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Deadline for a whole case.
+    pub timeout: Duration,
+    /// The dialect the target's messages are judged in.
+    pub dialect: Dialect,
+    /// Features the target lacks: cases requiring them are skipped.
+    pub without: Vec<String>,
+    /// Most bytes a target may write in one case before it is stopped.
+    pub output_cap: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            timeout: Duration::from_secs(5),
+            dialect: Dialect::Jsonrpc2,
+            without: Vec::new(),
+            output_cap: 16 << 20,
+        }
+    }
+}
+
+/// The method of the barrier request. Not `rpc.`-prefixed (reserved), and
+/// unlikely to exist on any target.
+pub const BARRIER_METHOD: &str = "rpcspec/barrier";
+
+/// Runs `case` under `plan` against a fresh `target` process.
+pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult {
+        id: case.id.clone(),
+        plan: plan.name().to_owned(),
+        title: case.title.clone(),
+        section: case.section.clone(),
+        verdict: Verdict::Pass,
+        evidence: Vec::new(),
+        sent: Vec::new(),
+        received: Vec::new(),
+        stderr: String::new(),
+        exit: None,
+        duration: Duration::ZERO,
+        baselined: false,
+    };
+    let lacking: Vec<&str> = case
+        .requires
+        .iter()
+        .filter(|r| opts.without.contains(r))
+        .map(String::as_str)
+        .collect();
+    if !lacking.is_empty() {
+        result.verdict = Verdict::Skipped;
+        result.evidence.push(note(
+            Verdict::Skipped,
+            format!("the target lacks {}", lacking.join(", ")),
+        ));
+        return result;
+    }
+    let running = match Running::spawn(target) {
+        Ok(r) => r,
+        Err(e) => {
+            result.verdict = Verdict::Error;
+            result.evidence.push(note(
+                Verdict::Error,
+                format!("cannot start `{}`: {e}", target.display()),
+            ));
+            return result;
+        }
+    };
+    let mut run = Run::new(running, opts, started);
+    run.drive(case, plan);
+    run.grade(case, &mut result);
+    result.duration = started.elapsed();
+    result
+}
+
+/// One line the target wrote, with what the runner made of it.
+struct Got {
+    received: Received,
+    /// The line as text, if it was one (framing problems are not).
+    text: Option<String>,
+    /// The step whose window it arrived in.
+    window: usize,
+    /// The ids it answers (a batch answers several).
+    ids: Vec<Id>,
+    /// It is the answer to a barrier.
+    barrier: bool,
+    /// What the matcher found wrong with it.
+    findings: Vec<Finding>,
+}
+
+struct Run<'o> {
+    running: Running,
+    opts: &'o RunOptions,
+    deadline: Instant,
+    server: Framer,
+    client: Framer,
+    session: Session,
+    got: Vec<Got>,
+    sent: Vec<Sent>,
+    /// The ids each step's requests carried.
+    step_ids: Vec<Vec<Id>>,
+    window: usize,
+    barriers: Vec<Id>,
+    evidence: Vec<Evidence>,
+    pending_writes: usize,
+    last_sent_byte: Option<u8>,
+    stdout_closed: bool,
+    exit: Option<ExitStatus>,
+    output: usize,
+    timed_out: bool,
+    /// The target wrote more than the cap; its output is ignored.
+    flooded: bool,
+    /// Send nothing more: the target timed out, crashed or flooded.
+    stopped: bool,
+}
+
+impl<'o> Run<'o> {
+    fn new(running: Running, opts: &'o RunOptions, started: Instant) -> Run<'o> {
+        // The target's output is held to the strict reading: blank lines and
+        // a byte order mark are findings.
+        let server = Framer::new(Config::default().blank_lines(BlankLines::Report));
+        Run {
+            running,
+            opts,
+            deadline: started + opts.timeout,
+            server,
+            client: Framer::new(Config::default()),
+            session: Session::new(opts.dialect.clone()),
+            got: Vec::new(),
+            sent: Vec::new(),
+            step_ids: Vec::new(),
+            window: 0,
+            barriers: Vec::new(),
+            evidence: Vec::new(),
+            pending_writes: 0,
+            last_sent_byte: None,
+            stdout_closed: false,
+            exit: None,
+            output: 0,
+            timed_out: false,
+            flooded: false,
+            stopped: false,
+        }
+    }
+
+    fn drive(&mut self, case: &Case, plan: Plan) {
+        for (k, step) in case.steps.iter().enumerate() {
+            self.window = k;
+            self.step_ids.push(Vec::new());
+            let writes = plan.writes(&step.send);
+            self.send(writes, Some(k));
+            if step.close {
+                self.close_stdin();
+                self.pump(
+                    |r| r.stdout_closed && r.exit.is_some(),
+                    "the target to exit after stdin closed",
+                );
+            } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
+                self.barrier(k);
+            }
+            if self.stopped {
+                break;
+            }
+        }
+        if !self.timed_out {
+            // Whatever the target still writes belongs to the last window.
+            self.close_stdin();
+            self.pump(
+                |r| r.stdout_closed && r.exit.is_some(),
+                "the target to exit after stdin closed",
+            );
+        }
+        if self.timed_out {
+            self.running.kill();
+        }
+        let mut events = Vec::new();
+        self.server.finish(|e| events.push(e.into_owned()));
+        for event in events {
+            self.take(event, self.running.elapsed());
+        }
+    }
+
+    /// Writes, and feeds what was sent to the session as the client's side.
+    fn send(&mut self, writes: Vec<Write>, step: Option<usize>) {
+        if writes.is_empty() {
+            return;
+        }
+        let mut at = self.running.elapsed();
+        let mut lines = Vec::new();
+        for w in &writes {
+            at += w.pause;
+            self.sent.push(Sent {
+                at_ms: at.as_millis() as u64,
+                bytes: Bytes::new(&w.bytes),
+            });
+            self.client.push(&w.bytes, |e| lines.push(e.into_owned()));
+            self.last_sent_byte = w.bytes.last().copied().or(self.last_sent_byte);
+        }
+        for event in lines {
+            self.feed_client(event, step);
+        }
+        self.pending_writes += 1;
+        self.running.write(writes);
+    }
+
+    fn feed_client(&mut self, event: Event<'_>, step: Option<usize>) {
+        let text = match &event {
+            Event::Line(line) => match line.as_str() {
+                Ok(text) => text.to_owned(),
+                Err(_) => "<invalid utf-8>".to_owned(),
+            },
+            Event::Problem(p) => match p.kind {
+                // Unparseable for the session, so it awaits a parse error.
+                ProblemKind::InvalidUtf8 { .. } => "<invalid utf-8>".to_owned(),
+                ProblemKind::Truncated => String::from_utf8_lossy(&p.bytes).into_owned(),
+                _ => return,
+            },
+        };
+        let classified = self.session.feed(Direction::ClientToServer, &text);
+        if let Some(k) = step {
+            self.step_ids[k].extend(request_ids(&classified.kind));
+        }
+    }
+
+    fn close_stdin(&mut self) {
+        if self.running.stdin_closed() {
+            return;
+        }
+        let mut tail = Vec::new();
+        self.client.finish(|e| tail.push(e.into_owned()));
+        for event in tail {
+            self.feed_client(event, Some(self.window));
+        }
+        self.running.close_stdin();
+    }
+
+    fn barrier(&mut self, k: usize) {
+        let id = format!("\"rpcspec-barrier-{}\"", k + 1);
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{BARRIER_METHOD}\",\"id\":{id}}}\n");
+        self.barriers.push(Id::parse(&id).expect("a JSON string"));
+        self.send(
+            vec![Write {
+                pause: Duration::ZERO,
+                bytes: line.into_bytes(),
+            }],
+            None,
+        );
+        let n = self.barriers.len();
+        self.pump(
+            move |r| r.got.iter().filter(|g| g.barrier).count() >= n,
+            "the answer to the barrier request",
+        );
+    }
+
+    /// Handles the target's events until `done` holds, the deadline passes
+    /// (a TIMEOUT), or nothing more can come.
+    fn pump(&mut self, done: impl Fn(&Run<'_>) -> bool, waiting_for: &str) {
+        while !done(self) {
+            if self.timed_out || (self.stdout_closed && self.exit.is_some()) {
+                return;
+            }
+            let Some(msg) = self.running.next(self.deadline) else {
+                if Instant::now() >= self.deadline {
+                    self.timed_out = true;
+                    self.stopped = true;
+                    self.evidence.push(note(
+                        Verdict::Timeout,
+                        format!(
+                            "no progress within {:?} while waiting for {waiting_for}",
+                            self.opts.timeout
+                        ),
+                    ));
+                }
+                return;
+            };
+            let at = self.running.elapsed();
+            match msg {
+                Msg::Stdout(_) if self.flooded => {}
+                Msg::Stdout(bytes) => {
+                    self.output += bytes.len();
+                    if self.output > self.opts.output_cap {
+                        self.evidence.push(note(
+                            Verdict::Fail,
+                            format!(
+                                "the target wrote more than {} bytes to stdout; stopped",
+                                self.opts.output_cap
+                            ),
+                        ));
+                        self.running.kill();
+                        self.flooded = true;
+                        self.stopped = true;
+                        continue;
+                    }
+                    let mut events = Vec::new();
+                    self.server.push(&bytes, |e| events.push(e.into_owned()));
+                    for event in events {
+                        self.take(event, at);
+                    }
+                }
+                Msg::StdoutClosed => self.stdout_closed = true,
+                Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
+                Msg::WriteFailed(e) => {
+                    self.pending_writes = self.pending_writes.saturating_sub(1);
+                    self.evidence.push(note(
+                        Verdict::Crash,
+                        format!("writing to the target's stdin failed: {e}"),
+                    ));
+                    self.stopped = true;
+                }
+                Msg::Exited(status) => {
+                    self.exit = Some(status);
+                    if !self.running.stdin_closed() {
+                        self.evidence.push(note(
+                            Verdict::Crash,
+                            format!(
+                                "the target ended ({}) before its stdin was closed",
+                                describe_exit(status)
+                            ),
+                        ));
+                        // Send nothing more; read what it wrote before it ended.
+                        self.stopped = true;
+                        self.close_stdin();
+                    }
+                }
+            }
+        }
+    }
+
+    /// One framing event from the target's stdout.
+    fn take(&mut self, event: Event<'_>, at: Duration) {
+        let (number, offset, bytes) = match &event {
+            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
+            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
+        };
+        let received = Received {
+            at_ms: at.as_millis() as u64,
+            line: number,
+            offset,
+            bytes: Bytes::new(bytes),
+        };
+        let mut got = Got {
+            received,
+            text: None,
+            window: self.window,
+            ids: Vec::new(),
+            barrier: false,
+            findings: Vec::new(),
+        };
+        match event {
+            Event::Line(line) => {
+                let text = line.as_str().expect("the framer checks UTF-8").to_owned();
+                let classified = self.session.feed(Direction::ServerToClient, &text);
+                got.ids = reply_ids(&classified.kind);
+                got.barrier = got.ids.len() == 1
+                    && self
+                        .barriers
+                        .iter()
+                        .any(|b| b.compare(&got.ids[0]) == IdMatch::Same);
+                got.findings = classified.findings;
+                got.text = Some(text);
+            }
+            Event::Problem(problem) => {
+                self.evidence.push(framing_evidence(&problem));
+                if matches!(problem.kind, ProblemKind::Bom) {
+                    return;
+                }
+            }
+        }
+        self.got.push(got);
+    }
+
+    /// Turns what happened into evidence and a verdict.
+    fn grade(mut self, case: &Case, result: &mut CaseResult) {
+        // Attribute each message to the step whose request it answers, or
+        // else to the window it arrived in.
+        let mut per_step: Vec<Vec<&str>> = vec![Vec::new(); case.steps.len()];
+        for g in self.got.iter().filter(|g| !g.barrier) {
+            let Some(text) = &g.text else { continue };
+            let owner = owner_step(&g.ids, &self.step_ids).unwrap_or(g.window);
+            if let Some(list) = per_step.get_mut(owner) {
+                list.push(text);
+            }
+        }
+        let ran = if self.stopped {
+            self.window + 1
+        } else {
+            case.steps.len()
+        };
+        for (k, step) in case.steps.iter().enumerate().take(ran) {
+            if let Some(e) = grade_step(step, k, &per_step[k], case.level) {
+                self.evidence.push(e);
+            }
+        }
+        for g in &self.got {
+            for f in &g.findings {
+                if case.allow.iter().any(|a| a == f.rule.id) {
+                    continue;
+                }
+                let verdict = match f.rule.level {
+                    Level::Must => Verdict::Fail,
+                    Level::Should => Verdict::NonStrict,
+                    Level::Info => continue,
+                };
+                self.evidence.push(Evidence {
+                    verdict,
+                    rule: Some(RuleRef::from_rule(f.rule)),
+                    message: format!("line {}: {}", g.received.line, f.detail),
+                    step: None,
+                    expected: Vec::new(),
+                    actual: vec![g.text.clone().unwrap_or_default()],
+                });
+            }
+        }
+        if let Some(status) = self.exit {
+            result.exit = Some(describe_exit(status));
+            let crashed = self.evidence.iter().any(|e| e.verdict == Verdict::Crash);
+            if !status.success() && !crashed && !self.timed_out {
+                self.evidence.push(Evidence {
+                    rule: Some(RuleRef {
+                        id: "process.exit-status".into(),
+                        level: "SHOULD".into(),
+                        section: "rpcspec".into(),
+                        statement: "a server exits with status 0 when its input ends".into(),
+                    }),
+                    ..note(
+                        Verdict::NonStrict,
+                        format!(
+                            "the target ended with {} after stdin closed",
+                            describe_exit(status)
+                        ),
+                    )
+                });
+            }
+        }
+        result.verdict = self
+            .evidence
+            .iter()
+            .map(|e| e.verdict)
+            .filter(|v| *v != Verdict::Pass)
+            .max()
+            .unwrap_or(Verdict::Pass);
+        result.evidence = self.evidence;
+        result.sent = self.sent;
+        result.received = self.got.into_iter().map(|g| g.received).collect();
+        result.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
+    }
+}
+
+/// The ids of the requests in a message the client sent.
+fn request_ids(kind: &Kind) -> Vec<Id> {
+    match kind {
+        Kind::Request { id, .. } => vec![id.clone()],
+        Kind::Invalid { id: Some(id), .. } => vec![id.clone()],
+        Kind::Batch(members) => members.iter().flat_map(request_ids).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The ids a message from the target answers (its own requests answer
+/// nothing).
+fn reply_ids(kind: &Kind) -> Vec<Id> {
+    match kind {
+        Kind::Batch(members) => members.iter().flat_map(reply_ids).collect(),
+        Kind::Success { id } | Kind::Error { id: Some(id), .. } => vec![id.clone()],
+        Kind::Invalid {
+            shape: Shape::Response,
+            id: Some(id),
+        } => vec![id.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// The one step whose requests carry these ids, if there is exactly one.
+/// Null ids say nothing: many invalid requests share them.
+fn owner_step(ids: &[Id], step_ids: &[Vec<Id>]) -> Option<usize> {
+    let mut owner = None;
+    for id in ids.iter().filter(|id| id.raw() != "null") {
+        let steps: Vec<usize> = step_ids
+            .iter()
+            .enumerate()
+            .filter(|(_, sent)| sent.iter().any(|s| s.compare(id) != IdMatch::Different))
+            .map(|(k, _)| k)
+            .collect();
+        match (steps.as_slice(), owner) {
+            ([k], None) => owner = Some(*k),
+            ([k], Some(o)) if *k == o => {}
+            _ => return None,
+        }
+    }
+    owner
+}
+
+/// Grades one step's answer: `None` for a pass.
+fn grade_step(step: &Step, k: usize, actual: &[&str], level: Level) -> Option<Evidence> {
+    let primary = expect_matches(&step.expect, actual);
+    let (verdict, message) = match &primary {
+        Ok(None) => return None,
+        Ok(Some(why)) => (Verdict::NonStrict, why.clone()),
+        Err(why) => {
+            let alternative = step
+                .alternatives
+                .iter()
+                .find(|alt| expect_matches(&alt.expect, actual).is_ok());
+            match alternative {
+                Some(alt) if alt.grade == Grade::Pass => return None,
+                Some(alt) => (Verdict::NonStrict, format!("tolerated: {}", alt.why)),
+                None => {
+                    let verdict = match level {
+                        Level::Must => Verdict::Fail,
+                        Level::Should | Level::Info => Verdict::NonStrict,
+                    };
+                    (verdict, why.clone())
+                }
+            }
+        }
+    };
+    Some(Evidence {
+        verdict,
+        rule: None,
+        message,
+        step: Some(k + 1),
+        expected: describe_expect(&step.expect),
+        actual: actual.iter().map(|s| (*s).to_owned()).collect(),
+    })
+}
+
+fn describe_expect(expect: &Expect) -> Vec<String> {
+    match expect {
+        Expect::Messages(ps) => ps.iter().map(|p| p.text().to_owned()).collect(),
+        Expect::Batch(ps) => vec![format!(
+            "[{}] (any order)",
+            ps.iter().map(Pattern::text).collect::<Vec<_>>().join(", ")
+        )],
+        Expect::Nothing => vec!["(no reply)".to_owned()],
+    }
+}
+
+/// `Ok(None)`: matches. `Ok(Some(why))`: matches with a graded difference.
+/// `Err(why)`: does not match.
+fn expect_matches(expect: &Expect, actual: &[&str]) -> Result<Option<String>, String> {
+    match expect {
+        Expect::Nothing if actual.is_empty() => Ok(None),
+        Expect::Nothing => Err(format!(
+            "expected no reply, got {} message{}",
+            actual.len(),
+            if actual.len() == 1 { "" } else { "s" }
+        )),
+        Expect::Messages(patterns) => {
+            if patterns.len() != actual.len() {
+                return Err(format!(
+                    "expected {} message{}, got {}",
+                    patterns.len(),
+                    if patterns.len() == 1 { "" } else { "s" },
+                    actual.len()
+                ));
+            }
+            match_all(patterns, actual.iter().copied())
+        }
+        Expect::Batch(patterns) => {
+            let [one] = actual else {
+                return Err(format!(
+                    "expected one batch reply, got {} messages",
+                    actual.len()
+                ));
+            };
+            let members: Vec<&serde_json::value::RawValue> = serde_json::from_str(one)
+                .map_err(|_| "expected a batch reply (an array), got a single object".to_owned())?;
+            if members.len() != patterns.len() {
+                return Err(format!(
+                    "expected a batch reply of {} members, got {}",
+                    patterns.len(),
+                    members.len()
+                ));
+            }
+            match_all(patterns, members.iter().map(|m| m.get()))
+        }
+    }
+}
+
+/// Pairs every pattern with a distinct message (any order), greedily.
+fn match_all<'a>(
+    patterns: &[Pattern],
+    actual: impl Iterator<Item = &'a str>,
+) -> Result<Option<String>, String> {
+    let mut left: Vec<&str> = actual.collect();
+    let mut graded = None;
+    for p in patterns {
+        let mut best_no = None;
+        let found = left.iter().position(|a| match p.matches(a) {
+            Match::Yes => true,
+            Match::IdSameValue => {
+                graded = Some(format!(
+                    "`id` echoed as the same value with different text (expected {})",
+                    p.text()
+                ));
+                true
+            }
+            Match::No(why) => {
+                best_no.get_or_insert(why);
+                false
+            }
+        });
+        match found {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => {
+                return Err(match best_no {
+                    Some(why) if left.len() == 1 => why,
+                    _ => format!("no message matches {}", p.text()),
+                });
+            }
+        }
+    }
+    Ok(graded)
+}
+
+fn note(verdict: Verdict, message: String) -> Evidence {
+    Evidence {
+        verdict,
+        rule: None,
+        message,
+        step: None,
+        expected: Vec::new(),
+        actual: Vec::new(),
+    }
+}
+
+/// A framing problem in the target's output.
+fn framing_evidence(problem: &Problem<'_>) -> Evidence {
+    let rule = RuleRef::framing(problem.kind);
+    Evidence {
+        verdict: rule.verdict(),
+        rule: Some(rule),
+        message: format!("stdout {problem}"),
+        step: None,
+        expected: Vec::new(),
+        actual: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn patterns(texts: &[&str]) -> Vec<Pattern> {
+        texts.iter().map(|t| Pattern::parse(t).unwrap()).collect()
+    }
+
+    #[test]
+    fn messages_match_in_any_order() {
+        let expect = Expect::Messages(patterns(&[
+            r#"{"result":1,"id":1}"#,
+            r#"{"result":2,"id":2}"#,
+        ]));
+        assert_eq!(
+            expect_matches(
+                &expect,
+                &[r#"{"result":2,"id":2}"#, r#"{"result":1,"id":1}"#]
+            ),
+            Ok(None)
+        );
+        assert!(expect_matches(&expect, &[r#"{"result":2,"id":2}"#]).is_err());
+    }
+
+    #[test]
+    fn a_batch_is_one_array() {
+        let expect = Expect::Batch(patterns(&[r#"{"result":1,"id":1}"#]));
+        assert_eq!(
+            expect_matches(&expect, &[r#"[{"result":1,"id":1}]"#]),
+            Ok(None)
+        );
+        assert_eq!(
+            expect_matches(&expect, &[r#"{"result":1,"id":1}"#]),
+            Err("expected a batch reply (an array), got a single object".into())
+        );
+    }
+
+    #[test]
+    fn nothing_means_nothing() {
+        assert_eq!(expect_matches(&Expect::Nothing, &[]), Ok(None));
+        assert!(expect_matches(&Expect::Nothing, &["[]"]).is_err());
+    }
+
+    #[test]
+    fn owner_is_the_one_step_with_that_id() {
+        let id = |s: &str| Id::parse(s).unwrap();
+        let steps = vec![vec![id("1")], vec![id("2"), id("3")]];
+        assert_eq!(owner_step(&[id("3")], &steps), Some(1));
+        assert_eq!(owner_step(&[id("1"), id("2")], &steps), None);
+        assert_eq!(owner_step(&[id("null")], &steps), None);
+        assert_eq!(
+            owner_step(&[id("\"1\"")], &steps),
+            Some(0),
+            "a changed type still points at its step"
+        );
+    }
+}

@@ -1,0 +1,10 @@
+//! Exit codes, in one place.
+
+/// Nothing failed (NON-STRICT results allowed unless `--strict`).
+pub const OK: u8 = 0;
+/// Something failed: a case, a stale baseline entry, a finding of `check`.
+pub const FAILED: u8 = 1;
+/// Bad usage, a bad case file or baseline, a target that cannot be named.
+pub const USAGE: u8 = 2;
+/// No case matched the filters: a typo in CI must not look green.
+pub const NO_CASES: u8 = 4;

@@ -1,0 +1,112 @@
+//! rpcspec: a conformance suite for JSON-RPC 2.0 and NDJSON over lines.
+//!
+//! This crate is the `rpcspec` command and the library behind it: it loads
+//! the case files ([`cases`]), drives any executable over stdin/stdout
+//! ([`target`], [`exec`]) under several write plans ([`plan`]), grades every
+//! answer with the reference framer and the matcher, and renders one report
+//! model ([`report`]) as human text, NDJSON or JUnit XML ([`render`]). It
+//! is the only crate of the workspace that spawns processes, reads the clock
+//! or prints.
+
+#![warn(missing_docs)]
+
+pub mod baseline;
+pub mod cases;
+pub mod check;
+pub mod exec;
+pub mod exit;
+pub mod pattern;
+pub mod plan;
+pub mod render;
+pub mod report;
+pub mod serve;
+pub mod target;
+mod unescape;
+
+use std::{
+    sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    thread,
+};
+
+use cases::Case;
+use exec::{RunOptions, run_case};
+use plan::Plan;
+use report::CaseResult;
+use target::Target;
+
+/// Runs every (case, plan) pair, `jobs` at a time, and returns the results
+/// in case order then plan order. `progress` is called after each result
+/// with the count done and the total.
+pub fn run_suite(
+    cases: &[Case],
+    plans: &[Plan],
+    target: &Target,
+    opts: &RunOptions,
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<CaseResult> {
+    let work: Vec<(&Case, Plan)> = cases
+        .iter()
+        .flat_map(|c| {
+            c.plans
+                .iter()
+                .filter(|p| plans.contains(p))
+                .map(move |&p| (c, p))
+        })
+        .collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; work.len()]);
+    thread::scope(|s| {
+        for _ in 0..jobs.clamp(1, work.len().max(1)) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(case, plan)) = work.get(i) else {
+                        break;
+                    };
+                    let result = run_case(case, plan, target, opts);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+                    progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect()
+}
+
+/// Whether `id` is selected by the filters: no filters select everything;
+/// otherwise any glob (`*` any run of characters, `?` one) matching the
+/// whole id, or a filter equal to a prefix of the id ending at a `/`.
+pub fn selected(id: &str, filters: &[globset::GlobMatcher]) -> bool {
+    filters.is_empty() || filters.iter().any(|f| f.is_match(id))
+}
+
+/// Compiles `--filter` globs. A filter without glob characters also
+/// selects everything below it (`jsonrpc/examples` selects
+/// `jsonrpc/examples/*`).
+pub fn compile_filters(filters: &[String]) -> Result<Vec<globset::GlobMatcher>, String> {
+    let mut out = Vec::new();
+    for f in filters {
+        let mut patterns = vec![f.clone()];
+        if !f.contains(['*', '?', '[', '{']) {
+            patterns.push(format!("{}/**", f.trim_end_matches('/')));
+        }
+        for p in patterns {
+            let glob = globset::GlobBuilder::new(&p)
+                .literal_separator(false)
+                .build()
+                .map_err(|e| format!("bad --filter `{f}`: {e}"))?;
+            out.push(glob.compile_matcher());
+        }
+    }
+    Ok(out)
+}

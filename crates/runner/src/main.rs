@@ -1,0 +1,382 @@
+//! The `rpcspec` command.
+
+use std::{
+    ffi::OsString,
+    fs,
+    io::{self, IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rpcspec::{
+    baseline::Baseline,
+    cases::{self, Case},
+    check, compile_filters,
+    exec::RunOptions,
+    exit,
+    plan::{ALL_PLANS, Plan},
+    render,
+    report::Report,
+    run_suite, selected, serve,
+    target::Target,
+};
+use rpcspec_matcher::Dialect;
+
+/// Conformance tests for JSON-RPC 2.0 and NDJSON over lines.
+#[derive(Parser)]
+#[command(name = "rpcspec", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the cases against a target (default: the built-in reference server).
+    Run(RunArgs),
+    /// List the cases: id, title, spec section, what each requires.
+    List(ListArgs),
+    /// Serve the reference JSON-RPC 2.0 server on stdin/stdout.
+    Serve,
+    /// Validate a captured NDJSON stream (a file, or - for stdin).
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Run only the cases whose id matches (glob; repeatable).
+    #[arg(long = "filter", value_name = "GLOB")]
+    filters: Vec<String>,
+    /// Load cases from this directory instead of the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// Deadline per case, in seconds (fractions allowed).
+    #[arg(long, value_name = "SECS", default_value = "5")]
+    timeout: f64,
+    /// Cases run in parallel (default: the number of cores).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write plans to use, comma-separated (default: all a case allows).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    plans: Vec<String>,
+    /// SHOULD-level findings (NON-STRICT) fail the run.
+    #[arg(long)]
+    strict: bool,
+    /// Dialect the target's messages are judged in.
+    #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
+    dialect: String,
+    /// A feature the target lacks (repeatable): cases requiring it are SKIPPED.
+    #[arg(long = "without", value_name = "FEATURE")]
+    without: Vec<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Known failures that do not fail the run (and fail it once they pass).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the failures of this run as a baseline to FILE.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Show passing results too.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The target command and its arguments, run without a shell.
+    #[arg(last = true, value_name = "CMD")]
+    target: Vec<OsString>,
+}
+
+#[derive(clap::Args)]
+struct ListArgs {
+    /// Only the cases whose id matches (glob; repeatable).
+    #[arg(long = "filter", value_name = "GLOB")]
+    filters: Vec<String>,
+    /// Load cases from this directory instead of the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// `human` or `json` (one object per line).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The stream to check; `-` or nothing reads stdin.
+    file: Option<PathBuf>,
+    /// Also check every message and the pairing, in this dialect.
+    #[arg(long, value_name = "DIALECT")]
+    rpc: Option<String>,
+    /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+    Junit,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
+        }
+    };
+    let code = match cli.command {
+        Command::Run(args) => run(args),
+        Command::List(args) => list(args),
+        Command::Serve => match serve::run(io::stdin().lock(), io::stdout().lock()) {
+            Ok(()) => exit::OK,
+            // The client went away: nothing left to answer.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+            Err(e) => fail(&format!("serve: {e}")),
+        },
+        Command::Check(args) => check_cmd(args),
+    };
+    ExitCode::from(code)
+}
+
+fn fail(message: &str) -> u8 {
+    eprintln!("rpcspec: {message}");
+    exit::USAGE
+}
+
+fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
+    let all = match dir {
+        Some(dir) => cases::load_dir(dir),
+        None => cases::builtin(),
+    }
+    .map_err(|e| fail(&format!("case file error: {e}")))?;
+    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
+    let chosen: Vec<Case> = all
+        .into_iter()
+        .filter(|c| selected(&c.id, &filters))
+        .collect();
+    if chosen.is_empty() {
+        eprintln!("rpcspec: no case matched the filters");
+        return Err(exit::NO_CASES);
+    }
+    Ok(chosen)
+}
+
+/// Writes to stdout; a closed stdout (`| head`) is not an error.
+fn emit(text: &str, colour: bool) {
+    let result = if colour {
+        anstream::stdout().write_all(text.as_bytes())
+    } else {
+        let plain = anstream::adapter::strip_str(text).to_string();
+        io::stdout().write_all(plain.as_bytes())
+    };
+    if let Err(e) = result
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("rpcspec: cannot write to stdout: {e}");
+    }
+}
+
+fn run(args: RunArgs) -> u8 {
+    let cases = match load(args.cases.as_ref(), &args.filters) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let plans: Vec<Plan> = if args.plans.is_empty() {
+        ALL_PLANS.to_vec()
+    } else {
+        let mut plans = Vec::new();
+        for name in &args.plans {
+            match Plan::from_name(name) {
+                Some(p) => plans.push(p),
+                None => {
+                    return fail(&format!(
+                        "unknown write plan `{name}` (known: whole, split, bytewise, coalesced, crlf)"
+                    ));
+                }
+            }
+        }
+        plans
+    };
+    let Some(dialect) = Dialect::from_name(&args.dialect) else {
+        return fail(&format!("unknown dialect `{}`", args.dialect));
+    };
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return fail("--timeout must be a positive number of seconds");
+    }
+    let baseline = match &args.baseline {
+        None => None,
+        Some(path) => match fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Baseline::parse(&t).map_err(|e| e.to_string()))
+        {
+            Ok(b) => Some(b),
+            Err(e) => return fail(&format!("baseline {}: {e}", path.display())),
+        },
+    };
+    let target = if args.target.is_empty() {
+        match std::env::current_exe() {
+            Ok(exe) => Target {
+                argv: vec![exe.into_os_string(), "serve".into()],
+            },
+            Err(e) => {
+                return fail(&format!(
+                    "cannot find the rpcspec executable for `serve`: {e}"
+                ));
+            }
+        }
+    } else {
+        Target {
+            argv: args.target.clone(),
+        }
+    };
+    let opts = RunOptions {
+        timeout: Duration::from_secs_f64(args.timeout),
+        dialect: dialect.clone(),
+        without: args.without.clone(),
+        ..RunOptions::default()
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let show_progress = io::stderr().is_terminal() && args.format == Format::Human;
+    let progress = |done: usize, total: usize| {
+        if show_progress {
+            eprint!("\r[{done}/{total}]");
+            if done == total {
+                eprint!("\r{:width$}\r", "", width = 2 * total.to_string().len() + 3);
+            }
+        }
+    };
+    let started = Instant::now();
+    let results = run_suite(&cases, &plans, &target, &opts, jobs, &progress);
+    let mut report = Report {
+        target: target.display(),
+        dialect: dialect.name().to_owned(),
+        strict: args.strict,
+        results,
+        stale: Vec::new(),
+        duration: started.elapsed(),
+    };
+    if let Some(b) = &baseline {
+        b.apply(&mut report);
+    }
+    if let Some(path) = &args.write_baseline
+        && let Err(e) = fs::write(path, Baseline::render_failures(&report))
+    {
+        return fail(&format!("cannot write {}: {e}", path.display()));
+    }
+    let text = match args.format {
+        Format::Human => render::human(&report, args.verbose),
+        Format::Json => render::json(&report),
+        Format::Junit => render::junit(&report),
+    };
+    match &args.output {
+        Some(path) => {
+            if let Err(e) = fs::write(path, anstream::adapter::strip_str(&text).to_string()) {
+                return fail(&format!("cannot write {}: {e}", path.display()));
+            }
+            let s = report.summary();
+            eprintln!(
+                "{} passed, {} failed, {} skipped",
+                s.passed,
+                s.failed + s.stale,
+                s.skipped
+            );
+        }
+        None => emit(&text, args.format == Format::Human),
+    }
+    if report.failed() {
+        exit::FAILED
+    } else {
+        exit::OK
+    }
+}
+
+fn list(args: ListArgs) -> u8 {
+    let cases = match load(args.cases.as_ref(), &args.filters) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut out = String::new();
+    for c in &cases {
+        match args.format {
+            Format::Json => {
+                let line = serde_json::json!({
+                    "id": c.id, "title": c.title, "section": c.section,
+                    "level": c.level.as_str(), "requires": c.requires,
+                    "plans": c.plans.iter().map(|p| p.name()).collect::<Vec<_>>(),
+                    "file": c.source.file, "line": c.source.line,
+                });
+                out.push_str(&line.to_string());
+            }
+            _ => {
+                let requires = if c.requires.is_empty() {
+                    String::new()
+                } else {
+                    format!("  requires: {}", c.requires.join(", "))
+                };
+                out.push_str(&format!("{}  {}  ({}){requires}", c.id, c.title, c.section));
+            }
+        }
+        out.push('\n');
+    }
+    emit(&out, false);
+    exit::OK
+}
+
+fn check_cmd(args: CheckArgs) -> u8 {
+    let dialect = match &args.rpc {
+        None => None,
+        Some(name) => match Dialect::from_name(name) {
+            Some(d) => Some(d),
+            None => return fail(&format!("unknown dialect `{name}`")),
+        },
+    };
+    let findings = match &args.file {
+        Some(path) if path.as_os_str() != "-" => match fs::File::open(path) {
+            Ok(f) => check::check(io::BufReader::new(f), dialect.as_ref()),
+            Err(e) => return fail(&format!("cannot open {}: {e}", path.display())),
+        },
+        _ => check::check(io::stdin().lock(), dialect.as_ref()),
+    };
+    let findings = match findings {
+        Ok(f) => f,
+        Err(e) => return fail(&format!("read error: {e}")),
+    };
+    let mut out = String::new();
+    for f in &findings {
+        match args.format {
+            Format::Json => {
+                out.push_str(&serde_json::json!({"type": "finding", "data": f}).to_string());
+            }
+            _ => out.push_str(&format!(
+                "{}:{}: {}: {}",
+                f.line, f.offset, f.rule.id, f.message
+            )),
+        }
+        out.push('\n');
+    }
+    if args.format == Format::Json {
+        out.push_str(
+            &serde_json::json!({"type": "summary", "data": {"findings": findings.len()}})
+                .to_string(),
+        );
+        out.push('\n');
+    }
+    emit(&out, false);
+    if findings.is_empty() {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
+}

@@ -1,0 +1,233 @@
+//! Expected messages as patterns: JSON, where a few marker strings stand for
+//! "any value of this kind", objects match by the members the pattern names,
+//! and the top-level `id` is compared as raw text.
+//!
+//! | marker      | matches                                   |
+//! |-------------|-------------------------------------------|
+//! | `"$any"`    | any value                                 |
+//! | `"$string"` | any string (use it for `error.message`)   |
+//! | `"$number"` | any number                                |
+//! | `"$integer"`| a number written without fraction/exponent|
+//! | `"$object"` | any object                                |
+//! | `"$array"`  | any array                                 |
+//! | `"$absent"` | (as an object member) the member is absent|
+//!
+//! Members the pattern does not name may be present (an error's optional
+//! `data`); the matcher's envelope rules judge what a message may carry.
+
+use rpcspec_matcher::{Id, IdMatch};
+use std::collections::BTreeMap;
+
+use serde_json::{Value, value::RawValue};
+
+/// A compiled expected message.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    text: String,
+    value: Value,
+    /// The top-level `id` member's raw text, when the pattern has one.
+    id: Option<Id>,
+}
+
+/// How a message compares with a pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Match {
+    /// It matches.
+    Yes,
+    /// It matches, but its `id` is the same value written differently
+    /// (`1.0` for `1`): graded, not silently accepted.
+    IdSameValue,
+    /// It does not match; the reason names the first difference.
+    No(String),
+}
+
+impl Pattern {
+    /// Compiles a pattern; the error says why the text is not one.
+    pub fn parse(text: &str) -> Result<Pattern, String> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| format!("expected message is not JSON ({e}): {text}"))?;
+        let id = match &value {
+            Value::Object(_) => {
+                let raw: BTreeMap<String, &RawValue> =
+                    serde_json::from_str(text).map_err(|e| e.to_string())?;
+                match raw.get("id") {
+                    // A marker: matched like any other member.
+                    Some(r) if r.get().starts_with("\"$") => None,
+                    Some(r) => Some(Id::parse(r.get()).ok_or_else(|| {
+                        format!("`id` {} is not a string, number or null", r.get())
+                    })?),
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        Ok(Pattern {
+            text: text.to_owned(),
+            value,
+            id,
+        })
+    }
+
+    /// The pattern as written in the case file.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Compares one received message (its JSON text) with the pattern.
+    pub fn matches(&self, actual: &str) -> Match {
+        let Ok(value) = serde_json::from_str::<Value>(actual) else {
+            return Match::No("not JSON".into());
+        };
+        if let Err(why) = value_matches(&self.value, &value, "", self.id.is_some()) {
+            return Match::No(why);
+        }
+        let Some(expected) = &self.id else {
+            return Match::Yes;
+        };
+        let raw: BTreeMap<String, &RawValue> = match serde_json::from_str(actual) {
+            Ok(raw) => raw,
+            Err(_) => return Match::No("not an object".into()),
+        };
+        let Some(got) = raw.get("id") else {
+            return Match::No(format!("`id` is missing, expected {}", expected.raw()));
+        };
+        let Some(got) = Id::parse(got.get()) else {
+            return Match::No(format!(
+                "`id` {} is not a string, number or null",
+                got.get()
+            ));
+        };
+        match expected.compare(&got) {
+            IdMatch::Same => Match::Yes,
+            IdMatch::SameValue => Match::IdSameValue,
+            IdMatch::TypeChanged => Match::No(format!(
+                "`id` changed type: sent {}, got {}",
+                expected.raw(),
+                got.raw()
+            )),
+            IdMatch::Different => Match::No(format!(
+                "`id` differs: sent {}, got {}",
+                expected.raw(),
+                got.raw()
+            )),
+        }
+    }
+}
+
+/// Compares `actual` with `pattern` at `path`. With `raw_id`, the top-level
+/// `id` member is only checked for presence: [`Pattern::matches`] compares
+/// its raw text.
+fn value_matches(pattern: &Value, actual: &Value, path: &str, raw_id: bool) -> Result<(), String> {
+    let here = if path.is_empty() { "the message" } else { path };
+    if let Value::String(marker) = pattern
+        && let Some(kind) = marker.strip_prefix('$')
+    {
+        let ok = match kind {
+            "any" => true,
+            "string" => actual.is_string(),
+            "number" => actual.is_number(),
+            "integer" => actual.is_i64() || actual.is_u64(),
+            "object" => actual.is_object(),
+            "array" => actual.is_array(),
+            _ => false,
+        };
+        return if ok {
+            Ok(())
+        } else {
+            Err(format!("{here}: expected {marker}, got {actual}"))
+        };
+    }
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => {
+            for (key, want) in p {
+                let at = format!("{path}.{key}");
+                if raw_id && key == "id" {
+                    if !a.contains_key("id") {
+                        return Err("`id` is missing".into());
+                    }
+                    continue;
+                }
+                match (want, a.get(key)) {
+                    (Value::String(m), None) if m == "$absent" => {}
+                    (Value::String(m), Some(v)) if m == "$absent" => {
+                        return Err(format!("{at}: must be absent, got {v}"));
+                    }
+                    (_, None) => return Err(format!("{at}: missing, expected {want}")),
+                    (want, Some(got)) => value_matches(want, got, &at, false)?,
+                }
+            }
+            Ok(())
+        }
+        (Value::Array(p), Value::Array(a)) => {
+            if p.len() != a.len() {
+                return Err(format!(
+                    "{here}: expected {} elements, got {}",
+                    p.len(),
+                    a.len()
+                ));
+            }
+            for (i, (want, got)) in p.iter().zip(a).enumerate() {
+                value_matches(want, got, &format!("{path}[{i}]"), false)?;
+            }
+            Ok(())
+        }
+        (want, got) if want == got => Ok(()),
+        (want, got) => Err(format!("{here}: expected {want}, got {got}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pattern: &str, actual: &str) -> Match {
+        Pattern::parse(pattern).unwrap().matches(actual)
+    }
+
+    #[test]
+    fn markers_and_members() {
+        let p = r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"$string"},"id":"1"}"#;
+        let ok = r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"nope","data":1},"id":"1"}"#;
+        assert_eq!(m(p, ok), Match::Yes);
+        let code = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"},"id":"1"}"#;
+        assert_eq!(
+            m(p, code),
+            Match::No(".error.code: expected -32601, got -32600".into())
+        );
+        let absent = r#"{"result":19,"error":"$absent","id":1}"#;
+        assert!(matches!(
+            m(absent, r#"{"result":19,"error":null,"id":1}"#),
+            Match::No(_)
+        ));
+        assert_eq!(m(absent, r#"{"result":19,"id":1}"#), Match::Yes);
+    }
+
+    #[test]
+    fn ids_compare_as_raw_text() {
+        let p = r#"{"result":1,"id":18446744073709551616}"#;
+        assert_eq!(
+            m(p, r#"{"result":1,"id":18446744073709551616}"#),
+            Match::Yes
+        );
+        assert!(matches!(
+            m(p, r#"{"result":1,"id":18446744073709552000}"#),
+            Match::No(_)
+        ));
+        assert_eq!(m(r#"{"id":1}"#, r#"{"id":1.0}"#), Match::IdSameValue);
+        assert_eq!(
+            m(r#"{"id":"1"}"#, r#"{"id":1}"#),
+            Match::No("`id` changed type: sent \"1\", got 1".into())
+        );
+        assert_eq!(m(r#"{"id":"$any"}"#, r#"{"id":[]}"#), Match::Yes);
+    }
+
+    #[test]
+    fn bad_patterns_say_why() {
+        assert!(Pattern::parse("{nope}").unwrap_err().contains("not JSON"));
+        assert!(
+            Pattern::parse(r#"{"id":[]}"#)
+                .unwrap_err()
+                .contains("not a string")
+        );
+    }
+}

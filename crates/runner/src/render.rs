@@ -1,0 +1,392 @@
+//! Renderers of the one report model: human text, JSON (NDJSON events) and
+//! JUnit XML.
+//!
+//! # The JSON report
+//!
+//! One JSON object per line, each `{"type": …, "data": …}` (ripgrep's
+//! `--json` shape), in this order:
+//!
+//! * `{"type":"start","data":{"target":…,"dialect":…,"strict":…}}`
+//! * one `{"type":"result","data":{…}}` per (case, plan): `id`, `plan`,
+//!   `title`, `section`, `verdict` (`PASS`, `NON-STRICT`, `SKIPPED`, `FAIL`,
+//!   `TIMEOUT`, `CRASH`, `ERROR`), `duration` (ms), and when not empty:
+//!   `evidence` (each with `verdict`, `message`, and optionally `rule`
+//!   `{id, level, section, statement}`, `step`, `expected`, `actual`),
+//!   `sent` (`{at_ms, bytes}` per write, so chunk boundaries show),
+//!   `received` (`{at_ms, line, offset, bytes}` per line), `stderr`, `exit`,
+//!   `baselined`. Bytes are `{"text": …}` when UTF-8, else
+//!   `{"base64": …}`.
+//! * `{"type":"summary","data":{"passed","non_strict","failed","skipped","baselined","stale","duration","stale_entries"}}`
+//!
+//! Fields are only ever added, never renamed or removed, within a major
+//! version.
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write as _,
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use anstyle::{AnsiColor, Style};
+use serde_json::json;
+
+use crate::report::{Bytes, CaseResult, Report, Verdict};
+
+fn style(verdict: Verdict) -> Style {
+    let color = match verdict {
+        Verdict::Pass => AnsiColor::Green,
+        Verdict::NonStrict => AnsiColor::Yellow,
+        Verdict::Skipped => AnsiColor::BrightBlack,
+        _ => AnsiColor::Red,
+    };
+    Style::new().fg_color(Some(color.into())).bold()
+}
+
+/// Human text: one line per non-pass with its evidence, a table per case
+/// file, and the closing `N passed, N failed, N skipped` line. Styles are
+/// ANSI escapes: write through `anstream` to strip them where colour is off.
+pub fn human(report: &Report, verbose: bool) -> String {
+    let mut out = String::new();
+    for r in &report.results {
+        if r.verdict == Verdict::Pass && !verbose {
+            continue;
+        }
+        let s = style(r.verdict);
+        let mark = if r.baselined { " (baselined)" } else { "" };
+        let _ = writeln!(
+            out,
+            "{s}{:<10}{s:#} {} [{}]{mark}  {}",
+            r.verdict.as_str(),
+            r.id,
+            r.plan,
+            r.title
+        );
+        for e in &r.evidence {
+            let step = e.step.map(|k| format!("step {k}: ")).unwrap_or_default();
+            let _ = writeln!(out, "           {step}{}", e.message);
+            if let Some(rule) = &e.rule {
+                let _ = writeln!(
+                    out,
+                    "             rule {} [{}] ({}): {}",
+                    rule.id, rule.level, rule.section, rule.statement
+                );
+            }
+            for x in &e.expected {
+                let _ = writeln!(out, "             expected: {x}");
+            }
+            for a in &e.actual {
+                let _ = writeln!(out, "             actual:   {a}");
+            }
+        }
+        if r.verdict.fails(true) {
+            let sent: Vec<String> = r.sent.iter().map(|s| show(&s.bytes)).collect();
+            let _ = writeln!(
+                out,
+                "             sent ({} writes): {}",
+                sent.len(),
+                sent.join(" | ")
+            );
+            for got in &r.received {
+                let _ = writeln!(
+                    out,
+                    "             received line {} @{} +{}ms: {}",
+                    got.line,
+                    got.offset,
+                    got.at_ms,
+                    show(&got.bytes)
+                );
+            }
+            if let Some(exit) = &r.exit {
+                let _ = writeln!(out, "             target: {exit}");
+            }
+            let stderr = r.stderr.trim_end();
+            if !stderr.is_empty() {
+                let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
+                for line in tail.into_iter().rev() {
+                    let _ = writeln!(out, "             stderr: {line}");
+                }
+            }
+        }
+    }
+    // Per case file: counts per verdict.
+    let mut groups: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
+    for r in &report.results {
+        let group = r.id.rsplit_once('/').map_or(r.id.as_str(), |(g, _)| g);
+        *groups
+            .entry(group)
+            .or_default()
+            .entry(r.verdict)
+            .or_default() += 1;
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    for (group, counts) in &groups {
+        let cells: Vec<String> = counts
+            .iter()
+            .map(|(v, n)| {
+                let s = style(*v);
+                format!("{s}{n} {}{s:#}", v.as_str().to_lowercase())
+            })
+            .collect();
+        let _ = writeln!(out, "{group:<28} {}", cells.join(", "));
+    }
+    for stale in &report.stale {
+        let _ = writeln!(out, "stale baseline entry: {stale}");
+    }
+    let s = report.summary();
+    let _ = writeln!(
+        out,
+        "\n{} results against `{}` ({} dialect{}) in {:.2}s; {} non-strict, {} baselined, {} stale",
+        report.results.len(),
+        report.target,
+        report.dialect,
+        if report.strict { ", strict" } else { "" },
+        report.duration.as_secs_f64(),
+        s.non_strict,
+        s.baselined,
+        s.stale
+    );
+    let _ = writeln!(
+        out,
+        "{} passed, {} failed, {} skipped",
+        s.passed,
+        s.failed + s.stale,
+        s.skipped
+    );
+    out
+}
+
+fn show(bytes: &Bytes) -> String {
+    match bytes {
+        Bytes::Text(t) => t.escape_debug().to_string(),
+        Bytes::Base64(b) => format!("base64:{b}"),
+    }
+}
+
+/// The JSON report: NDJSON events (see the [module docs](self)).
+pub fn json(report: &Report) -> String {
+    let mut out = String::new();
+    let mut line = |v: serde_json::Value| {
+        out.push_str(&v.to_string());
+        out.push('\n');
+    };
+    line(json!({"type": "start", "data": {
+        "target": report.target, "dialect": report.dialect, "strict": report.strict,
+    }}));
+    for r in &report.results {
+        line(json!({"type": "result", "data": r}));
+    }
+    let s = report.summary();
+    line(json!({"type": "summary", "data": {
+        "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
+        "skipped": s.skipped, "baselined": s.baselined, "stale": s.stale,
+        "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,
+    }}));
+    out
+}
+
+/// JUnit XML valid against the Ant schema CI systems read: one
+/// `<testsuite>` per case file, one `<testcase>` per (case, plan) named
+/// `<case id> [<plan>]`. FAIL and TIMEOUT are `<failure>`, CRASH and ERROR
+/// `<error>`, SKIPPED `<skipped>`; NON-STRICT passes, noted in
+/// `<system-out>`. Baselined failures are reported as passes, noted too.
+pub fn junit(report: &Report) -> String {
+    let timestamp = utc_timestamp(SystemTime::now());
+    let mut groups: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
+    for r in &report.results {
+        let group = r.id.rsplit_once('/').map_or(r.id.as_str(), |(g, _)| g);
+        groups.entry(group).or_default().push(r);
+    }
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+    for (i, (group, results)) in groups.iter().enumerate() {
+        let count = |f: &dyn Fn(&CaseResult) -> bool| results.iter().filter(|r| f(r)).count();
+        let failing = |r: &CaseResult| !r.baselined && r.verdict.fails(report.strict);
+        let failures = count(&|r| {
+            failing(r)
+                && matches!(
+                    r.verdict,
+                    Verdict::Fail | Verdict::Timeout | Verdict::NonStrict
+                )
+        });
+        let errors = count(&|r| failing(r) && matches!(r.verdict, Verdict::Crash | Verdict::Error));
+        let skipped = count(&|r| r.verdict == Verdict::Skipped);
+        let time: f64 = results.iter().map(|r| r.duration.as_secs_f64()).sum();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" package=\"rpcspec\" id=\"{i}\" timestamp=\"{timestamp}\" hostname=\"localhost\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\">",
+            xml(group),
+            results.len()
+        );
+        let _ = writeln!(out, "    <properties>");
+        let _ = writeln!(
+            out,
+            "      <property name=\"target\" value=\"{}\"/>",
+            xml(&report.target)
+        );
+        let _ = writeln!(
+            out,
+            "      <property name=\"dialect\" value=\"{}\"/>",
+            xml(&report.dialect)
+        );
+        let _ = writeln!(out, "    </properties>");
+        let mut notes = String::new();
+        for r in results {
+            let _ = write!(
+                out,
+                "    <testcase name=\"{} [{}]\" classname=\"{}\" time=\"{:.3}\"",
+                xml(&r.id),
+                r.plan,
+                xml(group),
+                r.duration.as_secs_f64()
+            );
+            let message = r
+                .evidence
+                .first()
+                .map_or(String::new(), |e| e.message.clone());
+            let body = evidence_text(r);
+            let element = match r.verdict {
+                _ if r.baselined => None,
+                Verdict::Skipped => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <skipped message=\"{}\"/>\n    </testcase>",
+                        xml(&message)
+                    );
+                    continue;
+                }
+                Verdict::NonStrict if !report.strict => None,
+                Verdict::Pass => None,
+                Verdict::Crash | Verdict::Error => Some("error"),
+                _ => Some("failure"),
+            };
+            match element {
+                Some(el) => {
+                    let _ = writeln!(
+                        out,
+                        ">\n      <{el} message=\"{}\" type=\"{}\">{}</{el}>\n    </testcase>",
+                        xml(&message),
+                        r.verdict.as_str(),
+                        xml(&body)
+                    );
+                }
+                None => {
+                    out.push_str("/>\n");
+                    if r.verdict != Verdict::Pass {
+                        let why = if r.baselined { "baselined " } else { "" };
+                        let _ = writeln!(
+                            notes,
+                            "{} [{}]: {why}{}\n{body}",
+                            r.id,
+                            r.plan,
+                            r.verdict.as_str()
+                        );
+                    }
+                }
+            }
+        }
+        let _ = writeln!(out, "    <system-out>{}</system-out>", xml(&notes));
+        out.push_str("    <system-err></system-err>\n  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn evidence_text(r: &CaseResult) -> String {
+    let mut text = String::new();
+    for e in &r.evidence {
+        let _ = writeln!(text, "{}: {}", e.verdict.as_str(), e.message);
+        if let Some(rule) = &e.rule {
+            let _ = writeln!(
+                text,
+                "  rule {} [{}] ({}): {}",
+                rule.id, rule.level, rule.section, rule.statement
+            );
+        }
+        for x in &e.expected {
+            let _ = writeln!(text, "  expected: {x}");
+        }
+        for a in &e.actual {
+            let _ = writeln!(text, "  actual:   {a}");
+        }
+    }
+    for s in &r.sent {
+        let _ = writeln!(text, "  sent +{}ms: {}", s.at_ms, show(&s.bytes));
+    }
+    for g in &r.received {
+        let _ = writeln!(
+            text,
+            "  received line {} +{}ms: {}",
+            g.line,
+            g.at_ms,
+            show(&g.bytes)
+        );
+    }
+    text
+}
+
+/// Escapes text for XML attributes and content; drops the characters XML
+/// 1.0 cannot hold at all (they are shown escaped by [`show`] already).
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' | '\r' => out.push_str(&format!("&#{};", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` in UTC, without a zone (as the schema wants).
+fn utc_timestamp(now: SystemTime) -> String {
+    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timestamps_are_civil_utc() {
+        let at = |s| utc_timestamp(UNIX_EPOCH + Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01T00:00:00");
+        assert_eq!(at(951_782_400), "2000-02-29T00:00:00");
+        assert_eq!(at(1_796_041_545), "2026-11-30T12:25:45");
+    }
+
+    #[test]
+    fn xml_escapes_everything_it_must() {
+        assert_eq!(
+            xml("a<b>&\"'\n\u{1}"),
+            "a&lt;b&gt;&amp;&quot;&apos;&#10;\\u{1}"
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! The report model: one result per (case, plan), with its evidence. Every
+//! renderer (human, JSON, JUnit) reads this and nothing else.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// The verdict of one (case, plan), after Autobahn|Testsuite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "SCREAMING-KEBAB-CASE")]
+pub enum Verdict {
+    /// Everything as the specification says.
+    Pass,
+    /// A SHOULD broken, or a tolerated alternative taken.
+    NonStrict,
+    /// The target lacks what the case requires.
+    Skipped,
+    /// A MUST broken.
+    Fail,
+    /// The target did not answer in time.
+    Timeout,
+    /// The target exited or died while the case ran.
+    Crash,
+    /// The case could not be run (the target could not be started).
+    Error,
+}
+
+impl Verdict {
+    /// As printed: `PASS`, `NON-STRICT`, ...
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::NonStrict => "NON-STRICT",
+            Verdict::Skipped => "SKIPPED",
+            Verdict::Fail => "FAIL",
+            Verdict::Timeout => "TIMEOUT",
+            Verdict::Crash => "CRASH",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// Whether this verdict fails a run (with `strict`, NON-STRICT does too).
+    pub fn fails(self, strict: bool) -> bool {
+        match self {
+            Verdict::Pass | Verdict::Skipped => false,
+            Verdict::NonStrict => strict,
+            Verdict::Fail | Verdict::Timeout | Verdict::Crash | Verdict::Error => true,
+        }
+    }
+}
+
+/// Why a result is not a plain pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// The verdict this piece of evidence alone earns.
+    pub verdict: Verdict,
+    /// The rule broken, when one applies: its id, level, section, statement.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleRef>,
+    /// What happened, in one line.
+    pub message: String,
+    /// The 1-based step of the case it concerns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    /// What the case expected (patterns), if this is about a step's answer.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expected: Vec<String>,
+    /// What came back for that step.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub actual: Vec<String>,
+}
+
+/// A rule, as shown in a report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleRef {
+    /// Stable id, such as `response.id-type` or `framing.invalid-utf8`.
+    pub id: String,
+    /// `MUST`, `SHOULD` or `INFO`.
+    pub level: String,
+    /// Where the rule comes from.
+    pub section: String,
+    /// The rule in one line.
+    pub statement: String,
+}
+
+impl RuleRef {
+    /// A matcher rule.
+    pub fn from_rule(rule: &rpcspec_matcher::Rule) -> RuleRef {
+        RuleRef {
+            id: rule.id.to_owned(),
+            level: rule.level.as_str().to_owned(),
+            section: rule.section.to_owned(),
+            statement: rule.statement.to_owned(),
+        }
+    }
+
+    /// The framing rule a problem in a stream breaks. A byte order mark and
+    /// a blank line are SHOULD-level (NDJSON readers may skip them); every
+    /// other problem loses or corrupts a message and is MUST-level.
+    pub fn framing(kind: rpcspec_framer::ProblemKind) -> RuleRef {
+        use rpcspec_framer::ProblemKind as K;
+        let (id, level, statement) = match kind {
+            K::Bom => (
+                "framing.bom",
+                "SHOULD",
+                "a stream does not start with a byte order mark",
+            ),
+            K::Blank => (
+                "framing.blank-line",
+                "SHOULD",
+                "every line holds a JSON value; a blank line holds none",
+            ),
+            K::InvalidUtf8 { .. } => ("framing.utf8", "MUST", "every line is UTF-8"),
+            K::Overlong { .. } => (
+                "framing.overlong",
+                "MUST",
+                "a line fits the reader's length limit",
+            ),
+            K::Truncated => (
+                "framing.unterminated",
+                "MUST",
+                "every line ends with \\n, the last one included",
+            ),
+            _ => (
+                "framing.record",
+                "MUST",
+                "records are delimited as RFC 7464 requires",
+            ),
+        };
+        RuleRef {
+            id: id.to_owned(),
+            level: level.to_owned(),
+            section: "NDJSON 1.0, JSON Lines".to_owned(),
+            statement: statement.to_owned(),
+        }
+    }
+
+    /// The verdict breaking this rule earns.
+    pub fn verdict(&self) -> Verdict {
+        match self.level.as_str() {
+            "MUST" => Verdict::Fail,
+            "SHOULD" => Verdict::NonStrict,
+            _ => Verdict::Pass,
+        }
+    }
+}
+
+/// One write the runner made, as sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sent {
+    /// Milliseconds since the target started.
+    pub at_ms: u64,
+    /// The bytes, as text when they are UTF-8 (see [`Bytes`]).
+    pub bytes: Bytes,
+}
+
+/// One line the target wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Received {
+    /// Milliseconds since the target started.
+    pub at_ms: u64,
+    /// 1-based line number on the target's stdout.
+    pub line: u64,
+    /// Byte offset of the line on the target's stdout.
+    pub offset: u64,
+    /// The line.
+    pub bytes: Bytes,
+}
+
+/// Bytes in a report: `{"text": …}` when valid UTF-8, else
+/// `{"base64": …}`, so nothing is lost or mangled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bytes {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else, base64 (standard alphabet, padded).
+    Base64(String),
+}
+
+impl Bytes {
+    /// Wraps `bytes`.
+    pub fn new(bytes: &[u8]) -> Bytes {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Bytes::Text(s.to_owned()),
+            Err(_) => Bytes::Base64(base64(bytes)),
+        }
+    }
+
+    /// For people: the text, or the bytes with non-ASCII escaped.
+    pub fn display(&self, raw: &[u8]) -> String {
+        match self {
+            Bytes::Text(s) => s.clone(),
+            Bytes::Base64(_) => raw.escape_ascii().to_string(),
+        }
+    }
+}
+
+/// Standard base64 with padding; small enough not to need a crate.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The result of one case under one plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CaseResult {
+    /// The case id.
+    pub id: String,
+    /// The write plan.
+    pub plan: String,
+    /// The case's title.
+    pub title: String,
+    /// The specification section the case checks.
+    pub section: String,
+    /// The verdict: the worst of the evidence, or PASS.
+    pub verdict: Verdict,
+    /// Why it is not a pass (empty for a pass).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+    /// Every write, with its chunk boundaries.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sent: Vec<Sent>,
+    /// Every line the target wrote.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub received: Vec<Received>,
+    /// The end of the target's stderr.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    /// How the target ended, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<String>,
+    /// How long the case took.
+    #[serde(serialize_with = "millis")]
+    pub duration: Duration,
+    /// Whether a baseline lists this result as a known failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub baselined: bool,
+}
+
+fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(d.as_millis() as u64)
+}
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The target, as argv joined by spaces.
+    pub target: String,
+    /// The dialect the target's messages were judged in.
+    pub dialect: String,
+    /// Whether SHOULD-level findings fail the run.
+    pub strict: bool,
+    /// Every result, in case order then plan order.
+    pub results: Vec<CaseResult>,
+    /// Baseline entries that now pass: stale, and failing the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<String>,
+    /// Wall time of the whole run.
+    #[serde(serialize_with = "millis")]
+    pub duration: Duration,
+}
+
+/// Counts per verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// PASS.
+    pub passed: usize,
+    /// NON-STRICT.
+    pub non_strict: usize,
+    /// FAIL, TIMEOUT, CRASH and ERROR not covered by the baseline.
+    pub failed: usize,
+    /// SKIPPED.
+    pub skipped: usize,
+    /// Failures a baseline lists as known.
+    pub baselined: usize,
+    /// Stale baseline entries.
+    pub stale: usize,
+}
+
+impl Report {
+    /// Counts per verdict, honouring `strict` and the baseline.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary {
+            stale: self.stale.len(),
+            ..Summary::default()
+        };
+        for r in &self.results {
+            match r.verdict {
+                _ if r.baselined => s.baselined += 1,
+                Verdict::Pass => s.passed += 1,
+                Verdict::Skipped => s.skipped += 1,
+                Verdict::NonStrict if !self.strict => s.non_strict += 1,
+                _ => s.failed += 1,
+            }
+        }
+        s
+    }
+
+    /// Whether the run failed: a failure outside the baseline, or a stale
+    /// baseline entry.
+    pub fn failed(&self) -> bool {
+        let s = self.summary();
+        s.failed > 0 || s.stale > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base64;
+
+    #[test]
+    fn base64_matches_rfc_4648_vectors() {
+        let cases = [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (input, output) in cases {
+            assert_eq!(base64(input.as_bytes()), output);
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Driving a target process: spawn it in its own process group, write with a
+//! writer thread, read stdout and stderr with a thread each, and hand
+//! everything to the case thread over one channel, timestamped.
+//!
+//! Nothing here waits without a deadline, and a kill takes the whole process
+//! group, so `sh -c`, `npx` or `uv run` wrappers cannot keep a pipe open.
+
+use std::{
+    ffi::OsString,
+    io::{self, Read, Write as _},
+    os::unix::process::{CommandExt, ExitStatusExt},
+    process::{Child, ChildStdin, Command, ExitStatus, Stdio},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, Receiver, RecvTimeoutError, Sender},
+    },
+    thread,
+    time::{Duration, Instant},
+};
+
+use crate::plan::Write;
+
+/// The program under test, as argv (never through a shell).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// argv[0] and the rest.
+    pub argv: Vec<OsString>,
+}
+
+impl Target {
+    /// How the target is shown in reports.
+    pub fn display(&self) -> String {
+        self.argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Something that happened in or to the target.
+#[derive(Debug)]
+pub enum Msg {
+    /// Bytes from the target's stdout.
+    Stdout(Vec<u8>),
+    /// The target closed stdout (or reading it failed).
+    StdoutClosed,
+    /// A batch of writes finished.
+    Wrote,
+    /// A write failed (typically EPIPE: the target closed its stdin).
+    WriteFailed(String),
+    /// The process exited.
+    Exited(ExitStatus),
+}
+
+/// Where the writer thread is told what to do.
+enum WriterCommand {
+    Write(Vec<Write>),
+    Close,
+}
+
+/// Most of stderr kept for the report: the last this many bytes.
+const STDERR_TAIL: usize = 16 * 1024;
+
+/// A running target.
+pub struct Running {
+    pid: rustix::process::Pid,
+    writer: Option<Sender<WriterCommand>>,
+    events: Receiver<Msg>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    started: Instant,
+    killed: bool,
+}
+
+impl Running {
+    /// Spawns `target` with piped stdio in a new process group.
+    pub fn spawn(target: &Target) -> io::Result<Running> {
+        let (program, args) = target
+            .argv
+            .split_first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mut child: Child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        let pid = rustix::process::Pid::from_child(&child);
+        let started = Instant::now();
+        let (tx, events) = mpsc::channel();
+
+        let stdin = child.stdin.take().expect("piped");
+        let (writer, commands) = mpsc::channel();
+        let to_case = tx.clone();
+        thread::spawn(move || write_loop(stdin, commands, to_case));
+
+        let mut stdout = child.stdout.take().expect("piped");
+        let to_case = tx.clone();
+        thread::spawn(move || {
+            let mut buf = vec![0; 64 * 1024];
+            loop {
+                match stdout.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if to_case.send(Msg::Stdout(buf[..n].to_vec())).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            let _ = to_case.send(Msg::StdoutClosed);
+        });
+
+        let mut stderr = child.stderr.take().expect("piped");
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let keep = Arc::clone(&tail);
+        thread::spawn(move || {
+            let mut buf = vec![0; 16 * 1024];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let mut tail = keep.lock().unwrap_or_else(|e| e.into_inner());
+                tail.extend_from_slice(&buf[..n]);
+                if tail.len() > STDERR_TAIL {
+                    let cut = tail.len() - STDERR_TAIL;
+                    tail.drain(..cut);
+                }
+            }
+        });
+
+        thread::spawn(move || {
+            if let Ok(status) = child.wait() {
+                let _ = tx.send(Msg::Exited(status));
+            }
+        });
+
+        Ok(Running {
+            pid,
+            writer: Some(writer),
+            events,
+            stderr: tail,
+            started,
+            killed: false,
+        })
+    }
+
+    /// Time since the target was started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Queues writes; [`Msg::Wrote`] or [`Msg::WriteFailed`] reports the end.
+    pub fn write(&mut self, writes: Vec<Write>) {
+        if let Some(w) = &self.writer
+            && w.send(WriterCommand::Write(writes)).is_err()
+        {
+            self.writer = None;
+        }
+    }
+
+    /// Closes the target's stdin once the queued writes are done.
+    pub fn close_stdin(&mut self) {
+        if let Some(w) = self.writer.take() {
+            let _ = w.send(WriterCommand::Close);
+        }
+    }
+
+    /// Whether stdin has been closed (or the writer is gone).
+    pub fn stdin_closed(&self) -> bool {
+        self.writer.is_none()
+    }
+
+    /// The next event, or `None` when `deadline` passes first.
+    pub fn next(&self, deadline: Instant) -> Option<Msg> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.events.recv_timeout(wait) {
+            Ok(msg) => Some(msg),
+            Err(RecvTimeoutError::Timeout) => None,
+            // Every sender is gone: nothing more will ever come.
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Kills the target's whole process group.
+    pub fn kill(&mut self) {
+        if !self.killed {
+            self.killed = true;
+            let _ = rustix::process::kill_process_group(self.pid, rustix::process::Signal::KILL);
+        }
+    }
+
+    /// The last bytes the target wrote to stderr.
+    pub fn stderr_tail(&self) -> Vec<u8> {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // Never leave a target (or its children) behind.
+        self.kill();
+    }
+}
+
+fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: Sender<Msg>) {
+    for command in commands {
+        match command {
+            WriterCommand::Write(writes) => {
+                let mut result = Ok(());
+                for w in writes {
+                    if !w.pause.is_zero() {
+                        thread::sleep(w.pause);
+                    }
+                    result = stdin.write_all(&w.bytes).and_then(|()| stdin.flush());
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                let msg = match result {
+                    Ok(()) => Msg::Wrote,
+                    Err(e) => Msg::WriteFailed(e.to_string()),
+                };
+                if to_case.send(msg).is_err() {
+                    return;
+                }
+            }
+            WriterCommand::Close => return,
+        }
+    }
+}
+
+/// `exit status 3` or `killed by signal 9 (SIGKILL)`.
+pub fn describe_exit(status: ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit status {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}{}", signal_name(sig)),
+        (None, None) => status.to_string(),
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        6 => " (SIGABRT)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        13 => " (SIGPIPE)",
+        15 => " (SIGTERM)",
+        _ => "",
+    }
+}

@@ -1,0 +1,46 @@
+//! `unescape = true` in a case file: `\xNN` is the byte 0xNN.
+//!
+//! Only `\x` is an escape, because it is the one backslash sequence JSON
+//! does not use: `\"`, `\n` or `\u00e9` inside a JSON line stay as written.
+//! Write `\x5C` for a backslash that must be followed by `x`.
+
+/// Replaces every `\xNN` (two hex digits) with its byte.
+pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'x') {
+            let hex = bytes
+                .get(i + 2..i + 4)
+                .and_then(|h| std::str::from_utf8(h).ok());
+            let byte = hex
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    format!("`\\x` at byte {i} of {text:?} is not followed by two hex digits")
+                })?;
+            out.push(byte);
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape;
+
+    #[test]
+    fn hex_bytes_and_nothing_else() {
+        assert_eq!(
+            unescape(r#"{"a":"\xC3\xA9\n\u00e9"}\x0A"#).unwrap(),
+            b"{\"a\":\"\xC3\xA9\\n\\u00e9\"}\n"
+        );
+        assert_eq!(unescape(r"\x5Cx41").unwrap(), b"\\x41");
+        assert!(unescape(r"\xZZ").unwrap_err().contains("two hex digits"));
+        assert!(unescape(r"tail\x4").is_err());
+    }
+}
