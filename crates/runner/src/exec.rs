@@ -140,6 +140,15 @@ struct Run<'o> {
     flooded: bool,
     /// Send nothing more: the target timed out, crashed or flooded.
     stopped: bool,
+    /// Lines that are not JSON on their own, held back (see `hold`).
+    held: Vec<(Received, String)>,
+}
+
+/// Most lines held back as a possible pretty-printed message.
+const MAX_HELD: usize = 64;
+
+fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 impl<'o> Run<'o> {
@@ -168,6 +177,7 @@ impl<'o> Run<'o> {
             timed_out: false,
             flooded: false,
             stopped: false,
+            held: Vec::new(),
         }
     }
 
@@ -206,6 +216,7 @@ impl<'o> Run<'o> {
         for event in events {
             self.take(event, self.running.elapsed());
         }
+        self.release_held();
     }
 
     /// Writes, and feeds what was sent to the session as the client's side.
@@ -366,35 +377,103 @@ impl<'o> Run<'o> {
             offset,
             bytes: Bytes::new(bytes),
         };
-        let mut got = Got {
-            received,
-            text: None,
-            window: self.window,
-            ids: Vec::new(),
-            barrier: false,
-            findings: Vec::new(),
-        };
         match event {
             Event::Line(line) => {
                 let text = line.as_str().expect("the framer checks UTF-8").to_owned();
-                let classified = self.session.feed(Direction::ServerToClient, &text);
-                got.ids = reply_ids(&classified.kind);
-                got.barrier = got.ids.len() == 1
-                    && self
-                        .barriers
-                        .iter()
-                        .any(|b| b.compare(&got.ids[0]) == IdMatch::Same);
-                got.findings = classified.findings;
-                got.text = Some(text);
+                // A scalar on its own line may be part of a pretty-printed
+                // message (`5` inside an array); an object or array line is
+                // a message of its own.
+                let starts_message = text.trim_start().starts_with(['{', '[']);
+                if is_json(&text) && (self.held.is_empty() || starts_message) {
+                    self.release_held();
+                    self.message(received, text);
+                } else {
+                    self.hold(received, text);
+                }
             }
             Event::Problem(problem) => {
+                self.release_held();
                 self.evidence.push(framing_evidence(&problem));
-                if matches!(problem.kind, ProblemKind::Bom) {
-                    return;
+                if !matches!(problem.kind, ProblemKind::Bom) {
+                    self.got.push(Got {
+                        received,
+                        text: None,
+                        window: self.window,
+                        ids: Vec::new(),
+                        barrier: false,
+                        findings: Vec::new(),
+                    });
                 }
             }
         }
-        self.got.push(got);
+    }
+
+    /// A line that is not JSON on its own is held back: with the lines
+    /// after it, it may be one pretty-printed message. Recognising that
+    /// gives a precise finding (and lets the barrier be seen) instead of a
+    /// timeout.
+    fn hold(&mut self, received: Received, text: String) {
+        self.held.push((received, text));
+        if self.held.len() > 1 {
+            let joined = self
+                .held
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if is_json(&joined) {
+                let held = std::mem::take(&mut self.held);
+                let (first, last) = (&held[0].0, &held[held.len() - 1].0);
+                self.evidence.push(Evidence {
+                    rule: Some(RuleRef::multi_line()),
+                    ..note(
+                        Verdict::Fail,
+                        format!(
+                            "stdout lines {}-{} are one JSON message spread over {} lines (pretty-printed)",
+                            first.line,
+                            last.line,
+                            held.len()
+                        ),
+                    )
+                });
+                let received = Received {
+                    bytes: Bytes::new(joined.as_bytes()),
+                    ..first.clone()
+                };
+                self.message(received, joined);
+                return;
+            }
+        }
+        if self.held.len() > MAX_HELD {
+            let (received, text) = self.held.remove(0);
+            self.message(received, text);
+        }
+    }
+
+    /// Held lines that never became a message are what they are: not JSON.
+    fn release_held(&mut self) {
+        for (received, text) in std::mem::take(&mut self.held) {
+            self.message(received, text);
+        }
+    }
+
+    /// One message from the target, through the matcher's session.
+    fn message(&mut self, received: Received, text: String) {
+        let classified = self.session.feed(Direction::ServerToClient, &text);
+        let ids = reply_ids(&classified.kind);
+        let barrier = ids.len() == 1
+            && self
+                .barriers
+                .iter()
+                .any(|b| b.compare(&ids[0]) == IdMatch::Same);
+        self.got.push(Got {
+            received,
+            text: Some(text),
+            window: self.window,
+            ids,
+            barrier,
+            findings: classified.findings,
+        });
     }
 
     /// Turns what happened into evidence and a verdict.

@@ -135,6 +135,16 @@ impl RuleRef {
         }
     }
 
+    /// One message written over several lines (pretty-printed).
+    pub fn multi_line() -> RuleRef {
+        RuleRef {
+            id: "framing.multi-line".to_owned(),
+            level: "MUST".to_owned(),
+            section: "NDJSON 1.0; MCP stdio transport".to_owned(),
+            statement: "a message is one line: JSON texts MUST NOT contain newlines".to_owned(),
+        }
+    }
+
     /// The verdict breaking this rule earns.
     pub fn verdict(&self) -> Verdict {
         match self.level.as_str() {

@@ -1,0 +1,253 @@
+//! The suite must be able to fail: the reference server passes every case
+//! under every plan, and every mutant server is caught (FAIL, TIMEOUT or
+//! CRASH) by the cases written for its bug. The full table of which cases
+//! catch which mutant is a snapshot (`snapshots/self_test__catches.snap`).
+
+use std::{collections::BTreeSet, process::Command, time::Duration};
+
+use rpcspec::{
+    cases::{self, Case},
+    compile_filters,
+    exec::RunOptions,
+    plan::{ALL_PLANS, Plan},
+    report::{CaseResult, Verdict},
+    run_suite, selected,
+    target::Target,
+};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant");
+
+/// A mutant, the cases it is run against, and the cases that must catch it.
+struct Mutant {
+    name: &'static str,
+    /// Case filters (empty: every case). Mutants that make every case wait
+    /// for its deadline run on a subset, to keep the test fast.
+    filters: &'static [&'static str],
+    plans: &'static [Plan],
+    timeout_ms: u64,
+    /// Each of these must be caught under at least one plan.
+    caught_by: &'static [&'static str],
+}
+
+const ALL: &[Plan] = &ALL_PLANS;
+
+const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "string-id-as-number",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/ids/string", "jsonrpc/examples/method-not-found"],
+    },
+    Mutant {
+        name: "ids-through-f64",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/ids/big-integer", "jsonrpc/ids/huge-integer"],
+    },
+    Mutant {
+        name: "replies-to-notifications",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &[
+            "jsonrpc/examples/notification",
+            "jsonrpc/notifications/known-method",
+        ],
+    },
+    Mutant {
+        name: "null-id-as-notification",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/ids/null"],
+    },
+    Mutant {
+        name: "result-and-error",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &[
+            "jsonrpc/envelope/result-object-shape",
+            "jsonrpc/examples/positional-params",
+        ],
+    },
+    Mutant {
+        name: "wrong-code-method-not-found",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &[
+            "jsonrpc/examples/method-not-found",
+            "jsonrpc/examples/batch",
+        ],
+    },
+    Mutant {
+        name: "dies-on-invalid-json",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &[
+            "jsonrpc/examples/invalid-json",
+            "framing/lines/broken-then-good",
+        ],
+    },
+    Mutant {
+        name: "empty-batch-as-array",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/examples/empty-batch"],
+    },
+    Mutant {
+        name: "notification-batch-empty-array",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/examples/batch-all-notifications"],
+    },
+    Mutant {
+        name: "drops-jsonrpc",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &[
+            "jsonrpc/examples/positional-params",
+            "jsonrpc/envelope/error-object-shape",
+        ],
+    },
+    Mutant {
+        name: "chunk-as-message",
+        filters: &[
+            "framing/lines/two-in-one-write",
+            "framing/lines/split-writes",
+            "jsonrpc/examples/batch",
+        ],
+        plans: &[Plan::Whole, Plan::Bytewise],
+        timeout_ms: 500,
+        caught_by: &[
+            "framing/lines/two-in-one-write",
+            "framing/lines/split-writes",
+        ],
+    },
+    Mutant {
+        name: "rejects-crlf",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["framing/lines/crlf", "framing/lines/crlf-split"],
+    },
+    Mutant {
+        name: "pretty-prints",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/examples/positional-params"],
+    },
+    Mutant {
+        name: "logs-to-stdout",
+        filters: &[],
+        plans: ALL,
+        timeout_ms: 3000,
+        caught_by: &["jsonrpc/examples/notification"],
+    },
+    Mutant {
+        name: "no-flush",
+        filters: &[
+            "jsonrpc/examples/positional-params",
+            "framing/lines/eof-flushes",
+        ],
+        plans: &[Plan::Whole],
+        timeout_ms: 500,
+        caught_by: &["jsonrpc/examples/positional-params"],
+    },
+];
+
+fn run(name: &str, filters: &[&str], plans: &[Plan], timeout_ms: u64) -> Vec<CaseResult> {
+    let filters: Vec<String> = filters.iter().map(|s| (*s).to_owned()).collect();
+    let filters = compile_filters(&filters).unwrap();
+    let cases: Vec<Case> = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| selected(&c.id, &filters))
+        .collect();
+    assert!(!cases.is_empty(), "{name}: no case selected");
+    let target = Target {
+        argv: vec![MUTANT.into(), name.into()],
+    };
+    let opts = RunOptions {
+        timeout: Duration::from_millis(timeout_ms),
+        ..RunOptions::default()
+    };
+    run_suite(&cases, plans, &target, &opts, 4, &|_, _| {})
+}
+
+fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
+    results
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Fail | Verdict::Timeout | Verdict::Crash))
+        .map(|r| r.id.as_str())
+        .collect()
+}
+
+#[test]
+fn the_reference_passes_every_case_under_every_plan() {
+    let results = run("reference", &[], ALL, 5000);
+    let all_cases = cases::builtin().unwrap();
+    let expected: usize = all_cases.iter().map(|c| c.plans.len()).sum();
+    assert_eq!(results.len(), expected, "every (case, plan) ran");
+    let bad: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Pass)
+        .map(|r| format!("{} [{}] {:?}: {:?}", r.id, r.plan, r.verdict, r.evidence))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the reference must pass:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_mutant_is_caught_by_the_cases_written_for_it() {
+    let mut table = String::new();
+    for m in MUTANTS {
+        let results = run(m.name, m.filters, m.plans, m.timeout_ms);
+        let caught = caught(&results);
+        for case in m.caught_by {
+            assert!(
+                caught.contains(case),
+                "mutant `{}` is not caught by `{case}`; caught by: {caught:?}",
+                m.name
+            );
+        }
+        let scope = if m.filters.is_empty() {
+            "all cases".to_owned()
+        } else {
+            format!("{} selected cases", m.filters.len())
+        };
+        table.push_str(&format!("{} ({scope}): {} caught\n", m.name, caught.len()));
+        for case in &caught {
+            table.push_str(&format!("  {case}\n"));
+        }
+    }
+    insta::assert_snapshot!("catches", table);
+}
+
+/// The list above and the binary's list of mutants are the same.
+#[test]
+fn every_mutant_of_the_binary_is_tested() {
+    let out = Command::new(MUTANT).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    let listed: BTreeSet<&str> = usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "reference")
+        .collect();
+    let tested: BTreeSet<&str> = MUTANTS.iter().map(|m| m.name).collect();
+    assert_eq!(listed, tested);
+    assert!(tested.len() >= 12, "at least 12 mutants");
+}
