@@ -132,6 +132,10 @@ struct Run<'o> {
     evidence: Vec<Evidence>,
     pending_writes: usize,
     last_sent_byte: Option<u8>,
+    /// When the writes queued so far are due (time since start): writes
+    /// are queued without waiting, and the writer thread makes them in
+    /// order, after their pauses.
+    writes_due: Duration,
     stdout_closed: bool,
     exit: Option<ExitStatus>,
     output: usize,
@@ -171,6 +175,7 @@ impl<'o> Run<'o> {
             evidence: Vec::new(),
             pending_writes: 0,
             last_sent_byte: None,
+            writes_due: Duration::ZERO,
             stdout_closed: false,
             exit: None,
             output: 0,
@@ -224,7 +229,8 @@ impl<'o> Run<'o> {
         if writes.is_empty() {
             return;
         }
-        let mut at = self.running.elapsed();
+        // Queued behind the earlier writes, which may still be pausing.
+        let mut at = self.running.elapsed().max(self.writes_due);
         let mut lines = Vec::new();
         for w in &writes {
             at += w.pause;
@@ -235,6 +241,7 @@ impl<'o> Run<'o> {
             self.client.push(&w.bytes, |e| lines.push(e.into_owned()));
             self.last_sent_byte = w.bytes.last().copied().or(self.last_sent_byte);
         }
+        self.writes_due = at;
         for event in lines {
             self.feed_client(event, step);
         }

@@ -99,8 +99,8 @@ struct ListArgs {
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
     /// `human` or `json` (one object per line).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    format: TextFormat,
 }
 
 #[derive(clap::Args)]
@@ -111,8 +111,8 @@ struct CheckArgs {
     #[arg(long, value_name = "DIALECT")]
     rpc: Option<String>,
     /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    format: TextFormat,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,6 +120,13 @@ enum Format {
     Human,
     Json,
     Junit,
+}
+
+/// The formats of `list` and `check`: JUnit is a report of a run only.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TextFormat {
+    Human,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -310,7 +317,7 @@ fn list(args: ListArgs) -> u8 {
     let mut out = String::new();
     for c in &cases {
         match args.format {
-            Format::Json => {
+            TextFormat::Json => {
                 let line = serde_json::json!({
                     "id": c.id, "title": c.title, "section": c.section,
                     "level": c.level.as_str(), "requires": c.requires,
@@ -319,7 +326,7 @@ fn list(args: ListArgs) -> u8 {
                 });
                 out.push_str(&line.to_string());
             }
-            _ => {
+            TextFormat::Human => {
                 let requires = if c.requires.is_empty() {
                     String::new()
                 } else {
@@ -356,21 +363,21 @@ fn check_cmd(args: CheckArgs) -> u8 {
     let mut out = String::new();
     for f in &findings {
         match args.format {
-            Format::Json => {
-                out.push_str(&serde_json::json!({"type": "finding", "data": f}).to_string());
+            TextFormat::Json => {
+                out.push_str(&render::envelope("finding", f));
             }
-            _ => out.push_str(&format!(
+            TextFormat::Human => out.push_str(&format!(
                 "{}:{}: {}: {}",
                 f.line, f.offset, f.rule.id, f.message
             )),
         }
         out.push('\n');
     }
-    if args.format == Format::Json {
-        out.push_str(
-            &serde_json::json!({"type": "summary", "data": {"findings": findings.len()}})
-                .to_string(),
-        );
+    if args.format == TextFormat::Json {
+        out.push_str(&render::envelope(
+            "summary",
+            &serde_json::json!({"findings": findings.len()}),
+        ));
         out.push('\n');
     }
     emit(&out, false);

@@ -164,26 +164,33 @@ fn show(bytes: &Bytes) -> String {
     }
 }
 
+/// One NDJSON event, `{"type": …, "data": …}`, with `type` first, without
+/// its newline.
+pub fn envelope(kind: &str, data: &impl serde::Serialize) -> String {
+    let data = serde_json::to_string(data).expect("report data serialises");
+    format!(
+        "{{\"type\":{},\"data\":{data}}}",
+        serde_json::Value::from(kind)
+    )
+}
+
 /// The JSON report: NDJSON events (see the [module docs](self)).
 pub fn json(report: &Report) -> String {
-    let mut out = String::new();
-    let mut line = |v: serde_json::Value| {
-        out.push_str(&v.to_string());
-        out.push('\n');
-    };
-    line(json!({"type": "start", "data": {
-        "target": report.target, "dialect": report.dialect, "strict": report.strict,
-    }}));
-    for r in &report.results {
-        line(json!({"type": "result", "data": r}));
-    }
     let s = report.summary();
-    line(json!({"type": "summary", "data": {
-        "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
-        "skipped": s.skipped, "baselined": s.baselined, "stale": s.stale,
-        "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,
-    }}));
-    out
+    let mut lines = vec![envelope(
+        "start",
+        &json!({"target": report.target, "dialect": report.dialect, "strict": report.strict}),
+    )];
+    lines.extend(report.results.iter().map(|r| envelope("result", r)));
+    lines.push(envelope(
+        "summary",
+        &json!({
+            "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
+            "skipped": s.skipped, "baselined": s.baselined, "stale": s.stale,
+            "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,
+        }),
+    ));
+    lines.join("\n") + "\n"
 }
 
 /// JUnit XML valid against the Ant schema CI systems read: one

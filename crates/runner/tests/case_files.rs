@@ -1,0 +1,417 @@
+//! The case file loader on broken files (every error names the file, line
+//! and column, and says what is wrong), and tidy rules over the shipped
+//! cases in `spec-cases/`.
+
+use std::{
+    collections::BTreeSet,
+    fmt::Write as _,
+    fs,
+    path::{Path, PathBuf},
+};
+
+use rpcspec::cases::{self, LoadError};
+
+/// The path every broken input is loaded as; ids become `group/broken/<name>`.
+const FILE: &str = "group/broken.toml";
+
+fn load_error(text: &str) -> LoadError {
+    match cases::load_str(Path::new(FILE), text) {
+        Ok(cases) => panic!(
+            "expected an error, loaded {} case(s) from:\n{text}",
+            cases.len()
+        ),
+        Err(e) => e,
+    }
+}
+
+/// A broken file: what it shows, the file itself, the 1-based line the
+/// error must point at (the bad key or value, else the header of the
+/// `[[case]]` or `[[case.step]]` at fault), and words the message must
+/// contain.
+struct Broken {
+    what: &'static str,
+    text: &'static str,
+    line: usize,
+    says: &'static str,
+}
+
+const BROKEN: &[Broken] = &[
+    Broken {
+        what: "invalid TOML",
+        text: r#"# a comment
+[[case]]
+name = "x"
+title = "t
+"#,
+        line: 4,
+        says: "string",
+    },
+    Broken {
+        what: "unknown field in a case",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+tittle = "typo"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "tittle",
+    },
+    Broken {
+        what: "unknown field in a step",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect_nothing = true
+"#,
+        line: 8,
+        says: "expect_nothing",
+    },
+    Broken {
+        what: "missing title",
+        text: r#"[[case]]
+name = "x"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 1,
+        says: "title",
+    },
+    Broken {
+        what: "a step without any expectation",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+"#,
+        line: 6,
+        says: "expect",
+    },
+    Broken {
+        what: "`expect` that is not JSON",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect = '{"id": 1,}'
+"#,
+        line: 6,
+        says: "not JSON",
+    },
+    Broken {
+        what: "both `expect` and `expect_none`",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect = '{"id": 1}'
+expect_none = true
+"#,
+        line: 6,
+        says: "only one of",
+    },
+    Broken {
+        what: "duplicate case name",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+
+[[case]]
+name = "x"
+title = "t2"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 11,
+        says: "duplicate case name `x`",
+    },
+    Broken {
+        what: "bad case name (upper case)",
+        text: r#"[[case]]
+name = "Upper"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 2,
+        says: "`Upper` must be lower-case",
+    },
+    Broken {
+        what: "unknown plan",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+plans = ["whole", "sideways"]
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "unknown write plan `sideways`",
+    },
+    Broken {
+        what: "unknown level",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+level = "MAY"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "level `MAY`",
+    },
+    Broken {
+        what: "a step after a `close = true` step",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+close = true
+expect_none = true
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 11,
+        says: "close = true",
+    },
+    Broken {
+        what: "`raw = false` line containing a newline",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = "{}\n{}"
+expect_none = true
+"#,
+        line: 6,
+        says: "newline",
+    },
+    Broken {
+        what: "`unescape = true` with a bad `\\x` escape",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+unescape = true
+send = '{"a": "\xZZ"}'
+expect_none = true
+"#,
+        line: 6,
+        says: "two hex digits",
+    },
+    Broken {
+        what: "a case without steps",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+"#,
+        line: 1,
+        says: "no [[case.step]]",
+    },
+    Broken {
+        what: "`repeat = 0`",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+repeat = 0
+expect_none = true
+"#,
+        line: 6,
+        says: "`repeat` must be at least 1",
+    },
+];
+
+#[test]
+fn broken_case_files_name_file_line_column_and_what_is_wrong() {
+    let mut snapshot = String::new();
+    for b in BROKEN {
+        let e = load_error(b.text);
+        let shown = e.to_string();
+        assert_eq!(e.location.file, PathBuf::from(FILE), "{}: {shown}", b.what);
+        assert_eq!(e.location.line, b.line, "{}: {shown}", b.what);
+        assert!(e.location.column >= 1, "{}: {shown}", b.what);
+        assert!(
+            shown.starts_with(&format!(
+                "{FILE}:{}:{}: ",
+                e.location.line, e.location.column
+            )),
+            "{}: {shown}",
+            b.what
+        );
+        assert!(
+            e.message.contains(b.says),
+            "{}: message should say {:?}: {shown}",
+            b.what,
+            b.says
+        );
+        assert!(
+            !e.message.ends_with('.') && !e.message.contains('\n'),
+            "{}: one line, no final period: {shown:?}",
+            b.what
+        );
+        let _ = writeln!(
+            snapshot,
+            "=== {}\n{}\n→ {shown}\n",
+            b.what,
+            b.text.trim_end()
+        );
+    }
+    insta::assert_snapshot!(snapshot);
+}
+
+#[test]
+fn a_good_file_loads_with_ids_and_locations() {
+    let text = r#"# comment
+[[case]]
+name = "first"
+title = "t1"
+section = "s1"
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "method": "m", "id": 1}'
+expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
+
+[[case]]
+name = "second"
+title = "t2"
+section = "s2"
+level = "SHOULD"
+plans = ["whole"]
+requires = ["m"]
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "method": "m"}'
+expect_none = true
+"#;
+    let loaded = cases::load_str(Path::new("dir/file.toml"), text).expect("loads");
+    let ids: Vec<&str> = loaded.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["dir/file/first", "dir/file/second"]);
+    assert_eq!(loaded[1].requires, ["m"]);
+    assert_eq!(loaded[1].plans.len(), 1);
+    assert_eq!(loaded[0].plans.len(), 5, "no `plans`: every plan");
+    assert!(loaded[0].source.line <= 3 && loaded[1].source.line >= 10);
+}
+
+// Tidy rules over the shipped cases.
+
+fn spec_cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec-cases")
+}
+
+fn shipped_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).expect("spec-cases is readable") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|x| x == "toml") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&spec_cases_dir(), &mut files);
+    files.sort();
+    assert!(!files.is_empty(), "no case files under spec-cases/");
+    files
+}
+
+#[test]
+fn every_shipped_case_loads_with_a_unique_id_title_and_section() {
+    let all = cases::builtin().unwrap_or_else(|e| panic!("a shipped case file is broken: {e}"));
+    assert!(!all.is_empty());
+    let mut ids = BTreeSet::new();
+    for c in &all {
+        assert!(ids.insert(c.id.as_str()), "duplicate id {}", c.id);
+        assert!(!c.title.trim().is_empty(), "{}: empty title", c.id);
+        assert!(!c.section.trim().is_empty(), "{}: empty section", c.id);
+        assert!(!c.steps.is_empty(), "{}: no steps", c.id);
+        assert!(!c.plans.is_empty(), "{}: no plans", c.id);
+    }
+    // The embedded suite is the directory as it is now (build.rs reruns
+    // when a file changes).
+    let from_disk = cases::load_dir(&spec_cases_dir()).expect("spec-cases/ loads");
+    let disk_ids: Vec<&str> = from_disk.iter().map(|c| c.id.as_str()).collect();
+    let builtin_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(builtin_ids, disk_ids);
+}
+
+#[test]
+fn every_case_file_and_every_case_opens_with_a_comment() {
+    let mut problems = Vec::new();
+    for path in shipped_files() {
+        let text = fs::read_to_string(&path).expect("readable");
+        let rel = path
+            .strip_prefix(spec_cases_dir())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        if !text.starts_with('#') {
+            problems.push(format!("{rel}: the file does not begin with a comment"));
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() == "[[case]]" {
+                let before = i.checked_sub(1).map(|j| lines[j].trim_start());
+                if !before.is_some_and(|l| l.starts_with('#')) {
+                    problems.push(format!(
+                        "{rel}:{}: `[[case]]` without a comment line just above it",
+                        i + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

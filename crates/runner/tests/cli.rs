@@ -1,0 +1,839 @@
+//! End to end: every subcommand of `rpcspec` and every exit code, through
+//! the built binary. Targets other than the built-in reference server are
+//! programs every Unix has: `cat` echoes requests and never answers (a
+//! TIMEOUT), `true` exits at once (a CRASH), and a path that does not
+//! exist cannot be started (an ERROR).
+
+use std::{
+    fs,
+    io::{BufRead, BufReader, Write as _},
+    path::Path,
+    process::{Child, Command as StdCommand, ExitStatus, Stdio},
+    thread,
+    time::{Duration, Instant},
+};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
+
+/// A case with a single request, cheap under every plan.
+const ONE: &str = "jsonrpc/examples/method-not-found";
+/// A program that cannot be started.
+const MISSING: &str = "/nonexistent/rpcspec-no-such-target";
+
+/// Plain output whatever the environment, and no test can hang.
+fn rpcspec() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .timeout(Duration::from_secs(60));
+    cmd
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8 output")
+}
+
+fn last_line(bytes: &[u8]) -> String {
+    text(bytes).lines().last().unwrap_or_default().to_owned()
+}
+
+/// `(passed, failed, skipped)` from the closing `N passed, N failed, N
+/// skipped` line, which must be exactly that.
+fn summary(line: &str) -> (usize, usize, usize) {
+    let parse = || -> Option<(usize, usize, usize)> {
+        let rest = line.strip_suffix(" skipped")?;
+        let (passed, rest) = rest.split_once(" passed, ")?;
+        let (failed, skipped) = rest.split_once(" failed, ")?;
+        let n = |s: &str| {
+            (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| s.parse().ok())
+                .flatten()
+        };
+        Some((n(passed)?, n(failed)?, n(skipped)?))
+    };
+    parse().unwrap_or_else(|| panic!("not a summary line: {line:?}"))
+}
+
+/// The cases as `rpcspec list --format json` shows them.
+fn listed() -> Vec<Value> {
+    let out = rpcspec()
+        .args(["list", "--format", "json"])
+        .assert()
+        .success();
+    text(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+fn plan_count(case: &Value) -> usize {
+    case["plans"].as_array().expect("plans").len()
+}
+
+fn requires(case: &Value, feature: &str) -> bool {
+    case["requires"]
+        .as_array()
+        .expect("requires")
+        .iter()
+        .any(|r| r == feature)
+}
+
+// rpcspec run
+
+#[test]
+fn the_whole_suite_passes_against_the_reference_server() {
+    let expected: usize = listed().iter().map(plan_count).sum();
+    let out = rpcspec().arg("run").assert().code(0);
+    let out = out.get_output();
+    let last = last_line(&out.stdout);
+    assert_eq!(summary(&last), (expected, 0, 0), "{last}");
+    // Passes are not listed without --verbose.
+    assert!(!text(&out.stdout).contains("PASS "));
+}
+
+#[test]
+fn filters_and_plans_narrow_the_run() {
+    let out = rpcspec().args(["run", "--filter", ONE]).assert().code(0);
+    assert_eq!(summary(&last_line(&out.get_output().stdout)), (5, 0, 0));
+
+    let out = rpcspec()
+        .args(["run", "--filter", ONE, "--plans", "whole,crlf", "--verbose"])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert_eq!(summary(stdout.lines().last().unwrap()), (2, 0, 0));
+    assert!(
+        stdout.contains(&format!("PASS       {ONE} [whole]")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("PASS       {ONE} [crlf]")),
+        "{stdout}"
+    );
+
+    // A filter without glob characters selects the cases below it.
+    let examples = listed()
+        .iter()
+        .filter(|c| c["id"].as_str().unwrap().starts_with("jsonrpc/examples/"))
+        .count();
+    let out = rpcspec()
+        .args(["run", "--filter", "jsonrpc/examples", "--plans", "whole"])
+        .assert()
+        .code(0);
+    assert_eq!(
+        summary(&last_line(&out.get_output().stdout)),
+        (examples, 0, 0)
+    );
+}
+
+#[test]
+fn a_target_that_never_answers_times_out() {
+    rpcspec()
+        .args([
+            "run",
+            "--timeout",
+            "0.5",
+            "--plans",
+            "whole",
+            "--filter",
+            ONE,
+        ])
+        .args(["--", "cat"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "TIMEOUT    {ONE} [whole]"
+        )))
+        .stdout(predicate::str::contains("no progress within 500ms"))
+        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+}
+
+#[test]
+fn a_target_that_exits_at_once_crashes() {
+    rpcspec()
+        .args(["run", "--plans", "whole", "--filter", ONE, "--", "true"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "CRASH      {ONE} [whole]"
+        )))
+        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+}
+
+#[test]
+fn a_target_that_cannot_start_is_an_error() {
+    rpcspec()
+        .args(["run", "--plans", "whole", "--filter", ONE, "--", MISSING])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "ERROR      {ONE} [whole]"
+        )))
+        .stdout(predicate::str::contains(format!(
+            "cannot start `{MISSING}`"
+        )))
+        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+}
+
+#[test]
+fn no_matching_case_exits_4() {
+    for sub in ["run", "list"] {
+        rpcspec()
+            .args([sub, "--filter", "no/such/case"])
+            .assert()
+            .code(4)
+            .stdout("")
+            .stderr(predicate::str::contains("no case matched"));
+    }
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let usage = |args: &[&str], says: &str| {
+        rpcspec()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(says));
+    };
+    usage(
+        &["run", "--plans", "whole,diagonal"],
+        "unknown write plan `diagonal`",
+    );
+    usage(
+        &["run", "--dialect", "xml-rpc"],
+        "unknown dialect `xml-rpc`",
+    );
+    usage(&["run", "--timeout", "0"], "--timeout");
+    usage(&["run", "--timeout=-1"], "--timeout");
+    usage(&["run", "--timeout", "inf"], "--timeout");
+    usage(&["run", "--filter", "[unclosed"], "bad --filter");
+    usage(&["bogus"], "unrecognized subcommand");
+    usage(
+        &["check", "--rpc", "xml-rpc", "-"],
+        "unknown dialect `xml-rpc`",
+    );
+    usage(&["check", MISSING], "cannot open");
+    // JUnit is a report of a run; `list` and `check` print text or NDJSON.
+    usage(&["list", "--format", "junit"], "invalid value 'junit'");
+    usage(
+        &["check", "--format", "junit", "-"],
+        "invalid value 'junit'",
+    );
+    // --help and --version are not errors.
+    rpcspec().arg("--help").assert().code(0);
+    rpcspec()
+        .arg("--version")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("rpcspec "));
+}
+
+#[test]
+fn a_broken_case_directory_exits_2_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("broken.toml"),
+        "# broken on purpose\n[[case]]\nname = = \"x\"\n",
+    )
+    .unwrap();
+    for sub in ["run", "list"] {
+        rpcspec()
+            .arg(sub)
+            .arg("--cases")
+            .arg(dir.path())
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains("broken.toml:3:"));
+    }
+}
+
+#[test]
+fn a_bad_baseline_exits_2_naming_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline");
+    fs::write(&baseline, "# known\njsonrpc/examples/batch whole extra\n").unwrap();
+    rpcspec()
+        .args(["run", "--filter", ONE, "--baseline"])
+        .arg(&baseline)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "line 2: expected `CASE-ID [PLAN]`",
+        ));
+    rpcspec()
+        .args(["run", "--filter", ONE, "--baseline"])
+        .arg(dir.path().join("absent"))
+        .assert()
+        .code(2);
+}
+
+/// A case directory with one SHOULD-level case the reference server does
+/// not meet (it answers 3, the case wants 4): a NON-STRICT result.
+fn should_cases() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("own.toml"),
+        r#"# A SHOULD expectation the reference server does not meet.
+[[case]]
+name = "should-differ"
+title = "sum answered with a SHOULD-level expectation"
+section = "test"
+level = "SHOULD"
+plans = ["whole"]
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "method": "sum", "params": [1, 2], "id": 1}'
+expect = '{"jsonrpc": "2.0", "result": 4, "id": 1}'
+"#,
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn strict_makes_non_strict_results_fail() {
+    let dir = should_cases();
+    let run = |strict: bool| {
+        let mut cmd = rpcspec();
+        cmd.arg("run").arg("--cases").arg(dir.path());
+        if strict {
+            cmd.arg("--strict");
+        }
+        cmd.assert()
+    };
+    let lenient = run(false).code(0);
+    let stdout = text(&lenient.get_output().stdout);
+    assert!(
+        stdout.contains("NON-STRICT own/should-differ [whole]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 non-strict"), "{stdout}");
+    assert_eq!(summary(stdout.lines().last().unwrap()), (0, 0, 0));
+
+    let strict = run(true).code(1);
+    let stdout = text(&strict.get_output().stdout);
+    assert!(stdout.contains("(jsonrpc2 dialect, strict)"), "{stdout}");
+    assert_eq!(summary(stdout.lines().last().unwrap()), (0, 1, 0));
+}
+
+#[test]
+fn without_a_feature_its_cases_are_skipped() {
+    let cases = listed();
+    let examples: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["id"].as_str().unwrap().starts_with("jsonrpc/examples/"))
+        .collect();
+    let skipped: usize = examples
+        .iter()
+        .filter(|c| requires(c, "subtract"))
+        .map(|c| plan_count(c))
+        .sum();
+    let total: usize = examples.iter().map(|c| plan_count(c)).sum();
+    assert!(skipped > 0, "some example requires subtract");
+    let out = rpcspec()
+        .args([
+            "run",
+            "--filter",
+            "jsonrpc/examples",
+            "--without",
+            "subtract",
+            "--verbose",
+        ])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert_eq!(
+        summary(stdout.lines().last().unwrap()),
+        (total - skipped, 0, skipped)
+    );
+    assert!(
+        stdout.contains("SKIPPED    jsonrpc/examples/positional-params [whole]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the target lacks subtract"), "{stdout}");
+}
+
+#[test]
+fn output_writes_the_report_to_a_file_and_the_summary_to_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.ndjson");
+    rpcspec()
+        .args(["run", "--filter", ONE, "--format", "json", "--output"])
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("5 passed, 0 failed, 0 skipped\n");
+    let report = fs::read_to_string(&file).unwrap();
+    let types: Vec<String> = report
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("NDJSON");
+            v["type"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "start", "result", "result", "result", "result", "result", "summary"
+        ]
+    );
+
+    // A failing run still writes its report, and fails.
+    let human = dir.path().join("report.txt");
+    rpcspec()
+        .args(["run", "--filter", ONE, "--plans", "whole", "--output"])
+        .arg(&human)
+        .args(["--", MISSING])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("0 passed, 1 failed, 0 skipped\n");
+    let report = fs::read_to_string(&human).unwrap();
+    assert!(report.contains("ERROR"), "{report}");
+    assert!(!report.contains('\x1b'), "no colour in a file: {report:?}");
+}
+
+#[test]
+fn a_baseline_entry_that_passes_is_stale_and_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline");
+    fs::write(&baseline, format!("# known failures\n{ONE}\n")).unwrap();
+    rpcspec()
+        .args(["run", "--filter", ONE, "--baseline"])
+        .arg(&baseline)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "stale baseline entry: {ONE} (baseline line 2) passes now: remove it"
+        )))
+        .stdout(predicate::str::ends_with("5 passed, 1 failed, 0 skipped\n"));
+}
+
+#[test]
+fn a_baseline_covering_the_failures_makes_the_run_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline");
+    fs::write(&baseline, format!("{ONE} whole  # cannot start\n")).unwrap();
+    rpcspec()
+        .args(["run", "--filter", ONE, "--plans", "whole", "--baseline"])
+        .arg(&baseline)
+        .args(["--", MISSING])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(format!(
+            "ERROR      {ONE} [whole] (baselined)"
+        )))
+        .stdout(predicate::str::contains("1 baselined, 0 stale"))
+        .stdout(predicate::str::ends_with("0 passed, 0 failed, 0 skipped\n"));
+
+    // An entry for one plan does not cover another.
+    rpcspec()
+        .args([
+            "run",
+            "--filter",
+            ONE,
+            "--plans",
+            "whole,crlf",
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .args(["--", MISSING])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+}
+
+#[test]
+fn write_baseline_lists_the_failures_and_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let baseline = dir.path().join("baseline");
+    rpcspec()
+        .args(["run", "--filter", ONE, "--plans", "whole,crlf"])
+        .arg("--write-baseline")
+        .arg(&baseline)
+        .args(["--", MISSING])
+        .assert()
+        .code(1);
+    assert_eq!(
+        fs::read_to_string(&baseline).unwrap(),
+        format!("# rpcspec baseline: known failures (CASE-ID PLAN)\n{ONE} whole\n{ONE} crlf\n")
+    );
+    // The same failures again: known, the run passes.
+    rpcspec()
+        .args([
+            "run",
+            "--filter",
+            ONE,
+            "--plans",
+            "whole,crlf",
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .args(["--", MISSING])
+        .assert()
+        .code(0);
+    // Against a target that passes, both entries are stale.
+    rpcspec()
+        .args([
+            "run",
+            "--filter",
+            ONE,
+            "--plans",
+            "whole,crlf",
+            "--baseline",
+        ])
+        .arg(&baseline)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("1 stale").not())
+        .stdout(predicate::str::contains("2 stale"));
+
+    // A passing run writes an empty baseline (just the header).
+    let empty = dir.path().join("empty");
+    rpcspec()
+        .args([
+            "run",
+            "--filter",
+            ONE,
+            "--plans",
+            "whole",
+            "--write-baseline",
+        ])
+        .arg(&empty)
+        .assert()
+        .code(0);
+    assert_eq!(
+        fs::read_to_string(&empty).unwrap(),
+        "# rpcspec baseline: known failures (CASE-ID PLAN)\n"
+    );
+}
+
+// rpcspec list
+
+#[test]
+fn list_prints_one_line_per_case() {
+    let builtin = rpcspec::cases::builtin().unwrap();
+    let out = rpcspec().arg("list").assert().code(0);
+    let stdout = text(&out.get_output().stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), builtin.len(), "{stdout}");
+    for (line, case) in lines.iter().zip(&builtin) {
+        assert!(line.starts_with(&format!("{}  ", case.id)), "{line}");
+        assert!(line.contains(&case.title), "{line}");
+        assert!(line.contains(&format!("({})", case.section)), "{line}");
+        assert_eq!(
+            line.contains("requires: "),
+            !case.requires.is_empty(),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn list_json_prints_one_object_per_case() {
+    let builtin = rpcspec::cases::builtin().unwrap();
+    let listed = listed();
+    assert_eq!(listed.len(), builtin.len());
+    for (v, case) in listed.iter().zip(&builtin) {
+        assert!(v.is_object(), "{v}");
+        assert_eq!(v["id"], case.id.as_str());
+        assert_eq!(v["title"], case.title.as_str());
+        assert_eq!(v["section"], case.section.as_str());
+        let requires: Vec<&str> = v["requires"]
+            .as_array()
+            .unwrap_or_else(|| panic!("requires is an array: {v}"))
+            .iter()
+            .map(|r| r.as_str().unwrap())
+            .collect();
+        assert_eq!(requires, case.requires);
+    }
+    // With a filter.
+    rpcspec()
+        .args(["list", "--format", "json", "--filter", ONE])
+        .assert()
+        .code(0)
+        .stdout(predicate::function(|out: &str| {
+            out.lines().count() == 1 && out.contains(&format!("\"id\":\"{ONE}\""))
+        }));
+}
+
+/// Waits for `child` at most `limit`, killing it past that.
+fn wait_within(child: &mut Child, limit: Duration) -> ExitStatus {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}: killed");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn spawn(args: &[&str]) -> Child {
+    StdCommand::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    err
+}
+
+#[test]
+fn a_closed_stdout_is_not_an_error() {
+    // `rpcspec list | head -1`: read one line, then close the pipe.
+    let mut child = spawn(&["list"]);
+    drop(child.stdin.take());
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with("framing/") || first.starts_with("jsonrpc/"));
+    let status = wait_within(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(stderr_of(&mut child), "");
+
+    // Closed before anything is written: every write fails with EPIPE.
+    for args in [&["list"][..], &["run", "--filter", ONE, "--verbose"]] {
+        let mut child = spawn(args);
+        drop(child.stdin.take());
+        drop(child.stdout.take());
+        let status = wait_within(&mut child, Duration::from_secs(20));
+        assert_eq!(status.code(), Some(0), "{args:?}");
+        assert_eq!(stderr_of(&mut child), "", "{args:?}");
+    }
+
+    // `serve` whose client went away ends quietly too.
+    let mut child = spawn(&["serve"]);
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // The write may fail if serve already exited; that is fine.
+    let _ = stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1}\n");
+    drop(stdin);
+    let status = wait_within(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(stderr_of(&mut child), "");
+}
+
+// rpcspec serve
+
+#[test]
+fn serve_answers_the_specification_examples() {
+    let requests = [
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+        r#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+        r#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#,
+        r#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+        r#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+        r#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+        r#"[]"#,
+        r#"[1,2]"#,
+        r#"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]}, {"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#,
+        r#"{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "after"}"#,
+    ];
+    let invalid =
+        r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let replies = [
+        r#"{"jsonrpc":"2.0","result":19,"id":1}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","result":19,"id":3}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"1"}"#
+            .to_owned(),
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#.to_owned(),
+        invalid.to_owned(),
+        invalid.to_owned(),
+        format!("[{invalid},{invalid}]"),
+        r#"{"jsonrpc":"2.0","result":7,"id":"after"}"#.to_owned(),
+    ];
+    rpcspec()
+        .arg("serve")
+        .write_stdin(requests.join("\n") + "\n")
+        .assert()
+        .code(0)
+        .stdout(replies.join("\n") + "\n")
+        .stderr("");
+}
+
+#[test]
+fn serve_keeps_serving_after_bad_lines() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"\xff\xfe not utf-8\n");
+    input.extend_from_slice(b"\n");
+    input.extend_from_slice(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}\r\n",
+    );
+    input.extend_from_slice(b"not json\n");
+    // The last line has no newline: still answered at EOF.
+    input.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[3],\"id\":2}");
+    let parse_error =
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    rpcspec()
+        .arg("serve")
+        .write_stdin(input)
+        .assert()
+        .code(0)
+        .stdout(format!(
+            "{parse_error}\n{}\n{parse_error}\n{}\n",
+            r#"{"jsonrpc":"2.0","result":3,"id":1}"#, r#"{"jsonrpc":"2.0","result":3,"id":2}"#
+        ));
+}
+
+// rpcspec check
+
+fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+const CLEAN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],\"id\":1}\n\
+{\"jsonrpc\":\"2.0\",\"result\":3,\"id\":1}\n\
+{\"jsonrpc\":\"2.0\",\"method\":\"update\"}\n";
+
+/// An invalid UTF-8 line, a blank line, a CRLF line (fine), and a last line
+/// without its newline.
+const BROKEN_FRAMING: &[u8] = b"{\"a\":1}\n\xff\xfe\n\n{\"b\":2}\r\n{\"c\":3}";
+
+#[test]
+fn check_a_clean_stream_prints_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = temp_file(dir.path(), "clean.ndjson", CLEAN);
+    rpcspec()
+        .arg("check")
+        .arg(&clean)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    rpcspec()
+        .args(["check", "--rpc", "jsonrpc2"])
+        .arg(&clean)
+        .assert()
+        .code(0)
+        .stdout("");
+    rpcspec()
+        .args(["check", "--format", "json"])
+        .arg(&clean)
+        .assert()
+        .code(0)
+        .stdout("{\"type\":\"summary\",\"data\":{\"findings\":0}}\n");
+}
+
+#[test]
+fn check_reports_framing_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let broken = temp_file(dir.path(), "broken.ndjson", BROKEN_FRAMING);
+    let out = rpcspec()
+        .arg("check")
+        .arg(&broken)
+        .assert()
+        .code(1)
+        .stderr("");
+    let stdout = text(&out.get_output().stdout);
+    insta::assert_snapshot!(stdout, @r#"
+    2:8: framing.utf8: line 2 (byte 8): invalid utf-8 after 0 valid bytes: "\xff\xfe"
+    3:11: framing.blank-line: line 3 (byte 11): blank line
+    5:21: framing.unterminated: line 5 (byte 21): stream ended inside a line (no final newline): "{\"c\":3}"
+    "#);
+}
+
+#[test]
+fn check_reads_stdin() {
+    let expected = {
+        let dir = tempfile::tempdir().unwrap();
+        let broken = temp_file(dir.path(), "broken.ndjson", BROKEN_FRAMING);
+        let out = rpcspec().arg("check").arg(&broken).assert().code(1);
+        text(&out.get_output().stdout)
+    };
+    for args in [&["check", "-"][..], &["check"]] {
+        rpcspec()
+            .args(args)
+            .write_stdin(BROKEN_FRAMING)
+            .assert()
+            .code(1)
+            .stdout(expected.clone());
+    }
+    rpcspec()
+        .args(["check", "-"])
+        .write_stdin(CLEAN)
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn check_rpc_reports_a_reply_to_an_unknown_id() {
+    let transcript = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1}\n\
+{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n\
+{\"jsonrpc\":\"2.0\",\"result\":2,\"id\":7}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = temp_file(dir.path(), "transcript.ndjson", transcript);
+    let out = rpcspec()
+        .args(["check", "--rpc", "jsonrpc2"])
+        .arg(&file)
+        .assert()
+        .code(1);
+    insta::assert_snapshot!(text(&out.get_output().stdout), @"3:89: session.unknown-id: no request with id 7 awaits a reply");
+    // Without --rpc only framing is checked: nothing wrong.
+    rpcspec()
+        .arg("check")
+        .arg(&file)
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn check_json_prints_findings_then_a_summary() {
+    let out = rpcspec()
+        .args(["check", "--format", "json", "-"])
+        .write_stdin(BROKEN_FRAMING)
+        .assert()
+        .code(1);
+    let lines: Vec<Value> = text(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("NDJSON"))
+        .collect();
+    let (last, findings) = lines.split_last().unwrap();
+    assert_eq!(findings.len(), 3);
+    for f in findings {
+        assert_eq!(f["type"], "finding", "{f}");
+        for key in ["line", "offset", "message"] {
+            assert!(!f["data"][key].is_null(), "{key} in {f}");
+        }
+        assert!(f["data"]["rule"]["id"].is_string(), "{f}");
+    }
+    let rules: Vec<&str> = findings
+        .iter()
+        .map(|f| f["data"]["rule"]["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        ["framing.utf8", "framing.blank-line", "framing.unterminated"]
+    );
+    assert_eq!(findings[0]["data"]["line"], 2);
+    assert_eq!(findings[0]["data"]["offset"], 8);
+    assert_eq!(
+        *last,
+        serde_json::json!({"type": "summary", "data": {"findings": 3}})
+    );
+}
