@@ -3,6 +3,8 @@
 //! Plain `std::process::Command`, no shell scripts, so the same steps run the
 //! same way on every machine. `cargo xtask ci` is the one command CI runs.
 
+mod fuzz;
+
 use std::{
     env,
     path::{Path, PathBuf},
@@ -41,14 +43,23 @@ const CI_STEPS: &[Step] = &[
         program: "cargo",
         args: &["test", "--workspace"],
     },
+    Step {
+        name: "fuzz smoke",
+        program: "cargo",
+        args: &["xtask", "fuzz", "--time", "20"],
+    },
 ];
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci      run every check CI runs (fmt, clippy, tests), stopping at the first failure
+  ci      run every check CI runs (fmt, clippy, tests, fuzz smoke), stopping at the first failure
   rules   regenerate docs/rules.md from the matcher's rule table
+  fuzz [TARGET] [--time SECS] [--asan]
+          run the cargo-fuzz targets (all, 60 s each by default)
+  fuzz-regress TARGET ARTIFACT NAME
+          minimise a crash and keep it as corpus/TARGET/regress-NAME
 ";
 
 fn main() -> ExitCode {
@@ -57,6 +68,8 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("rules") => rules(&root),
+        Some("fuzz") => fuzz::fuzz(&root, &args[1..]),
+        Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

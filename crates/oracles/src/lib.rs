@@ -1,0 +1,486 @@
+//! The invariants rpcspec's fuzz targets check, one function per target.
+//!
+//! Each function takes the fuzzer's raw bytes, decodes whatever structure it
+//! needs with [`arbitrary::Unstructured`], and panics when an invariant
+//! breaks. The cargo-fuzz targets in `fuzz/` are one-line wrappers around
+//! them, and `tests/corpus.rs` replays every file of `corpus/<target>/`
+//! through the same function, so a stable-only machine runs every seed and
+//! every regression on `cargo test`.
+
+#![warn(missing_docs)]
+
+use std::path::Path;
+
+use arbitrary::{Result, Unstructured};
+use rpcspec_framer::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Event, Framer, Mode};
+use rpcspec_matcher::{Classified, Dialect, Direction, EventsConfig, Session, classify};
+use serde_json::{Map, Number, Value, json};
+
+#[path = "../../framer/tests/support/naive.rs"]
+#[allow(dead_code)]
+mod naive;
+
+/// A target's check: panics when an invariant breaks.
+pub type Check = fn(&[u8]);
+
+/// Every target: its name (the fuzz target and the corpus folder) and its
+/// check.
+pub const TARGETS: &[(&str, Check)] = &[
+    ("framer_chunks", framer_chunks),
+    ("framer_oracle", framer_oracle),
+    ("framer_roundtrip", framer_roundtrip),
+    ("matcher_classify", matcher_classify),
+    ("matcher_session", matcher_session),
+    ("case_loader", case_loader),
+];
+
+/// An arbitrary framer configuration, with small limits likely.
+fn config(u: &mut Unstructured<'_>) -> Result<Config> {
+    let max_line_len = match u.int_in_range(0..=3)? {
+        0 => DEFAULT_MAX_LINE_LEN,
+        1 => u.int_in_range(0..=16)?,
+        2 => u.int_in_range(0..=256)?,
+        _ => u.int_in_range(0..=65_536)?,
+    };
+    Ok(Config::default()
+        .mode(if u.arbitrary()? {
+            Mode::JsonSeq
+        } else {
+            Mode::Lines
+        })
+        .max_line_len(max_line_len)
+        .strip_cr(u.arbitrary()?)
+        .blank_lines(if u.arbitrary()? {
+            BlankLines::Report
+        } else {
+            BlankLines::Skip
+        })
+        .bom(if u.arbitrary()? {
+            Bom::Report
+        } else {
+            Bom::Strip
+        })
+        .check_utf8(u.arbitrary()?))
+}
+
+/// Owned events of `stream` framed in one chunk.
+fn frame_whole(config: &Config, stream: &[u8]) -> Vec<Event<'static>> {
+    rpcspec_framer::frame(config, stream)
+}
+
+/// `framer_chunks`: arbitrary bytes, chunking and configuration. The events
+/// equal those of the same bytes pushed in one chunk, and the framer's
+/// buffer never exceeds `max_line_len` (so never `max_line_len` plus one
+/// chunk either).
+pub fn framer_chunks(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(config) = config(&mut u) else { return };
+    let Ok(sizes) = (0..u.int_in_range(1..=8).unwrap_or(1))
+        .map(|_| u.int_in_range(1usize..=64))
+        .collect::<Result<Vec<usize>>>()
+    else {
+        return;
+    };
+    let stream = u.take_rest();
+    let mut framer = Framer::new(config.clone());
+    let mut events = Vec::new();
+    let mut rest = stream;
+    for size in sizes.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, tail) = rest.split_at((*size).min(rest.len()));
+        framer.push(chunk, |e| events.push(e.into_owned()));
+        assert!(
+            framer.buffer_capacity() <= config.get_max_line_len(),
+            "buffer {} over max_line_len {}",
+            framer.buffer_capacity(),
+            config.get_max_line_len()
+        );
+        rest = tail;
+    }
+    framer.finish(|e| events.push(e.into_owned()));
+    assert_eq!(events, frame_whole(&config, stream), "chunks {sizes:?}");
+}
+
+/// `framer_oracle`: differential. The framer and the naive reference
+/// (split the whole stream on the delimiter, then apply the policies) give
+/// the same events for arbitrary bytes and configuration.
+pub fn framer_oracle(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(config) = config(&mut u) else { return };
+    let stream = u.take_rest();
+    assert_eq!(frame_whole(&config, stream), naive::frame(&config, stream));
+}
+
+/// An arbitrary JSON value: strings with newlines, separators and control
+/// characters; numbers that survive a text round trip exactly.
+fn json_value(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
+    let pick = if depth == 0 {
+        u.int_in_range(0..=4)?
+    } else {
+        u.int_in_range(0..=6)?
+    };
+    Ok(match pick {
+        0 => Value::Null,
+        1 => Value::Bool(u.arbitrary()?),
+        2 => Value::from(u.arbitrary::<i64>()?),
+        3 => Number::from_f64(f64::from(u.arbitrary::<i32>()?) / 1024.0)
+            .map_or(Value::Null, Value::Number),
+        4 => Value::String(u.arbitrary()?),
+        5 => Value::Array(
+            (0..u.int_in_range(0..=4)?)
+                .map(|_| json_value(u, depth - 1))
+                .collect::<Result<_>>()?,
+        ),
+        _ => {
+            let mut map = Map::new();
+            for _ in 0..u.int_in_range(0..=4)? {
+                map.insert(u.arbitrary()?, json_value(u, depth - 1)?);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+/// `framer_roundtrip`: arbitrary JSON values written with the framer's
+/// encoder and framed back (under arbitrary chunking) give the same values,
+/// one line each.
+pub fn framer_roundtrip(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(values) = (0..u.int_in_range(0..=8).unwrap_or(0))
+        .map(|_| json_value(&mut u, 4))
+        .collect::<Result<Vec<Value>>>()
+    else {
+        return;
+    };
+    let chunk = u.int_in_range(1usize..=32).unwrap_or(7);
+    let mut stream = Vec::new();
+    for v in &values {
+        rpcspec_framer::encode(v, &mut stream).expect("a Value always serialises");
+    }
+    let mut framer = Framer::new(Config::default());
+    let mut back = Vec::new();
+    let mut sink = |e: Event<'_>| match e {
+        Event::Line(line) => back.push(line.parse_value().expect("the encoder writes JSON")),
+        Event::Problem(p) => panic!("the encoder's output has a framing problem: {p}"),
+    };
+    for piece in stream.chunks(chunk) {
+        framer.push(piece, &mut sink);
+    }
+    framer.finish(&mut sink);
+    assert_eq!(back, values);
+}
+
+fn dialects() -> [Dialect; 5] {
+    [
+        Dialect::Jsonrpc2,
+        Dialect::Lenient,
+        Dialect::Mcp,
+        Dialect::Claude,
+        Dialect::Events(EventsConfig::default()),
+    ]
+}
+
+/// An arbitrary message of the shapes the rules are about: every member
+/// may be missing, of the right type, or of a wrong one.
+fn message(u: &mut Unstructured<'_>, depth: u32) -> Result<Value> {
+    if depth > 0 && u.ratio(1, 8)? {
+        return (0..u.int_in_range(0..=4)?)
+            .map(|_| message(u, depth - 1))
+            .collect::<Result<Vec<_>>>()
+            .map(Value::Array);
+    }
+    let mut m = Map::new();
+    let mut member = |u: &mut Unstructured<'_>, name: &str, choices: &[Value]| -> Result<()> {
+        let i = u.choose_index(choices.len() + 2)?;
+        if let Some(v) = choices.get(i) {
+            m.insert(name.to_owned(), v.clone());
+        } else if i == choices.len() {
+            m.insert(name.to_owned(), json_value(u, 2)?);
+        }
+        Ok(())
+    };
+    member(u, "jsonrpc", &[json!("2.0"), json!("1.0"), json!(2.0)])?;
+    member(u, "method", &[json!("subtract"), json!("rpc.x"), json!(1)])?;
+    member(
+        u,
+        "params",
+        &[json!([1, 2]), json!({"a": 1}), json!(null), json!("x")],
+    )?;
+    member(
+        u,
+        "id",
+        &[
+            json!(1),
+            json!("1"),
+            json!(null),
+            json!(1.5),
+            json!([]),
+            json!(u64::MAX),
+            json!(-0.0),
+        ],
+    )?;
+    member(u, "result", &[json!(null), json!(19)])?;
+    member(
+        u,
+        "error",
+        &[
+            json!({"code": -32601, "message": "x"}),
+            json!({"code": -32600.0, "message": "x"}),
+            json!({"code": "-32600", "message": 1}),
+            json!("oops"),
+        ],
+    )?;
+    member(
+        u,
+        "type",
+        &[
+            json!("control_request"),
+            json!("control_response"),
+            json!("done"),
+        ],
+    )?;
+    member(u, "request_id", &[json!("r1"), json!(7)])?;
+    member(u, "request", &[json!({"subtype": "initialize"}), json!(3)])?;
+    member(
+        u,
+        "response",
+        &[
+            json!({"subtype": "success", "request_id": "r1"}),
+            json!({"subtype": "error", "request_id": "r1", "error": "no"}),
+        ],
+    )?;
+    Ok(Value::Object(m))
+}
+
+/// Serialises with object members in reverse order and spaces around every
+/// token: the same value, other text.
+fn respelled(v: &Value) -> String {
+    match v {
+        Value::Array(a) => format!(
+            "[ {} ]",
+            a.iter().map(respelled).collect::<Vec<_>>().join(" , ")
+        ),
+        Value::Object(m) => format!(
+            "{{ {} }}",
+            m.iter()
+                .rev()
+                .map(|(k, v)| format!("{} : {}", Value::String(k.clone()), respelled(v)))
+                .collect::<Vec<_>>()
+                .join(" , ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// `matcher_classify`: arbitrary bytes and arbitrary structured messages.
+/// Classification never panics and is deterministic, and a structured
+/// message classifies the same whatever its whitespace and member order.
+pub fn matcher_classify(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let structured = u.arbitrary::<bool>().unwrap_or(false);
+    if !structured {
+        let text = String::from_utf8_lossy(u.take_rest());
+        for d in dialects() {
+            assert_eq!(classify(&text, &d), classify(&text, &d), "deterministic");
+        }
+        return;
+    }
+    let Ok(value) = message(&mut u, 2) else {
+        return;
+    };
+    let compact = value.to_string();
+    let pretty = serde_json::to_string_pretty(&value).expect("a Value serialises");
+    let spaced = respelled(&value);
+    for d in dialects() {
+        let expected: Classified = classify(&compact, &d);
+        assert_eq!(
+            classify(&pretty, &d),
+            expected,
+            "pretty-printed, {}: {compact}",
+            d.name()
+        );
+        assert_eq!(
+            classify(&spaced, &d),
+            expected,
+            "respelled, {}: {compact}",
+            d.name()
+        );
+    }
+}
+
+/// One message the client sends in a session scenario.
+struct Sent {
+    text: String,
+    /// The replies owed: (id text, is part of a batch).
+    owed: Vec<String>,
+    batch: bool,
+}
+
+/// `matcher_session`: arbitrary conversations in which the server answers
+/// every request exactly once (single replies in any order, batch replies
+/// as arrays in any member order) give no finding at all and leave nothing
+/// outstanding; dropping one single reply gives exactly one
+/// `session.unanswered`, and sending one twice exactly one
+/// `session.duplicate-reply`.
+pub fn matcher_session(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let lenient = u.arbitrary::<bool>().unwrap_or(false);
+    let dialect = if lenient {
+        Dialect::Lenient
+    } else {
+        Dialect::Jsonrpc2
+    };
+    let version = if lenient { "" } else { "\"jsonrpc\":\"2.0\"," };
+    let mut next_id = 0u32;
+    let mut fresh_id = |u: &mut Unstructured<'_>| -> Result<String> {
+        next_id += 1;
+        Ok(if u.arbitrary()? {
+            format!("\"r{next_id}\"")
+        } else {
+            next_id.to_string()
+        })
+    };
+    let mut request = |u: &mut Unstructured<'_>| -> Result<(String, Option<String>)> {
+        if u.ratio(1, 4)? {
+            return Ok((
+                format!("{{{version}\"method\":\"note\",\"params\":[1]}}"),
+                None,
+            ));
+        }
+        let id = fresh_id(u)?;
+        Ok((
+            format!("{{{version}\"method\":\"sum\",\"params\":[1],\"id\":{id}}}"),
+            Some(id),
+        ))
+    };
+    let mut sent: Vec<Sent> = Vec::new();
+    let Ok(n) = u.int_in_range(1..=12) else {
+        return;
+    };
+    for _ in 0..n {
+        let Ok(batch) = u.ratio(1, 4) else { return };
+        if batch {
+            let Ok(members) = (0..u.int_in_range(1..=4).unwrap_or(1))
+                .map(|_| request(&mut u))
+                .collect::<Result<Vec<_>>>()
+            else {
+                return;
+            };
+            sent.push(Sent {
+                text: format!(
+                    "[{}]",
+                    members
+                        .iter()
+                        .map(|(t, _)| t.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                ),
+                owed: members.into_iter().filter_map(|(_, id)| id).collect(),
+                batch: true,
+            });
+        } else {
+            let Ok((text, id)) = request(&mut u) else {
+                return;
+            };
+            sent.push(Sent {
+                text,
+                owed: id.into_iter().collect(),
+                batch: false,
+            });
+        }
+    }
+    let reply = |id: &str| format!("{{{version}\"result\":1,\"id\":{id}}}");
+    // Interleave: after each client message, the server answers some of
+    // what it owes, in an arbitrary order.
+    let mut script: Vec<(Direction, String)> = Vec::new();
+    let mut owed: Vec<String> = Vec::new();
+    let mut singles: Vec<usize> = Vec::new();
+    for s in &sent {
+        script.push((Direction::ClientToServer, s.text.clone()));
+        if s.batch {
+            if !s.owed.is_empty() {
+                let mut members: Vec<String> = s.owed.iter().map(|id| reply(id)).collect();
+                shuffle(&mut u, &mut members);
+                owed.push(format!("[{}]", members.join(",")));
+            }
+        } else {
+            owed.extend(s.owed.iter().map(|id| reply(id)));
+        }
+        while !owed.is_empty() && u.arbitrary::<bool>().unwrap_or(true) {
+            let i = u.choose_index(owed.len()).unwrap_or(0);
+            let r = owed.swap_remove(i);
+            if !r.starts_with('[') {
+                singles.push(script.len());
+            }
+            script.push((Direction::ServerToClient, r));
+        }
+    }
+    shuffle(&mut u, &mut owed);
+    for r in owed {
+        if !r.starts_with('[') {
+            singles.push(script.len());
+        }
+        script.push((Direction::ServerToClient, r));
+    }
+    let mutation = u.int_in_range(0..=2).unwrap_or(0);
+    let mut expected: Vec<&str> = Vec::new();
+    if let Some(&at) = singles.first() {
+        match mutation {
+            1 => {
+                script.remove(at);
+                expected.push("session.unanswered");
+            }
+            2 => {
+                let again = script[at].clone();
+                script.push(again);
+                expected.push("session.duplicate-reply");
+            }
+            _ => {}
+        }
+    }
+    let mut session = Session::new(dialect);
+    let mut found: Vec<&'static str> = Vec::new();
+    for (from, text) in &script {
+        found.extend(session.feed(*from, text).findings.iter().map(|f| f.rule.id));
+    }
+    if expected.is_empty() {
+        assert_eq!(
+            session.outstanding(Direction::ClientToServer),
+            0,
+            "{script:?}"
+        );
+    }
+    found.extend(session.close().iter().map(|f| f.rule.id));
+    assert_eq!(found, expected, "{script:?}");
+}
+
+fn shuffle<T>(u: &mut Unstructured<'_>, items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = u.int_in_range(0..=i).unwrap_or(i);
+        items.swap(i, j);
+    }
+}
+
+/// `case_loader`: arbitrary bytes as a case file. Loading gives cases or an
+/// error that names a line and column inside the file; it never panics.
+pub fn case_loader(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    match rpcspec::cases::load_str(Path::new("fuzz/input.toml"), &text) {
+        Ok(cases) => {
+            for case in cases {
+                assert!(case.id.starts_with("fuzz/input/"), "{}", case.id);
+                assert!(!case.steps.is_empty());
+            }
+        }
+        Err(e) => {
+            let lines = text.lines().count() + 1;
+            assert!(
+                (1..=lines).contains(&e.location.line) && e.location.column >= 1,
+                "error outside the file: {e}"
+            );
+            assert!(!e.message.is_empty());
+        }
+    }
+}
