@@ -114,11 +114,13 @@ impl Kind {
 pub enum Shape {
     /// It has `method` (or is a control request or cancel): a malformed request.
     Request,
-    /// It has `result`, `error` or `id` but no `method` (or is a control
+    /// It has `result` or `error` but no `method` (or is a control
     /// response): a malformed response.
     Response,
     /// Neither: unparseable, not an object, an empty batch, or an object
-    /// without any member that says what it is.
+    /// with no member that makes it a request or a response. An `id` alone
+    /// does not: `{"id": 1, "params": []}` is an invalid request that a
+    /// server answers with -32600, not a reply.
     Other,
 }
 
@@ -451,6 +453,8 @@ impl Rpc<'_, '_> {
         match (result, error, id) {
             (true, false, Some(id)) => Kind::Success { id },
             (false, true, id) => Kind::Error { id, code },
+            // Only an `id`: nothing makes it a response.
+            (false, false, id) => invalid(Shape::Other, id),
             (_, _, id) => invalid(Shape::Response, id),
         }
     }

@@ -549,8 +549,20 @@ impl Session {
         let id = kind.id();
         let key = id.map_or(Key::Null, Id::key);
         let side = &mut self.sides[requester.index()];
+        // Where a null slot would suit this reply: in its batch, or of the
+        // same kind (alone, or in an array).
+        let fits = |n: &NullSlot| {
+            (ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array
+        };
+        // An id-null error meaning "invalid" answers an invalid message
+        // before it answers a request whose id really is null (which is
+        // more likely to get a result or -32601).
+        let invalid_answer = key == Key::Null
+            && matches!(code, Some(-32600 | -32700))
+            && side.nulls.iter().any(fits);
 
-        if let Some(e) = side.ids.get_mut(&key)
+        if !invalid_answer
+            && let Some(e) = side.ids.get_mut(&key)
             && e.due > 0
         {
             // An absent id reaches here only for a pending request whose id
@@ -592,12 +604,21 @@ impl Session {
         }
 
         if key == Key::Null {
+            // Best fit first; within a fit, a message whose id could not be
+            // read, since one with a readable id may still get its reply
+            // by that id.
             let nulls = &side.nulls;
-            let pick = nulls
-                .iter()
-                .position(|n| ctx.batch.is_some() && n.batch == ctx.batch)
-                .or_else(|| nulls.iter().position(|n| n.batch.is_none() != ctx.array))
-                .or_else(|| (!nulls.is_empty()).then_some(0));
+            let tiers: [&dyn Fn(&NullSlot) -> bool; 3] = [
+                &|n| ctx.batch.is_some() && n.batch == ctx.batch,
+                &|n| n.batch.is_none() != ctx.array,
+                &|_| true,
+            ];
+            let pick = tiers.iter().find_map(|fit| {
+                nulls
+                    .iter()
+                    .position(|n| fit(n) && n.key.is_none())
+                    .or_else(|| nulls.iter().position(fit))
+            });
             if let Some(i) = pick {
                 let null = side.nulls.remove(i);
                 side.nulls_answered += 1;

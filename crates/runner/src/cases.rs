@@ -79,6 +79,10 @@ pub enum Expect {
     Batch(Vec<Pattern>),
     /// No message at all.
     Nothing,
+    /// No particular answer: only the rules every case checks apply, plus
+    /// one more for the whole case: every request gets its reply (what
+    /// `rpcspec fuzz` writes for the inputs it generates).
+    Any,
 }
 
 /// A tolerated answer other than the specification's.
@@ -196,6 +200,8 @@ struct StepDef {
     #[serde(default)]
     expect_none: bool,
     #[serde(default)]
+    expect_any: bool,
+    #[serde(default)]
     alternatives: Vec<AltDef>,
 }
 
@@ -210,12 +216,13 @@ struct AltDef {
     why: String,
 }
 
-/// The three ways to say what comes back, as written in a step or an
+/// The ways to say what comes back, as written in a step or an
 /// alternative.
 struct ExpectDef {
     expect: Option<OneOrMany>,
     expect_batch: Option<Vec<String>>,
     expect_none: bool,
+    expect_any: bool,
 }
 
 /// Loads every `*.toml` file under `root` (sorted by path), as cases with
@@ -395,16 +402,19 @@ fn step_from(def: StepDef) -> Result<Step, String> {
         expect: def.expect,
         expect_batch: def.expect_batch,
         expect_none: def.expect_none,
+        expect_any: def.expect_any,
     };
     let unescaped = def.unescape;
-    let expect = expect_from(primary, repeat, def.repeat.is_some(), unescaped)?
-        .ok_or("a step needs one of `expect`, `expect_batch`, `expect_none = true`")?;
+    let expect = expect_from(primary, repeat, def.repeat.is_some(), unescaped)?.ok_or(
+        "a step needs one of `expect`, `expect_batch`, `expect_none = true`, `expect_any = true`",
+    )?;
     let mut alternatives = Vec::new();
     for alt in def.alternatives {
         let given = ExpectDef {
             expect: alt.expect,
             expect_batch: alt.expect_batch,
             expect_none: alt.expect_none,
+            expect_any: false,
         };
         let expect = expect_from(given, repeat, def.repeat.is_some(), unescaped)?
             .ok_or("an alternative needs one of `expect`, `expect_batch`, `expect_none = true`")?;
@@ -459,9 +469,12 @@ fn expect_from(
         def.expect.is_some(),
         def.expect_batch.is_some(),
         def.expect_none,
+        def.expect_any,
     ];
     if given.iter().filter(|&&g| g).count() > 1 {
-        return Err("give only one of `expect`, `expect_batch`, `expect_none`".into());
+        return Err(
+            "give only one of `expect`, `expect_batch`, `expect_none`, `expect_any`".into(),
+        );
     }
     Ok(if let Some(one) = def.expect {
         Some(Expect::Messages(compile(one.into_vec())?))
@@ -472,6 +485,8 @@ fn expect_from(
         Some(Expect::Batch(compile(batch)?))
     } else if def.expect_none {
         Some(Expect::Nothing)
+    } else if def.expect_any {
+        Some(Expect::Any)
     } else {
         None
     })

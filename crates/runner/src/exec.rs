@@ -505,6 +505,20 @@ impl<'o> Run<'o> {
                 self.evidence.push(e);
             }
         }
+        // Without a stated answer, "every request gets its reply" is still
+        // a MUST (§5), checked over the whole conversation. Only when the
+        // target ran to the end: a timeout or crash already says enough.
+        let open_ended = case.steps.iter().any(|s| matches!(s.expect, Expect::Any));
+        if open_ended && !self.stopped {
+            for f in self.session.close() {
+                if f.rule.level == Level::Must && !case.allow.iter().any(|a| a == f.rule.id) {
+                    self.evidence.push(Evidence {
+                        rule: Some(RuleRef::from_rule(f.rule)),
+                        ..note(Verdict::Fail, f.detail.clone())
+                    });
+                }
+            }
+        }
         for g in &self.got {
             for f in &g.findings {
                 if case.allow.iter().any(|a| a == f.rule.id) {
@@ -646,6 +660,7 @@ fn describe_expect(expect: &Expect) -> Vec<String> {
             ps.iter().map(Pattern::text).collect::<Vec<_>>().join(", ")
         )],
         Expect::Nothing => vec!["(no reply)".to_owned()],
+        Expect::Any => vec!["(any reply)".to_owned()],
     }
 }
 
@@ -653,6 +668,7 @@ fn describe_expect(expect: &Expect) -> Vec<String> {
 /// `Err(why)`: does not match.
 fn expect_matches(expect: &Expect, actual: &[&str]) -> Result<Option<String>, String> {
     match expect {
+        Expect::Any => Ok(None),
         Expect::Nothing if actual.is_empty() => Ok(None),
         Expect::Nothing => Err(format!(
             "expected no reply, got {} message{}",

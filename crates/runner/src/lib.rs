@@ -15,6 +15,7 @@ pub mod cases;
 pub mod check;
 pub mod exec;
 pub mod exit;
+pub mod fuzz;
 pub mod pattern;
 pub mod plan;
 pub mod render;

@@ -42,6 +42,33 @@ enum Command {
     Serve,
     /// Validate a captured NDJSON stream (a file, or - for stdin).
     Check(CheckArgs),
+    /// Fuzz a target with generated and mutated inputs; findings become case files.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    time: f64,
+    /// Stop after this many executions, if sooner.
+    #[arg(long, value_name = "N")]
+    executions: Option<u64>,
+    /// Seed of the input generator (default: from the clock; printed).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Dialect the target's messages are judged in.
+    #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
+    dialect: String,
+    /// Deadline per execution, in seconds.
+    #[arg(long, value_name = "SECS", default_value = "5")]
+    timeout: f64,
+    /// Folder for the case files of findings.
+    #[arg(long, value_name = "DIR", default_value = "rpcspec-fuzz-findings")]
+    out: PathBuf,
+    /// The target command and its arguments, run without a shell.
+    #[arg(last = true, value_name = "CMD", required = true)]
+    target: Vec<OsString>,
 }
 
 #[derive(clap::Args)]
@@ -151,6 +178,7 @@ fn main() -> ExitCode {
             Err(e) => fail(&format!("serve: {e}")),
         },
         Command::Check(args) => check_cmd(args),
+        Command::Fuzz(args) => fuzz_cmd(args),
     };
     ExitCode::from(code)
 }
@@ -382,6 +410,90 @@ fn check_cmd(args: CheckArgs) -> u8 {
     }
     emit(&out, false);
     if findings.is_empty() {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
+}
+
+fn fuzz_cmd(args: FuzzArgs) -> u8 {
+    let Some(dialect) = Dialect::from_name(&args.dialect) else {
+        return fail(&format!("unknown dialect `{}`", args.dialect));
+    };
+    for (name, value) in [("--time", args.time), ("--timeout", args.timeout)] {
+        if !(value.is_finite() && value > 0.0) {
+            return fail(&format!("{name} must be a positive number of seconds"));
+        }
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    });
+    let builtin = match cases::builtin() {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("case file error: {e}")),
+    };
+    let seeds = rpcspec::fuzz::seed_lines(&builtin);
+    let target = Target { argv: args.target };
+    let opts = rpcspec::fuzz::FuzzOptions {
+        seed,
+        time: Duration::from_secs_f64(args.time),
+        max_executions: args.executions,
+        run: RunOptions {
+            timeout: Duration::from_secs_f64(args.timeout),
+            dialect,
+            ..RunOptions::default()
+        },
+        out: args.out,
+    };
+    eprintln!("rpcspec fuzz: seed {seed}, target `{}`", target.display());
+    let tty = io::stderr().is_terminal();
+    let mut progress = |execs: u64, findings: usize, elapsed: Duration| {
+        let rate = execs as f64 / elapsed.as_secs_f64().max(1e-3);
+        let line = format!(
+            "{execs} executions, {rate:.0}/s, {findings} findings, {:.0}s",
+            elapsed.as_secs_f64()
+        );
+        if tty {
+            eprint!("\r{line}   ");
+        } else {
+            eprintln!("{line}");
+        }
+    };
+    let report = match rpcspec::fuzz::fuzz(&target, &seeds, &opts, &mut progress) {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot write findings: {e}")),
+    };
+    if tty {
+        eprintln!();
+    }
+    let mut out = String::new();
+    for f in &report.findings {
+        out.push_str(&format!(
+            "{}  {}  (execution {}) -> {}\n",
+            f.result.verdict.as_str(),
+            f.signature,
+            f.execution,
+            f.file.display()
+        ));
+        if let Some(e) = f
+            .result
+            .evidence
+            .iter()
+            .find(|e| e.verdict == f.result.verdict)
+        {
+            out.push_str(&format!("    {}\n", e.message));
+        }
+    }
+    out.push_str(&format!(
+        "{} executions in {:.1}s, {} findings (seed {seed})\n",
+        report.executions,
+        report.elapsed.as_secs_f64(),
+        report.findings.len()
+    ));
+    emit(&out, false);
+    if report.findings.is_empty() {
         exit::OK
     } else {
         exit::FAILED

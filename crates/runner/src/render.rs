@@ -72,10 +72,10 @@ pub fn human(report: &Report, verbose: bool) -> String {
                 );
             }
             for x in &e.expected {
-                let _ = writeln!(out, "             expected: {x}");
+                let _ = writeln!(out, "             expected: {}", clip(x));
             }
             for a in &e.actual {
-                let _ = writeln!(out, "             actual:   {a}");
+                let _ = writeln!(out, "             actual:   {}", clip(a));
             }
         }
         if r.verdict.fails(true) {
@@ -157,10 +157,26 @@ pub fn human(report: &Report, verbose: bool) -> String {
     out
 }
 
+/// Most characters of one sent or received line shown in human output and
+/// JUnit text; the JSON report always has everything.
+const SHOWN: usize = 400;
+
 fn show(bytes: &Bytes) -> String {
     match bytes {
-        Bytes::Text(t) => t.escape_debug().to_string(),
-        Bytes::Base64(b) => format!("base64:{b}"),
+        Bytes::Text(t) => clip(&t.escape_debug().to_string()),
+        Bytes::Base64(b) => format!("base64:{}", clip(b)),
+    }
+}
+
+/// At most [`SHOWN`] characters of `text`, saying how many were left out.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+        None => text.to_owned(),
     }
 }
 
@@ -311,10 +327,10 @@ fn evidence_text(r: &CaseResult) -> String {
             );
         }
         for x in &e.expected {
-            let _ = writeln!(text, "  expected: {x}");
+            let _ = writeln!(text, "  expected: {}", clip(x));
         }
         for a in &e.actual {
-            let _ = writeln!(text, "  actual:   {a}");
+            let _ = writeln!(text, "  actual:   {}", clip(a));
         }
     }
     for s in &r.sent {

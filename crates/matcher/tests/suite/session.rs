@@ -341,3 +341,43 @@ fn replies_are_indexed_by_id_value() {
         0
     );
 }
+
+/// Found by `rpcspec fuzz` against the reference server: a request whose id
+/// really is null, invalid requests (awaiting id-null errors) and an invalid
+/// member with a readable id, answered correctly, were paired wrongly: the
+/// lone -32600 went to the batch's id-null request, and the cascade made the
+/// readable id's own reply a "duplicate". Id-null -32600/-32700 replies now
+/// go to invalid messages first, in their own batch or alone, unreadable ids
+/// first.
+#[test]
+fn id_null_errors_pair_with_invalid_messages_before_null_id_requests() {
+    let script = r#"
+        > {"id":[],"jsonrpc":"2.0","method":"foobar"}
+        > [{"jsonrpc":"2.0","method":"sum","id":[]},{"jsonrpc":"2.0","method":"","id":null},{"jsonrpc":"1.0","method":"get_data","id":[]},{"jsonrpc":"2.0","id":"f43","params":"bar"}]
+        < {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+        < [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":"f43"}]
+    "#;
+    let found = rules(&Dialect::Jsonrpc2, script);
+    assert!(
+        !found.iter().any(|r| r.starts_with("session.")),
+        "no pairing finding expected: {found:?}"
+    );
+}
+
+/// An object with an `id` but neither `result` nor `error` is an invalid
+/// request the server answers with -32600 (echoing the id it could read),
+/// not a reply: found by `rpcspec fuzz` against the reference server.
+#[test]
+fn an_id_alone_does_not_make_a_response() {
+    let script = r#"
+        > {"id":1.5,"jsonrpc":"2.0","params":42}
+        < {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1.5}
+        > {"params":"bar","id":[],"jsonrpc":"2.0"}
+        < {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}
+    "#;
+    let found = rules(&Dialect::Jsonrpc2, script);
+    assert!(
+        !found.iter().any(|r| r.starts_with("session.")),
+        "no pairing finding expected: {found:?}"
+    );
+}

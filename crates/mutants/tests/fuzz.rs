@@ -1,0 +1,105 @@
+//! `rpcspec fuzz` end to end: it finds nothing wrong with the reference
+//! server, finds a mutant's bug within a bounded number of executions with
+//! a fixed seed, and writes a case file that replays the failure.
+
+use std::time::Duration;
+
+use rpcspec::{
+    cases,
+    exec::{RunOptions, run_case},
+    fuzz::{FuzzOptions, fuzz, seed_lines},
+    report::Verdict,
+    target::Target,
+};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant");
+
+fn target(name: &str) -> Target {
+    Target {
+        argv: vec![MUTANT.into(), name.into()],
+    }
+}
+
+fn options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
+    FuzzOptions {
+        seed,
+        time: Duration::from_secs(120),
+        max_executions: Some(executions),
+        run: RunOptions {
+            timeout: Duration::from_secs(5),
+            ..RunOptions::default()
+        },
+        out: out.to_path_buf(),
+    }
+}
+
+#[test]
+fn the_reference_server_has_no_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let report = fuzz(
+        &target("reference"),
+        &seeds,
+        &options(7, 150, dir.path()),
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.executions, 150);
+    let found: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| format!("{} in {}", f.signature, f.file.display()))
+        .collect();
+    assert!(found.is_empty(), "false findings: {found:?}");
+}
+
+#[test]
+fn a_mutant_is_found_and_the_finding_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let mutant = target("replies-to-notifications");
+    let report = fuzz(
+        &mutant,
+        &seeds,
+        &options(1, 100, dir.path()),
+        &mut |_, _, _| {},
+    )
+    .unwrap();
+    let first = report
+        .findings
+        .first()
+        .expect("the bug is found within 100 executions");
+    assert_eq!(first.signature, "session.reply-to-notification");
+
+    // The case file loads and fails the mutant the same way, and the
+    // reference passes it.
+    let replay = cases::load_dir(dir.path()).unwrap();
+    let case = replay
+        .iter()
+        .find(|c| {
+            first
+                .file
+                .ends_with(format!("{}.toml", c.id.rsplit('/').next().unwrap()))
+        })
+        .unwrap();
+    let opts = RunOptions::default();
+    let against_mutant = run_case(case, case.plans[0], &mutant, &opts);
+    assert_eq!(
+        against_mutant.verdict,
+        Verdict::Fail,
+        "{:?}",
+        against_mutant.evidence
+    );
+    assert!(against_mutant.evidence.iter().any(|e| {
+        e.rule
+            .as_ref()
+            .is_some_and(|r| r.id == "session.reply-to-notification")
+    }));
+    let against_reference = run_case(case, case.plans[0], &target("reference"), &opts);
+    assert_eq!(
+        against_reference.verdict,
+        Verdict::Pass,
+        "{:?}",
+        against_reference.evidence
+    );
+}
