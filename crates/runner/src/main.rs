@@ -320,13 +320,7 @@ fn run(args: RunArgs) -> u8 {
             if let Err(e) = fs::write(path, anstream::adapter::strip_str(&text).to_string()) {
                 return fail(&format!("cannot write {}: {e}", path.display()));
             }
-            let s = report.summary();
-            eprintln!(
-                "{} passed, {} failed, {} skipped",
-                s.passed,
-                s.failed + s.stale,
-                s.skipped
-            );
+            eprintln!("{}", report.summary().closing_line());
         }
         None => emit(&text, args.format == Format::Human),
     }

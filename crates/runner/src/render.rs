@@ -147,13 +147,7 @@ pub fn human(report: &Report, verbose: bool) -> String {
         s.baselined,
         s.stale
     );
-    let _ = writeln!(
-        out,
-        "{} passed, {} failed, {} skipped",
-        s.passed,
-        s.failed + s.stale,
-        s.skipped
-    );
+    let _ = writeln!(out, "{}", s.closing_line());
     out
 }
 

@@ -304,6 +304,22 @@ pub struct Summary {
     pub stale: usize,
 }
 
+impl Summary {
+    /// The closing line CI log readers recognise: `N passed, N failed, N
+    /// skipped`. NON-STRICT results count as passed (they do not fail the
+    /// run; with `--strict` they are in `failed`), stale baseline entries as
+    /// failed; baselined failures are in neither (the line before says how
+    /// many).
+    pub fn closing_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.passed + self.non_strict,
+            self.failed + self.stale,
+            self.skipped
+        )
+    }
+}
+
 impl Report {
     /// Counts per verdict, honouring `strict` and the baseline.
     pub fn summary(&self) -> Summary {
