@@ -44,7 +44,7 @@ const MUTANTS: &[Mutant] = &[
         filters: &[],
         plans: ALL,
         timeout_ms: 3000,
-        caught_by: &["jsonrpc/ids/big-integer", "jsonrpc/ids/huge-integer"],
+        caught_by: &["jsonrpc/ids/big-integer"],
     },
     Mutant {
         name: "replies-to-notifications",
@@ -134,7 +134,9 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "rejects-crlf",
         filters: &[],
-        plans: ALL,
+        // Under the crlf plan even the barrier is \r\n-terminated, so every
+        // case waits for its deadline; the raw CRLF cases catch it anyway.
+        plans: &[Plan::Whole, Plan::Split, Plan::Bytewise, Plan::Coalesced],
         timeout_ms: 3000,
         caught_by: &["framing/lines/crlf", "framing/lines/crlf-split"],
     },

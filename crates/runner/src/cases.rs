@@ -493,15 +493,28 @@ fn expect_from(
 }
 
 /// `repeat = N`: each template is instantiated for n = 1..=N, with `$n`
-/// replaced by n.
+/// replaced by n (but not the `$n` that starts a marker such as `$number`).
 fn expand(templates: &[String], repeat: u32) -> Vec<String> {
     (1..=repeat)
-        .flat_map(|n| {
-            templates
-                .iter()
-                .map(move |t| t.replace("$n", &n.to_string()))
-        })
+        .flat_map(|n| templates.iter().map(move |t| substitute(t, n)))
         .collect()
+}
+
+fn substitute(template: &str, n: u32) -> String {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find("$n") {
+        let after = &rest[at + 2..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str("$n");
+        } else {
+            out.push_str(&n.to_string());
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 fn locate(file: &Path, text: &str, offset: usize) -> Location {
@@ -526,3 +539,16 @@ pub fn builtin() -> Result<Vec<Case>, LoadError> {
 }
 
 include!(concat!(env!("OUT_DIR"), "/builtin_cases.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::substitute;
+
+    #[test]
+    fn repeat_substitutes_n_but_not_markers() {
+        assert_eq!(
+            substitute(r#"{"id":$n,"result":"$number","x":"$n"}"#, 7),
+            r#"{"id":7,"result":"$number","x":"7"}"#
+        );
+    }
+}

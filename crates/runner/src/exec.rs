@@ -14,7 +14,9 @@ use std::{
 };
 
 use rpcspec_framer::{BlankLines, Config, Event, Framer, Problem, ProblemKind};
-use rpcspec_matcher::{Dialect, Direction, Finding, Id, IdMatch, Kind, Level, Session, Shape};
+use rpcspec_matcher::{
+    Dialect, Direction, Finding, Id, IdKind, IdMatch, Kind, Level, Session, Shape,
+};
 
 use crate::{
     cases::{Case, Expect, Grade, Step},
@@ -47,6 +49,9 @@ impl Default for RunOptions {
         }
     }
 }
+
+/// How long a target may take to exit after its stdin closes.
+pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// The method of the barrier request. Not `rpc.`-prefixed (reserved), and
 /// unlikely to exist on any target.
@@ -112,6 +117,10 @@ struct Got {
     ids: Vec<Id>,
     /// It is the answer to a barrier.
     barrier: bool,
+    /// It can answer a step: anything but the target's own requests and
+    /// notifications (MCP log messages, LSP `window/logMessage`), which a
+    /// JSON-RPC peer may send at any time.
+    reply: bool,
     /// What the matcher found wrong with it.
     findings: Vec<Finding>,
 }
@@ -146,7 +155,18 @@ struct Run<'o> {
     stopped: bool,
     /// Lines that are not JSON on their own, held back (see `hold`).
     held: Vec<(Received, String)>,
+    /// How many barrier requests have been answered.
+    barriers_answered: usize,
 }
+
+/// Most findings of one matcher rule listed per result.
+const MAX_PER_RULE: usize = 5;
+
+/// Most messages an evidence entry lists.
+const MAX_SHOWN: usize = 20;
+
+/// Most received lines a result keeps (a flood is capped anyway).
+const MAX_RECEIVED: usize = 2000;
 
 /// Most lines held back as a possible pretty-printed message.
 const MAX_HELD: usize = 64;
@@ -183,6 +203,7 @@ impl<'o> Run<'o> {
             flooded: false,
             stopped: false,
             held: Vec::new(),
+            barriers_answered: 0,
         }
     }
 
@@ -194,24 +215,18 @@ impl<'o> Run<'o> {
             self.send(writes, Some(k));
             if step.close {
                 self.close_stdin();
-                self.pump(
-                    |r| r.stdout_closed && r.exit.is_some(),
-                    "the target to exit after stdin closed",
-                );
+                self.await_exit();
             } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
-                self.barrier(k);
+                self.barrier(k, plan);
             }
             if self.stopped {
                 break;
             }
         }
-        if !self.timed_out {
+        if !self.timed_out && !(self.stdout_closed && self.exit.is_some()) {
             // Whatever the target still writes belongs to the last window.
             self.close_stdin();
-            self.pump(
-                |r| r.stdout_closed && r.exit.is_some(),
-                "the target to exit after stdin closed",
-            );
+            self.await_exit();
         }
         if self.timed_out {
             self.running.kill();
@@ -280,9 +295,11 @@ impl<'o> Run<'o> {
         self.running.close_stdin();
     }
 
-    fn barrier(&mut self, k: usize) {
+    fn barrier(&mut self, k: usize, plan: Plan) {
         let id = format!("\"rpcspec-barrier-{}\"", k + 1);
-        let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{BARRIER_METHOD}\",\"id\":{id}}}\n");
+        let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
+        let line =
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{BARRIER_METHOD}\",\"id\":{id}}}{ending}");
         self.barriers.push(Id::parse(&id).expect("a JSON string"));
         self.send(
             vec![Write {
@@ -293,83 +310,134 @@ impl<'o> Run<'o> {
         );
         let n = self.barriers.len();
         self.pump(
-            move |r| r.got.iter().filter(|g| g.barrier).count() >= n,
+            move |r| r.barriers_answered >= n,
             "the answer to the barrier request",
         );
     }
 
-    /// Handles the target's events until `done` holds, the deadline passes
-    /// (a TIMEOUT), or nothing more can come.
+    /// Handles the target's events until `done` holds, the case deadline
+    /// passes (a TIMEOUT), or nothing more can come.
     fn pump(&mut self, done: impl Fn(&Run<'_>) -> bool, waiting_for: &str) {
-        while !done(self) {
-            if self.timed_out || (self.stdout_closed && self.exit.is_some()) {
-                return;
+        let deadline = self.deadline;
+        if !self.wait(done, deadline) && !self.timed_out {
+            self.timed_out = true;
+            self.stopped = true;
+            self.evidence.push(note(
+                Verdict::Timeout,
+                format!(
+                    "the case deadline ({:?} from start) passed while waiting for {waiting_for}{}",
+                    self.opts.timeout,
+                    if self.stdout_closed {
+                        "; the target had closed its stdout"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
+
+    /// Handles events until `done` holds (true), `until` passes (false), or
+    /// nothing more can come (true). The deadline is checked before every
+    /// event, so a target that never stops writing cannot hold the case.
+    fn wait(&mut self, done: impl Fn(&Run<'_>) -> bool, until: Instant) -> bool {
+        loop {
+            if done(self) || (self.stdout_closed && self.exit.is_some()) {
+                return true;
             }
-            let Some(msg) = self.running.next(self.deadline) else {
-                if Instant::now() >= self.deadline {
-                    self.timed_out = true;
-                    self.stopped = true;
+            if self.timed_out || Instant::now() >= until {
+                return false;
+            }
+            let Some(msg) = self.running.next(until) else {
+                continue;
+            };
+            self.handle(msg);
+        }
+    }
+
+    fn handle(&mut self, msg: Msg) {
+        let at = self.running.elapsed();
+        match msg {
+            Msg::Stdout(_) if self.flooded => {}
+            Msg::Stdout(bytes) => {
+                self.output += bytes.len();
+                if self.output > self.opts.output_cap {
                     self.evidence.push(note(
-                        Verdict::Timeout,
+                        Verdict::Fail,
                         format!(
-                            "no progress within {:?} while waiting for {waiting_for}",
-                            self.opts.timeout
+                            "the target wrote more than {} bytes to stdout; stopped",
+                            self.opts.output_cap
                         ),
                     ));
+                    self.running.kill();
+                    self.flooded = true;
+                    self.stopped = true;
+                    return;
                 }
-                return;
-            };
-            let at = self.running.elapsed();
-            match msg {
-                Msg::Stdout(_) if self.flooded => {}
-                Msg::Stdout(bytes) => {
-                    self.output += bytes.len();
-                    if self.output > self.opts.output_cap {
-                        self.evidence.push(note(
-                            Verdict::Fail,
-                            format!(
-                                "the target wrote more than {} bytes to stdout; stopped",
-                                self.opts.output_cap
-                            ),
-                        ));
-                        self.running.kill();
-                        self.flooded = true;
-                        self.stopped = true;
-                        continue;
-                    }
-                    let mut events = Vec::new();
-                    self.server.push(&bytes, |e| events.push(e.into_owned()));
-                    for event in events {
-                        self.take(event, at);
-                    }
+                let mut events = Vec::new();
+                self.server.push(&bytes, |e| events.push(e.into_owned()));
+                for event in events {
+                    self.take(event, at);
                 }
-                Msg::StdoutClosed => self.stdout_closed = true,
-                Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
-                Msg::WriteFailed(e) => {
-                    self.pending_writes = self.pending_writes.saturating_sub(1);
+            }
+            Msg::StdoutClosed => self.stdout_closed = true,
+            Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
+            Msg::WriteFailed(e) => {
+                self.pending_writes = self.pending_writes.saturating_sub(1);
+                if !self.running.killed() {
                     self.evidence.push(note(
                         Verdict::Crash,
                         format!("writing to the target's stdin failed: {e}"),
                     ));
-                    self.stopped = true;
                 }
-                Msg::Exited(status) => {
-                    self.exit = Some(status);
-                    if !self.running.stdin_closed() {
-                        self.evidence.push(note(
-                            Verdict::Crash,
-                            format!(
-                                "the target ended ({}) before its stdin was closed",
-                                describe_exit(status)
-                            ),
-                        ));
-                        // Send nothing more; read what it wrote before it ended.
-                        self.stopped = true;
-                        self.close_stdin();
-                    }
+                self.stopped = true;
+            }
+            Msg::Exited(status) => {
+                self.exit = Some(status);
+                // Our own kill (flood, timeout, exit grace) is no crash.
+                if !self.running.stdin_closed() && !self.running.killed() {
+                    self.evidence.push(note(
+                        Verdict::Crash,
+                        format!(
+                            "the target ended ({}) before its stdin was closed",
+                            describe_exit(status)
+                        ),
+                    ));
+                    // Send nothing more; read what it wrote before it ended.
+                    self.stopped = true;
+                    self.close_stdin();
                 }
             }
         }
+    }
+
+    /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish
+    /// writing and exit. Neither JSON-RPC nor NDJSON requires exiting at
+    /// EOF (MCP clients send SIGTERM next), so staying alive is NON-STRICT,
+    /// not a TIMEOUT; it is then killed.
+    fn await_exit(&mut self) {
+        let until = self.deadline.min(Instant::now() + EXIT_GRACE);
+        if self.wait(|r| r.stdout_closed && r.exit.is_some(), until) || self.timed_out {
+            return;
+        }
+        self.evidence.push(Evidence {
+            rule: Some(RuleRef {
+                id: "process.exit-on-eof".into(),
+                level: "SHOULD".into(),
+                section: "rpcspec".into(),
+                statement: "a stdio server exits once its input ends".into(),
+            }),
+            ..note(
+                Verdict::NonStrict,
+                format!(
+                    "the target was still running {EXIT_GRACE:?} after its stdin closed; killed"
+                ),
+            )
+        });
+        self.running.kill();
+        // Collect what it wrote and its exit.
+        let until = Instant::now() + Duration::from_millis(500);
+        self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
     }
 
     /// One framing event from the target's stdout.
@@ -408,6 +476,7 @@ impl<'o> Run<'o> {
                         window: self.window,
                         ids: Vec::new(),
                         barrier: false,
+                        reply: true,
                         findings: Vec::new(),
                     });
                 }
@@ -473,12 +542,15 @@ impl<'o> Run<'o> {
                 .barriers
                 .iter()
                 .any(|b| b.compare(&ids[0]) == IdMatch::Same);
+        self.barriers_answered += usize::from(barrier);
+        let reply = !initiated(&classified.kind);
         self.got.push(Got {
             received,
             text: Some(text),
             window: self.window,
             ids,
             barrier,
+            reply,
             findings: classified.findings,
         });
     }
@@ -487,10 +559,23 @@ impl<'o> Run<'o> {
     fn grade(mut self, case: &Case, result: &mut CaseResult) {
         // Attribute each message to the step whose request it answers, or
         // else to the window it arrived in.
+        // A reply whose ids are all null names no request: it goes to the
+        // earliest step up to its window that still awaits an id-null
+        // message, so out-of-order answers to invalid requests land right.
+        let mut null_room: Vec<usize> = case.steps.iter().map(null_capacity).collect();
         let mut per_step: Vec<Vec<&str>> = vec![Vec::new(); case.steps.len()];
-        for g in self.got.iter().filter(|g| !g.barrier) {
+        for g in self.got.iter().filter(|g| !g.barrier && g.reply) {
             let Some(text) = &g.text else { continue };
-            let owner = owner_step(&g.ids, &self.step_ids).unwrap_or(g.window);
+            let null_only = !g.ids.is_empty() && g.ids.iter().all(|id| id.kind() == IdKind::Null);
+            let owner = owner_step(&g.ids, &self.step_ids).unwrap_or_else(|| {
+                let last = g.window.min(null_room.len().saturating_sub(1));
+                (0..=last)
+                    .find(|&k| null_only && null_room[k] > 0)
+                    .unwrap_or(g.window)
+            });
+            if null_only && let Some(room) = null_room.get_mut(owner) {
+                *room = room.saturating_sub(1);
+            }
             if let Some(list) = per_step.get_mut(owner) {
                 list.push(text);
             }
@@ -519,6 +604,8 @@ impl<'o> Run<'o> {
                 }
             }
         }
+        // A few findings per rule say enough; a flood would say it 500k times.
+        let mut per_rule: Vec<(&'static str, usize, Verdict)> = Vec::new();
         for g in &self.got {
             for f in &g.findings {
                 if case.allow.iter().any(|a| a == f.rule.id) {
@@ -529,6 +616,19 @@ impl<'o> Run<'o> {
                     Level::Should => Verdict::NonStrict,
                     Level::Info => continue,
                 };
+                let seen = match per_rule.iter_mut().find(|(id, _, _)| *id == f.rule.id) {
+                    Some(entry) => {
+                        entry.1 += 1;
+                        entry.1
+                    }
+                    None => {
+                        per_rule.push((f.rule.id, 1, verdict));
+                        1
+                    }
+                };
+                if seen > MAX_PER_RULE {
+                    continue;
+                }
                 self.evidence.push(Evidence {
                     verdict,
                     rule: Some(RuleRef::from_rule(f.rule)),
@@ -539,10 +639,18 @@ impl<'o> Run<'o> {
                 });
             }
         }
+        for (id, count, verdict) in per_rule {
+            if count > MAX_PER_RULE {
+                self.evidence.push(note(
+                    verdict,
+                    format!("… and {} more findings of {id}", count - MAX_PER_RULE),
+                ));
+            }
+        }
         if let Some(status) = self.exit {
             result.exit = Some(describe_exit(status));
             let crashed = self.evidence.iter().any(|e| e.verdict == Verdict::Crash);
-            if !status.success() && !crashed && !self.timed_out {
+            if !status.success() && !crashed && !self.timed_out && !self.running.killed() {
                 self.evidence.push(Evidence {
                     rule: Some(RuleRef {
                         id: "process.exit-status".into(),
@@ -569,9 +677,51 @@ impl<'o> Run<'o> {
             .unwrap_or(Verdict::Pass);
         result.evidence = self.evidence;
         result.sent = self.sent;
-        result.received = self.got.into_iter().map(|g| g.received).collect();
+        let received = self.got.len();
+        result.received = self
+            .got
+            .into_iter()
+            .take(MAX_RECEIVED)
+            .map(|g| g.received)
+            .collect();
+        if received > MAX_RECEIVED {
+            result.evidence.push(note(
+                Verdict::Pass,
+                format!(
+                    "{} more lines received are not kept in the report",
+                    received - MAX_RECEIVED
+                ),
+            ));
+        }
         result.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
     }
+}
+
+/// A request, notification or event the target sent of its own accord (a
+/// batch of nothing else included).
+fn initiated(kind: &Kind) -> bool {
+    match kind {
+        Kind::Request { .. }
+        | Kind::Notification { .. }
+        | Kind::Event { .. }
+        | Kind::Cancel { .. } => true,
+        Kind::Batch(members) => !members.is_empty() && members.iter().all(initiated),
+        _ => false,
+    }
+}
+
+/// How many id-null messages a step may get back: the most any of its
+/// answers (the expected one or an alternative) holds.
+fn null_capacity(step: &Step) -> usize {
+    let count = |e: &Expect| match e {
+        Expect::Messages(ps) => ps.iter().filter(|p| p.accepts_null_id()).count(),
+        _ => 0,
+    };
+    std::iter::once(&step.expect)
+        .chain(step.alternatives.iter().map(|a| &a.expect))
+        .map(count)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The ids of the requests in a message the client sent.
@@ -642,13 +792,21 @@ fn grade_step(step: &Step, k: usize, actual: &[&str], level: Level) -> Option<Ev
             }
         }
     };
+    let mut shown: Vec<String> = actual
+        .iter()
+        .take(MAX_SHOWN)
+        .map(|s| (*s).to_owned())
+        .collect();
+    if actual.len() > MAX_SHOWN {
+        shown.push(format!("… and {} more messages", actual.len() - MAX_SHOWN));
+    }
     Some(Evidence {
         verdict,
         rule: None,
         message,
         step: Some(k + 1),
         expected: describe_expect(&step.expect),
-        actual: actual.iter().map(|s| (*s).to_owned()).collect(),
+        actual: shown,
     })
 }
 
@@ -687,6 +845,18 @@ fn expect_matches(expect: &Expect, actual: &[&str]) -> Result<Option<String>, St
             match_all(patterns, actual.iter().copied())
         }
         Expect::Batch(patterns) => {
+            // §6: the server "should respond with an Array" (lower case):
+            // the same replies as separate objects are graded, not failed.
+            if actual.len() == patterns.len()
+                && actual.iter().all(|a| a.trim_start().starts_with('{'))
+                && match_all(patterns, actual.iter().copied()).is_ok()
+            {
+                return Ok(Some(format!(
+                    "the batch was answered with {} separate objects instead of one array \
+                     (JSON-RPC 2.0 §6: the server should respond with an Array)",
+                    actual.len()
+                )));
+            }
             let [one] = actual else {
                 return Err(format!(
                     "expected one batch reply, got {} messages",
@@ -707,42 +877,72 @@ fn expect_matches(expect: &Expect, actual: &[&str]) -> Result<Option<String>, St
     }
 }
 
-/// Pairs every pattern with a distinct message (any order), greedily.
+/// Pairs every pattern with a distinct message, in any order: a perfect
+/// bipartite matching (Kuhn's algorithm; a step has at most a few hundred
+/// messages). Exact matches are tried first, so a same-value id is only
+/// graded when no exact assignment exists.
 fn match_all<'a>(
     patterns: &[Pattern],
     actual: impl Iterator<Item = &'a str>,
 ) -> Result<Option<String>, String> {
-    let mut left: Vec<&str> = actual.collect();
-    let mut graded = None;
-    for p in patterns {
-        let mut best_no = None;
-        let found = left.iter().position(|a| match p.matches(a) {
-            Match::Yes => true,
-            Match::IdSameValue => {
-                graded = Some(format!(
-                    "`id` echoed as the same value with different text (expected {})",
-                    p.text()
-                ));
-                true
-            }
-            Match::No(why) => {
-                best_no.get_or_insert(why);
-                false
-            }
-        });
-        match found {
-            Some(i) => {
-                left.remove(i);
-            }
-            None => {
-                return Err(match best_no {
-                    Some(why) if left.len() == 1 => why,
-                    _ => format!("no message matches {}", p.text()),
-                });
-            }
+    let actual: Vec<&str> = actual.collect();
+    let table: Vec<Vec<Match>> = patterns
+        .iter()
+        .map(|p| actual.iter().map(|a| p.matches(a)).collect())
+        .collect();
+    if perfect(&table, |m| *m == Match::Yes) {
+        return Ok(None);
+    }
+    if perfect(&table, |m| matches!(m, Match::Yes | Match::IdSameValue)) {
+        let graded = table
+            .iter()
+            .zip(patterns)
+            .find(|(row, _)| row.iter().any(|m| *m == Match::IdSameValue))
+            .map(|(_, p)| p.text().to_owned())
+            .unwrap_or_default();
+        return Ok(Some(format!(
+            "`id` echoed as the same value with different text (expected {graded})"
+        )));
+    }
+    // Say why the first pattern that fits nothing does not.
+    for (row, p) in table.iter().zip(patterns) {
+        if !row
+            .iter()
+            .any(|m| matches!(m, Match::Yes | Match::IdSameValue))
+        {
+            return Err(match row.as_slice() {
+                [Match::No(why)] => why.clone(),
+                _ => format!("no message matches {}", p.text()),
+            });
         }
     }
-    Ok(graded)
+    Err("the messages match the patterns only with one message used twice".into())
+}
+
+/// Whether every row (pattern) gets its own column (message) among the
+/// cells `ok` accepts.
+fn perfect(table: &[Vec<Match>], ok: impl Fn(&Match) -> bool) -> bool {
+    fn augment(
+        row: usize,
+        table: &[Vec<bool>],
+        seen: &mut [bool],
+        owner: &mut [Option<usize>],
+    ) -> bool {
+        for (col, &edge) in table[row].iter().enumerate() {
+            if edge && !seen[col] {
+                seen[col] = true;
+                if owner[col].is_none_or(|r| augment(r, table, seen, owner)) {
+                    owner[col] = Some(row);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    let cols = table.first().map_or(0, Vec::len);
+    let edges: Vec<Vec<bool>> = table.iter().map(|r| r.iter().map(&ok).collect()).collect();
+    let mut owner = vec![None; cols];
+    (0..table.len()).all(|row| augment(row, &edges, &mut vec![false; cols], &mut owner))
 }
 
 fn note(verdict: Verdict, message: String) -> Evidence {
@@ -800,9 +1000,31 @@ mod tests {
             expect_matches(&expect, &[r#"[{"result":1,"id":1}]"#]),
             Ok(None)
         );
-        assert_eq!(
+        // The same replies as separate objects: graded (§6 "should").
+        assert!(matches!(
             expect_matches(&expect, &[r#"{"result":1,"id":1}"#]),
+            Ok(Some(why)) if why.contains("separate objects")
+        ));
+        assert_eq!(
+            expect_matches(&expect, &[r#"{"result":2,"id":1}"#]),
             Err("expected a batch reply (an array), got a single object".into())
+        );
+    }
+
+    #[test]
+    fn matching_finds_an_assignment_first_fit_would_miss() {
+        // The wildcard pattern comes first and would take the only message
+        // the exact pattern fits.
+        let expect = Expect::Messages(patterns(&[
+            r#"{"result":"$any","id":"$any"}"#,
+            r#"{"result":1,"id":1}"#,
+        ]));
+        assert_eq!(
+            expect_matches(
+                &expect,
+                &[r#"{"result":1,"id":1}"#, r#"{"result":2,"id":2}"#]
+            ),
+            Ok(None)
         );
     }
 

@@ -15,7 +15,7 @@
 //! Members the pattern does not name may be present (an error's optional
 //! `data`); the matcher's envelope rules judge what a message may carry.
 
-use rpcspec_matcher::{Id, IdMatch};
+use rpcspec_matcher::{Id, IdKind, IdMatch};
 use std::collections::BTreeMap;
 
 use serde_json::{Value, value::RawValue};
@@ -68,6 +68,18 @@ impl Pattern {
         })
     }
 
+    /// Whether a message with `"id": null` can match: the pattern's id is
+    /// null or a wildcard.
+    pub fn accepts_null_id(&self) -> bool {
+        match &self.id {
+            Some(id) => id.kind() == IdKind::Null,
+            None => self
+                .value
+                .get("id")
+                .is_some_and(|v| matches!(v.as_str(), Some("$any"))),
+        }
+    }
+
     /// The pattern as written in the case file.
     pub fn text(&self) -> &str {
         &self.text
@@ -99,6 +111,10 @@ impl Pattern {
         };
         match expected.compare(&got) {
             IdMatch::Same => Match::Yes,
+            // Strings compare after unescaping (RFC 8259 §8.3): `"\u00e9"`
+            // and `"é"` are the same id, and Python's json.dumps escapes by
+            // default. Numbers written differently are graded.
+            IdMatch::SameValue if expected.kind() == IdKind::String => Match::Yes,
             IdMatch::SameValue => Match::IdSameValue,
             IdMatch::TypeChanged => Match::No(format!(
                 "`id` changed type: sent {}, got {}",
@@ -172,6 +188,14 @@ fn value_matches(pattern: &Value, actual: &Value, path: &str, raw_id: bool) -> R
             Ok(())
         }
         (want, got) if want == got => Ok(()),
+        // One number written two ways (19 and 19.0) is one JSON number.
+        (Value::Number(w), Value::Number(g))
+            if Id::parse(&w.to_string())
+                .zip(Id::parse(&g.to_string()))
+                .is_some_and(|(w, g)| w.compare(&g) == IdMatch::SameValue) =>
+        {
+            Ok(())
+        }
         (want, got) => Err(format!("{here}: expected {want}, got {got}")),
     }
 }
@@ -219,6 +243,19 @@ mod tests {
             Match::No("`id` changed type: sent \"1\", got 1".into())
         );
         assert_eq!(m(r#"{"id":"$any"}"#, r#"{"id":[]}"#), Match::Yes);
+    }
+
+    #[test]
+    fn numbers_and_strings_compare_by_value() {
+        assert_eq!(
+            m(r#"{"result":19,"id":1}"#, r#"{"result":19.0,"id":1}"#),
+            Match::Yes
+        );
+        assert!(matches!(
+            m(r#"{"result":19,"id":1}"#, r#"{"result":19.5,"id":1}"#),
+            Match::No(_)
+        ));
+        assert_eq!(m(r#"{"id":"\u00e9"}"#, r#"{"id":"é"}"#), Match::Yes);
     }
 
     #[test]

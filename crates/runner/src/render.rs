@@ -86,7 +86,7 @@ pub fn human(report: &Report, verbose: bool) -> String {
                 sent.len(),
                 sent.join(" | ")
             );
-            for got in &r.received {
+            for got in r.received.iter().take(SHOWN_LINES) {
                 let _ = writeln!(
                     out,
                     "             received line {} @{} +{}ms: {}",
@@ -94,6 +94,13 @@ pub fn human(report: &Report, verbose: bool) -> String {
                     got.offset,
                     got.at_ms,
                     show(&got.bytes)
+                );
+            }
+            if r.received.len() > SHOWN_LINES {
+                let _ = writeln!(
+                    out,
+                    "             … {} more lines (all of them in --format json)",
+                    r.received.len() - SHOWN_LINES
                 );
             }
             if let Some(exit) = &r.exit {
@@ -150,6 +157,9 @@ pub fn human(report: &Report, verbose: bool) -> String {
     let _ = writeln!(out, "{}", s.closing_line());
     out
 }
+
+/// Most received lines listed per result in human output.
+const SHOWN_LINES: usize = 30;
 
 /// Most characters of one sent or received line shown in human output and
 /// JUnit text; the JSON report always has everything.

@@ -191,6 +191,11 @@ impl Running {
         }
     }
 
+    /// Whether [`Running::kill`] was called.
+    pub fn killed(&self) -> bool {
+        self.killed
+    }
+
     /// The last bytes the target wrote to stderr.
     pub fn stderr_tail(&self) -> Vec<u8> {
         self.stderr
