@@ -223,7 +223,8 @@ impl<'o> Run<'o> {
                 break;
             }
         }
-        if !self.timed_out && !(self.stdout_closed && self.exit.is_some()) {
+        let ended = self.stdout_closed && self.exit.is_some();
+        if !self.timed_out && !ended {
             // Whatever the target still writes belongs to the last window.
             self.close_stdin();
             self.await_exit();
@@ -897,7 +898,7 @@ fn match_all<'a>(
         let graded = table
             .iter()
             .zip(patterns)
-            .find(|(row, _)| row.iter().any(|m| *m == Match::IdSameValue))
+            .find(|(row, _)| row.contains(&Match::IdSameValue))
             .map(|(_, p)| p.text().to_owned())
             .unwrap_or_default();
         return Ok(Some(format!(

@@ -149,7 +149,9 @@ fn a_target_that_never_answers_times_out() {
         .stdout(predicate::str::contains(format!(
             "TIMEOUT    {ONE} [whole]"
         )))
-        .stdout(predicate::str::contains("the case deadline (500ms from start) passed"))
+        .stdout(predicate::str::contains(
+            "the case deadline (500ms from start) passed",
+        ))
         .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
 }
 
