@@ -4,6 +4,10 @@
 //!
 //! Nothing here waits without a deadline, and a kill takes the whole process
 //! group, so `sh -c`, `npx` or `uv run` wrappers cannot keep a pipe open.
+//! One gap remains: a descendant that leaves the group (`setsid`, a
+//! daemon) and keeps the pipes open survives the kill; its reader threads
+//! then never end. The case thread does not wait for them, so the run still
+//! finishes; the threads are leaked until the process exits.
 
 use std::{
     ffi::OsString,
