@@ -253,3 +253,25 @@ fn every_mutant_of_the_binary_is_tested() {
     assert_eq!(listed, tested);
     assert!(tested.len() >= 12, "at least 12 mutants");
 }
+
+/// Codex's app-server omits `"jsonrpc"` by design: in the lenient dialect
+/// the server that drops it passes every case, while in the strict one it
+/// is caught (above).
+#[test]
+fn dropping_jsonrpc_passes_in_the_lenient_dialect() {
+    let cases = cases::builtin().unwrap();
+    let target = Target {
+        argv: vec![MUTANT.into(), "drops-jsonrpc".into()],
+    };
+    let opts = RunOptions {
+        dialect: rpcspec_matcher::Dialect::Lenient,
+        ..RunOptions::default()
+    };
+    let results = run_suite(&cases, &[Plan::Whole], &target, &opts, 4, &|_, _| {});
+    let bad: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Pass)
+        .map(|r| format!("{} {:?}", r.id, r.evidence))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

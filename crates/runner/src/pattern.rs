@@ -80,6 +80,17 @@ impl Pattern {
         }
     }
 
+    /// The pattern without its top-level `"jsonrpc"` member, for dialects
+    /// that omit it (Codex's app-server): whether it is there and right is
+    /// then the matcher's business.
+    pub fn without_version(&self) -> Pattern {
+        let mut p = self.clone();
+        if let Value::Object(m) = &mut p.value {
+            m.remove("jsonrpc");
+        }
+        p
+    }
+
     /// The pattern as written in the case file.
     pub fn text(&self) -> &str {
         &self.text
