@@ -3,6 +3,7 @@
 //! Plain `std::process::Command`, no shell scripts, so the same steps run the
 //! same way on every machine. `cargo xtask ci` is the one command CI runs.
 
+mod bench;
 mod fuzz;
 
 use std::{
@@ -43,6 +44,21 @@ const CI_STEPS: &[Step] = &[
         program: "cargo",
         args: &["test", "--workspace"],
     },
+    // Criterion runs each bench once, on 1 MiB workloads, when it is not
+    // given `--bench`: the benches compile and run, in the test profile the
+    // step before has built. Timing is `cargo xtask bench`'s job, not CI's.
+    Step {
+        name: "bench smoke",
+        program: "cargo",
+        args: &[
+            "test",
+            "--benches",
+            "-p",
+            "rpcspec-framer",
+            "-p",
+            "rpcspec-matcher",
+        ],
+    },
     Step {
         name: "fuzz smoke",
         program: "cargo",
@@ -54,10 +70,12 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci      run every check CI runs (fmt, clippy, tests, fuzz smoke), stopping at the first failure
+  ci      run every check CI runs (fmt, clippy, tests, bench smoke, fuzz smoke), stopping at the first failure
   rules   regenerate docs/rules.md from the matcher's rule table
   fuzz [TARGET] [--time SECS] [--asan]
           run the cargo-fuzz targets (all, 60 s each by default)
+  bench [--mib N] [--runs N] [--reuse]
+          criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
 ";
@@ -69,6 +87,7 @@ fn main() -> ExitCode {
         Some("ci") => ci(&root),
         Some("rules") => rules(&root),
         Some("fuzz") => fuzz::fuzz(&root, &args[1..]),
+        Some("bench") => bench::bench(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");

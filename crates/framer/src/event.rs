@@ -115,7 +115,7 @@ impl Line<'_> {
     /// The line as text. Always `Ok` when [`Config::check_utf8`](crate::Config::check_utf8)
     /// is on (the default), because the framer then only delivers valid UTF-8.
     pub fn as_str(&self) -> Result<&str, std::str::Utf8Error> {
-        std::str::from_utf8(&self.bytes)
+        crate::utf8::from_utf8(&self.bytes)
     }
 }
 

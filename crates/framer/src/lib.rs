@@ -56,6 +56,7 @@ mod event;
 #[cfg(feature = "json")]
 mod json;
 pub mod read;
+mod utf8;
 
 use std::borrow::Cow;
 
@@ -121,16 +122,90 @@ impl Framer {
     /// event completed by it, in stream order. Lines that lie inside `chunk`
     /// are passed borrowed from it; a line that began in an earlier chunk is
     /// passed from the framer's carry buffer.
-    pub fn push<F>(&mut self, chunk: &[u8], mut sink: F)
+    pub fn push<F>(&mut self, chunk: &[u8], sink: F)
     where
         F: FnMut(Event<'_>),
     {
         let delim = self.delimiter();
+        // memchr's setup costs more than it saves on a few bytes, which is
+        // all a byte-by-byte or small-write peer gives (benches/framing.rs).
+        if chunk.len() < 16 {
+            self.push_small(chunk, delim, sink);
+        } else {
+            self.push_large(chunk, delim, sink);
+        }
+    }
+
+    /// [`Framer::push`] for a chunk of fewer than 16 bytes, as a peer that
+    /// writes byte by byte or in small writes gives them: mostly a carry.
+    fn push_small<F>(&mut self, chunk: &[u8], delim: u8, mut sink: F)
+    where
+        F: FnMut(Event<'_>),
+    {
         let base = self.pos;
         let mut start = 0;
-        for end in memchr::memchr_iter(delim, chunk) {
+        let ends = SmallChunk {
+            chunk,
+            delim,
+            at: 0,
+        };
+        for end in ends {
             self.end_of_segment(&chunk[start..end], true, &mut sink);
             start = end + 1;
+            self.record_start = base + start as u64;
+        }
+        self.pos = base + chunk.len() as u64;
+        self.carry_tail(&chunk[start..]);
+    }
+
+    /// [`Framer::push`] for a chunk of 16 bytes or more. The delimiter
+    /// search never resumes after it has found nothing: memchr's iterator
+    /// would scan the rest of the chunk again.
+    fn push_large<F>(&mut self, chunk: &[u8], delim: u8, mut sink: F)
+    where
+        F: FnMut(Event<'_>),
+    {
+        let mut ends = memchr::memchr_iter(delim, chunk);
+        let base = self.pos;
+        let mut start = 0;
+        // The first record may have begun in an earlier chunk (carried or
+        // being skipped) or open the stream (a BOM): the general path.
+        if let Some(end) = ends.next() {
+            self.end_of_segment(&chunk[..end], true, &mut sink);
+            start = end + 1;
+            match self.config.mode {
+                // Every later line lies inside this chunk and starts past
+                // offset 0, with nothing carried or skipped: only the length
+                // limit and the line policies apply. This loop is the
+                // framer's hot path (`benches/framing.rs`); it does what
+                // `end_of_segment` would.
+                Mode::Lines => {
+                    let limit = self.config.max_line_len;
+                    for end in ends {
+                        let seg = &chunk[start..end];
+                        let offset = base + start as u64;
+                        self.numbered += 1;
+                        if seg.len() > limit {
+                            let kind = ProblemKind::Overlong {
+                                len: seg.len() as u64,
+                                limit,
+                                terminated: true,
+                            };
+                            sink(problem(kind, self.numbered, offset, &[]));
+                        } else {
+                            self.line(seg, self.numbered, offset, &mut sink);
+                        }
+                        start = end + 1;
+                    }
+                }
+                Mode::JsonSeq => {
+                    for end in ends {
+                        self.record_start = base + start as u64;
+                        self.end_of_segment(&chunk[start..end], true, &mut sink);
+                        start = end + 1;
+                    }
+                }
+            }
             self.record_start = base + start as u64;
         }
         self.pos = base + chunk.len() as u64;
@@ -157,6 +232,7 @@ impl Framer {
 
     /// Stores the unfinished start of a record, or counts it when the record
     /// is over the limit.
+    #[inline]
     fn carry_tail(&mut self, tail: &[u8]) {
         if tail.is_empty() {
             return;
@@ -173,6 +249,7 @@ impl Framer {
 
     /// Appends to the carry buffer, growing it geometrically but never past
     /// `max_line_len`, so its capacity is itself bounded.
+    #[inline]
     fn extend_carry(&mut self, bytes: &[u8]) {
         let needed = self.carry.len() + bytes.len();
         if needed > self.carry.capacity() {
@@ -285,14 +362,15 @@ impl Framer {
     }
 
     /// A record whose terminating `\n` has been removed.
+    #[inline]
     fn line<F>(&self, text: &[u8], number: u64, offset: u64, sink: &mut F)
     where
         F: FnMut(Event<'_>),
     {
-        let (text, ending) = match text.strip_suffix(b"\r") {
-            Some(stripped) if self.config.strip_cr => (stripped, Ending::CrLf),
-            Some(_) => (text, Ending::CrLf),
-            None => (text, Ending::Lf),
+        let (text, ending) = match text {
+            [stripped @ .., b'\r'] if self.config.strip_cr => (stripped, Ending::CrLf),
+            [.., b'\r'] => (text, Ending::CrLf),
+            _ => (text, Ending::Lf),
         };
         if is_blank(text) {
             if self.config.blank_lines == BlankLines::Report {
@@ -301,6 +379,7 @@ impl Framer {
             return;
         }
         if self.config.check_utf8
+            && !utf8::is_utf8(text)
             && let Err(e) = std::str::from_utf8(text)
         {
             let kind = ProblemKind::InvalidUtf8 {
@@ -316,6 +395,69 @@ impl Framer {
             ending,
         }));
     }
+}
+
+/// The delimiters in a chunk of fewer than 16 bytes, found a word at a time.
+struct SmallChunk<'c> {
+    chunk: &'c [u8],
+    delim: u8,
+    /// Where the search resumes.
+    at: usize,
+}
+
+impl Iterator for SmallChunk<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        let rest = self.chunk.get(self.at..)?;
+        match find_in_short(rest, self.delim) {
+            Some(i) => {
+                let end = self.at + i;
+                self.at = end + 1;
+                Some(end)
+            }
+            None => {
+                self.at = self.chunk.len() + 1;
+                None
+            }
+        }
+    }
+}
+
+/// The first `delim` in `hay`, which is shorter than 16 bytes: two
+/// overlapping word loads cover it.
+#[inline]
+fn find_in_short(hay: &[u8], delim: u8) -> Option<usize> {
+    debug_assert!(hay.len() < 16);
+    let n = hay.len();
+    if n >= 8 {
+        let splat = u64::from_ne_bytes([delim; 8]);
+        let word = |at: usize| u64::from_le_bytes(hay[at..at + 8].try_into().expect("8 bytes"));
+        return first_zero_byte(word(0) ^ splat)
+            .or_else(|| first_zero_byte(word(n - 8) ^ splat).map(|i| n - 8 + i));
+    }
+    if n >= 4 {
+        let splat = u32::from_ne_bytes([delim; 4]);
+        let word = |at: usize| {
+            let w = u32::from_le_bytes(hay[at..at + 4].try_into().expect("4 bytes"));
+            u64::from(w ^ splat) | 0xFFFF_FFFF_0000_0000
+        };
+        return first_zero_byte(word(0))
+            .or_else(|| first_zero_byte(word(n - 4)).map(|i| n - 4 + i));
+    }
+    hay.iter().position(|&b| b == delim)
+}
+
+/// The index of the lowest zero byte of `x` (little-endian). The classic
+/// test can flag a byte above a real zero byte, never one below, so the
+/// lowest flag is exact.
+#[inline]
+fn first_zero_byte(x: u64) -> Option<usize> {
+    const LO: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HI: u64 = u64::from_ne_bytes([0x80; 8]);
+    let flags = x.wrapping_sub(LO) & !x & HI;
+    (flags != 0).then(|| flags.trailing_zeros() as usize / 8)
 }
 
 /// Frames a whole stream held in memory, as owned events.
@@ -335,6 +477,7 @@ pub fn frame(config: &Config, stream: &[u8]) -> Vec<Event<'static>> {
 }
 
 /// Empty, or only JSON whitespace.
+#[inline]
 fn is_blank(text: &[u8]) -> bool {
     text.iter()
         .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
@@ -347,4 +490,37 @@ fn problem(kind: ProblemKind, number: u64, offset: u64, bytes: &[u8]) -> Event<'
         offset,
         bytes: Cow::Borrowed(bytes),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `find_in_short` against the obvious loop, for every length it takes,
+    /// every placement of up to two delimiters, and bytes that differ from
+    /// the delimiter by one bit or by a borrow.
+    #[test]
+    fn find_in_short_is_position() {
+        for delim in [b'\n', RS, 0x00, 0x80, 0xFF] {
+            for filler in [b'a', delim ^ 1, delim.wrapping_add(1), 0x80, 0xFF, 0x00] {
+                if filler == delim {
+                    continue;
+                }
+                for n in 0..16 {
+                    for a in 0..=n {
+                        for b in a..=n {
+                            let mut hay = vec![filler; n];
+                            for i in [a, b] {
+                                if i < n {
+                                    hay[i] = delim;
+                                }
+                            }
+                            let naive = hay.iter().position(|&x| x == delim);
+                            assert_eq!(find_in_short(&hay, delim), naive, "{hay:?} {delim}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
