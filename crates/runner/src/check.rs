@@ -6,7 +6,7 @@
 
 use std::io::{self, Read};
 
-use rpcspec_framer::{BlankLines, Config, Event, Framer};
+use rpcspec_framer::{BlankLines, Config, Event, read::Events};
 use rpcspec_matcher::{Dialect, Direction, Kind, Session, classify};
 use serde::Serialize;
 
@@ -29,7 +29,7 @@ pub struct Finding {
 pub fn check(input: impl Read, dialect: Option<&Dialect>) -> io::Result<Vec<Finding>> {
     let mut findings = Vec::new();
     let mut session = dialect.map(|d| Session::new(d.clone()));
-    let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+    let config = Config::default().blank_lines(BlankLines::Report);
     let mut on_event = |event: Event<'_>, findings: &mut Vec<Finding>| match event {
         Event::Problem(p) => findings.push(Finding {
             line: p.number,
@@ -63,18 +63,9 @@ pub fn check(input: impl Read, dialect: Option<&Dialect>) -> io::Result<Vec<Find
             }
         }
     };
-    let mut input = input;
-    let mut buf = vec![0; 64 * 1024];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        framer.push(&buf[..n], |e| on_event(e, &mut findings));
+    for event in Events::new(input, config) {
+        on_event(event?, &mut findings);
     }
-    framer.finish(|e| on_event(e, &mut findings));
     if let Some(session) = session.as_mut() {
         for f in session.close() {
             findings.push(Finding {

@@ -30,7 +30,7 @@ use std::{
 use anstyle::{AnsiColor, Style};
 use serde_json::json;
 
-use crate::report::{Bytes, CaseResult, Report, Verdict};
+use crate::report::{Bytes, CaseResult, Evidence, Report, Verdict};
 
 fn style(verdict: Verdict) -> Style {
     let color = match verdict {
@@ -64,19 +64,7 @@ pub fn human(report: &Report, verbose: bool) -> String {
         for e in &r.evidence {
             let step = e.step.map(|k| format!("step {k}: ")).unwrap_or_default();
             let _ = writeln!(out, "           {step}{}", e.message);
-            if let Some(rule) = &e.rule {
-                let _ = writeln!(
-                    out,
-                    "             rule {} [{}] ({}): {}",
-                    rule.id, rule.level, rule.section, rule.statement
-                );
-            }
-            for x in &e.expected {
-                let _ = writeln!(out, "             expected: {}", clip(x));
-            }
-            for a in &e.actual {
-                let _ = writeln!(out, "             actual:   {}", clip(a));
-            }
+            evidence_details(&mut out, e, "             ");
         }
         if r.verdict.fails(true) {
             let sent: Vec<String> = r.sent.iter().map(|s| show(&s.bytes)).collect();
@@ -319,23 +307,28 @@ pub fn junit(report: &Report) -> String {
     out
 }
 
+/// The rule, expected and actual lines of one piece of evidence.
+fn evidence_details(out: &mut String, e: &Evidence, indent: &str) {
+    if let Some(rule) = &e.rule {
+        let _ = writeln!(
+            out,
+            "{indent}rule {} [{}] ({}): {}",
+            rule.id, rule.level, rule.section, rule.statement
+        );
+    }
+    for x in &e.expected {
+        let _ = writeln!(out, "{indent}expected: {}", clip(x));
+    }
+    for a in &e.actual {
+        let _ = writeln!(out, "{indent}actual:   {}", clip(a));
+    }
+}
+
 fn evidence_text(r: &CaseResult) -> String {
     let mut text = String::new();
     for e in &r.evidence {
         let _ = writeln!(text, "{}: {}", e.verdict.as_str(), e.message);
-        if let Some(rule) = &e.rule {
-            let _ = writeln!(
-                text,
-                "  rule {} [{}] ({}): {}",
-                rule.id, rule.level, rule.section, rule.statement
-            );
-        }
-        for x in &e.expected {
-            let _ = writeln!(text, "  expected: {}", clip(x));
-        }
-        for a in &e.actual {
-            let _ = writeln!(text, "  actual:   {}", clip(a));
-        }
+        evidence_details(&mut text, e, "  ");
     }
     for s in &r.sent {
         let _ = writeln!(text, "  sent +{}ms: {}", s.at_ms, show(&s.bytes));
