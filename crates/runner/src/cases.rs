@@ -44,6 +44,62 @@ pub struct Case {
     pub source: Location,
 }
 
+impl Case {
+    /// The case as `rpcspec list` shows it.
+    pub fn listing(&self) -> Listing {
+        Listing {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            level: self.level.as_str().to_owned(),
+            requires: self.requires.clone(),
+            plans: self.plans.iter().map(|p| p.name().to_owned()).collect(),
+            file: self.source.file.clone(),
+            line: self.source.line,
+        }
+    }
+}
+
+/// What `rpcspec list` shows of a case, whatever its role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The case id.
+    pub id: String,
+    /// One line saying what it checks.
+    pub title: String,
+    /// Where the rule is written.
+    pub section: String,
+    /// `MUST`, `SHOULD` or `INFO`.
+    pub level: String,
+    /// Features the target must have.
+    pub requires: Vec<String>,
+    /// The plans (write plans, or transports) it runs under.
+    pub plans: Vec<String>,
+    /// The case file, relative to the cases root.
+    pub file: PathBuf,
+    /// The line of the case in it.
+    pub line: usize,
+}
+
+/// Steps every case opens with when the target is judged in one dialect:
+/// a protocol's handshake (MCP's `initialize`, then
+/// `notifications/initialized`), which its servers require before anything
+/// else. Declared in a case file as `[[preamble]]`; its steps are graded
+/// like a case's, at MUST, and reported as preamble steps.
+#[derive(Debug, Clone)]
+pub struct Preamble {
+    /// The dialect it applies to (`mcp`).
+    pub dialect: String,
+    /// One line saying what it does.
+    pub title: String,
+    /// Where the handshake is specified.
+    pub section: String,
+    /// What to send and what to expect, before the case's own steps.
+    pub steps: Vec<Step>,
+    /// Where it is defined.
+    pub source: Location,
+}
+
 /// One exchange: bytes to send, then what must come back.
 #[derive(Debug, Clone)]
 pub struct Step {
@@ -145,6 +201,18 @@ impl std::error::Error for LoadError {}
 struct FileDef {
     #[serde(default)]
     case: Vec<Spanned<CaseDef>>,
+    #[serde(default)]
+    preamble: Vec<Spanned<PreambleDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PreambleDef {
+    dialect: Spanned<String>,
+    title: String,
+    section: String,
+    #[serde(default)]
+    step: Vec<Spanned<StepDef>>,
 }
 
 #[derive(Deserialize)]
@@ -225,29 +293,62 @@ struct ExpectDef {
     expect_any: bool,
 }
 
-/// Loads every `*.toml` file under `root` (sorted by path), as cases with
-/// ids relative to `root`.
-pub fn load_dir(root: &Path) -> Result<Vec<Case>, LoadError> {
-    let mut files = Vec::new();
-    collect_toml(root, root, &mut files).map_err(|(path, e)| LoadError {
+/// Top-level folders of a cases root that belong to the other roles: the
+/// `server` role (JSON-RPC cases) loads every file outside them.
+pub const ROLE_DIRS: [&str; 3] = ["producer", "decoder", "profiles"];
+
+/// The role folder `rel` (a path relative to a cases root) lies in, if any.
+pub fn role_dir(rel: &Path) -> Option<&'static str> {
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    ROLE_DIRS.into_iter().find(|d| *d == first)
+}
+
+/// Every `*.toml` file under `root`, sorted by path, as (path relative to
+/// `root`, text). `under` keeps the files of one role folder only; `None`
+/// keeps the files outside every role folder (the server role's).
+pub fn read_tree(root: &Path, under: Option<&str>) -> Result<Vec<(PathBuf, String)>, LoadError> {
+    let cannot = |file: PathBuf, e: std::io::Error| LoadError {
         location: Location {
-            file: path,
+            file,
             line: 0,
             column: 0,
         },
         message: format!("cannot read: {e}"),
-    })?;
+    };
+    let mut files = Vec::new();
+    collect_toml(root, root, &mut files).map_err(|(path, e)| cannot(path, e))?;
+    files.retain(|rel| match under {
+        None => role_dir(rel).is_none(),
+        Some(dir) => rel.starts_with(dir),
+    });
     files.sort();
+    files
+        .into_iter()
+        .map(|rel| match std::fs::read_to_string(root.join(&rel)) {
+            Ok(text) => Ok((rel, text)),
+            Err(e) => Err(cannot(rel, e)),
+        })
+        .collect()
+}
+
+/// The shipped files (`spec-cases/` at build time) of one role folder, or
+/// with `None` those outside every role folder, as (relative path, text).
+pub fn builtin_files(under: Option<&str>) -> Vec<(&'static Path, &'static str)> {
+    BUILTIN
+        .iter()
+        .map(|&(rel, text)| (Path::new(rel), text))
+        .filter(|(rel, _)| match under {
+            None => role_dir(rel).is_none(),
+            Some(dir) => rel.starts_with(dir),
+        })
+        .collect()
+}
+
+/// Loads the server role's cases: every `*.toml` file under `root` outside
+/// the role folders (sorted by path), with ids relative to `root`.
+pub fn load_dir(root: &Path) -> Result<Vec<Case>, LoadError> {
     let mut cases = Vec::new();
-    for rel in files {
-        let text = std::fs::read_to_string(root.join(&rel)).map_err(|e| LoadError {
-            location: Location {
-                file: rel.clone(),
-                line: 0,
-                column: 0,
-            },
-            message: format!("cannot read: {e}"),
-        })?;
+    for (rel, text) in read_tree(root, None)? {
         cases.extend(load_str(&rel, &text)?);
     }
     Ok(cases)
@@ -271,8 +372,37 @@ fn collect_toml(
 }
 
 /// Loads the cases of one file, given its path relative to the cases root
-/// (which makes the ids) and its text.
+/// (which makes the ids) and its text. Its preambles are checked too (see
+/// [`load_preambles`]).
 pub fn load_str(file: &Path, text: &str) -> Result<Vec<Case>, LoadError> {
+    load_file(file, text).map(|(cases, _)| cases)
+}
+
+/// The `[[preamble]]`s of one case file.
+pub fn load_preambles(file: &Path, text: &str) -> Result<Vec<Preamble>, LoadError> {
+    load_file(file, text).map(|(_, preambles)| preambles)
+}
+
+/// The preambles of every server-role file under `root` (the files
+/// [`load_dir`] loads), in path order.
+pub fn preambles_dir(root: &Path) -> Result<Vec<Preamble>, LoadError> {
+    let mut preambles = Vec::new();
+    for (rel, text) in read_tree(root, None)? {
+        preambles.extend(load_preambles(&rel, &text)?);
+    }
+    Ok(preambles)
+}
+
+/// The preambles shipped in `spec-cases/` (the MCP handshake).
+pub fn builtin_preambles() -> Result<Vec<Preamble>, LoadError> {
+    let mut preambles = Vec::new();
+    for (path, text) in builtin_files(None) {
+        preambles.extend(load_preambles(path, text)?);
+    }
+    Ok(preambles)
+}
+
+fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), LoadError> {
     let at = |span: std::ops::Range<usize>, message: String| LoadError {
         location: locate(file, text, span.start),
         message,
@@ -365,7 +495,49 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Case>, LoadError> {
             source: locate(file, text, case_span.start),
         });
     }
-    Ok(cases)
+    let mut preambles: Vec<Preamble> = Vec::new();
+    for spanned in def.preamble {
+        let span = spanned.span();
+        let def = spanned.into_inner();
+        let dialect_span = def.dialect.span();
+        let dialect = def.dialect.into_inner();
+        if rpcspec_matcher::Dialect::from_name(&dialect).is_none() {
+            return Err(at(dialect_span, format!("unknown dialect `{dialect}`")));
+        }
+        if preambles.iter().any(|p| p.dialect == dialect) {
+            return Err(at(
+                dialect_span,
+                format!("a second preamble for dialect `{dialect}`"),
+            ));
+        }
+        if def.step.is_empty() {
+            return Err(at(span, "a preamble has no [[preamble.step]]".into()));
+        }
+        let mut steps: Vec<Step> = Vec::new();
+        for step in def.step {
+            let span = step.span();
+            let mut parsed = step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?;
+            if parsed.close {
+                return Err(at(span, "a preamble step cannot close stdin".into()));
+            }
+            if matches!(parsed.expect, Expect::Any) {
+                return Err(at(
+                    span,
+                    "a preamble step states its answer (`expect_any` is for cases)".into(),
+                ));
+            }
+            parsed.source = locate(file, text, span.start);
+            steps.push(parsed);
+        }
+        preambles.push(Preamble {
+            dialect,
+            title: def.title,
+            section: def.section,
+            steps,
+            source: locate(file, text, span.start),
+        });
+    }
+    Ok((cases, preambles))
 }
 
 fn step_from(def: StepDef) -> Result<Step, String> {
@@ -517,7 +689,8 @@ fn substitute(template: &str, n: u32) -> String {
     out
 }
 
-fn locate(file: &Path, text: &str, offset: usize) -> Location {
+/// The line and column of byte `offset` of `text`, in `file`.
+pub fn locate(file: &Path, text: &str, offset: usize) -> Location {
     let before = &text[..offset.min(text.len())];
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
     let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
@@ -532,8 +705,8 @@ fn locate(file: &Path, text: &str, offset: usize) -> Location {
 /// an installed binary works anywhere.
 pub fn builtin() -> Result<Vec<Case>, LoadError> {
     let mut cases = Vec::new();
-    for (path, text) in BUILTIN {
-        cases.extend(load_str(Path::new(path), text)?);
+    for (path, text) in builtin_files(None) {
+        cases.extend(load_str(path, text)?);
     }
     Ok(cases)
 }

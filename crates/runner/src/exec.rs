@@ -19,7 +19,7 @@ use rpcspec_matcher::{
 };
 
 use crate::{
-    cases::{Case, Expect, Grade, Step},
+    cases::{Case, Expect, Grade, Preamble, Step},
     pattern::{Match, Pattern},
     plan::{Plan, Write},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
@@ -37,6 +37,9 @@ pub struct RunOptions {
     pub without: Vec<String>,
     /// Most bytes a target may write in one case before it is stopped.
     pub output_cap: usize,
+    /// Handshakes: the one for `dialect`, if any, opens every case. The
+    /// default is the shipped ones (`spec-cases/preambles.toml`).
+    pub preambles: Vec<Preamble>,
 }
 
 impl Default for RunOptions {
@@ -46,6 +49,8 @@ impl Default for RunOptions {
             dialect: Dialect::Jsonrpc2,
             without: Vec::new(),
             output_cap: 16 << 20,
+            preambles: crate::cases::builtin_preambles()
+                .expect("the shipped preambles load (tests/case_files.rs checks them)"),
         }
     }
 }
@@ -96,6 +101,19 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     } else {
         case
     };
+    // A dialect's handshake opens the conversation; its steps come first.
+    let preamble = opts
+        .preambles
+        .iter()
+        .find(|p| p.dialect == opts.dialect.name());
+    let opened;
+    let case = match preamble {
+        Some(p) => {
+            opened = with_preamble(case, p);
+            &opened
+        }
+        None => case,
+    };
     let running = match Running::spawn(target) {
         Ok(r) => r,
         Err(e) => {
@@ -108,6 +126,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         }
     };
     let mut run = Run::new(running, opts, started);
+    run.preamble = preamble.map_or(0, |p| p.steps.len());
     run.drive(case, plan);
     run.grade(case, &mut result);
     result.duration = started.elapsed();
@@ -165,6 +184,8 @@ struct Run<'o> {
     held: Vec<(Received, String)>,
     /// How many barrier requests have been answered.
     barriers_answered: usize,
+    /// How many of the case's steps are a preamble's (they come first).
+    preamble: usize,
 }
 
 /// Most findings of one matcher rule listed per result.
@@ -212,6 +233,7 @@ impl<'o> Run<'o> {
             stopped: false,
             held: Vec::new(),
             barriers_answered: 0,
+            preamble: 0,
         }
     }
 
@@ -595,7 +617,19 @@ impl<'o> Run<'o> {
             case.steps.len()
         };
         for (k, step) in case.steps.iter().enumerate().take(ran) {
-            if let Some(e) = grade_step(step, k, &per_step[k], case.level) {
+            // A failed handshake makes the rest meaningless: always a MUST.
+            let level = if k < self.preamble {
+                Level::Must
+            } else {
+                case.level
+            };
+            if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
+                if k < self.preamble {
+                    e.step = None;
+                    e.message = format!("preamble step {}: {}", k + 1, e.message);
+                } else {
+                    e.step = Some(k + 1 - self.preamble);
+                }
                 self.evidence.push(e);
             }
         }
@@ -717,6 +751,13 @@ fn initiated(kind: &Kind) -> bool {
         Kind::Batch(members) => !members.is_empty() && members.iter().all(initiated),
         _ => false,
     }
+}
+
+/// `case` opened by `preamble`'s steps.
+fn with_preamble(case: &Case, preamble: &Preamble) -> Case {
+    let mut opened = case.clone();
+    opened.steps = preamble.steps.iter().chain(&case.steps).cloned().collect();
+    opened
 }
 
 /// `case` with no `"jsonrpc"` member in any expected message.

@@ -415,3 +415,120 @@ fn every_case_file_and_every_case_opens_with_a_comment() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+// Preambles: a dialect's handshake, declared as `[[preamble]]` in a case
+// file, opens every case run in that dialect.
+
+#[test]
+fn a_preamble_loads_and_the_shipped_mcp_handshake_is_there() {
+    let text = r#"# comment
+[[preamble]]
+dialect = "mcp"
+title = "handshake"
+section = "MCP lifecycle"
+
+[[preamble.step]]
+send = '{"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {}}'
+expect = '{"jsonrpc": "2.0", "result": "$object", "id": "init"}'
+
+[[preamble.step]]
+send = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+expect_none = true
+"#;
+    let file = Path::new("dir/preambles.toml");
+    assert!(cases::load_str(file, text).expect("loads").is_empty());
+    let preambles = cases::load_preambles(file, text).expect("loads");
+    assert_eq!(preambles.len(), 1);
+    assert_eq!(preambles[0].dialect, "mcp");
+    assert_eq!(preambles[0].steps.len(), 2);
+    assert_eq!(preambles[0].source.line, 2);
+
+    let shipped = cases::builtin_preambles().expect("the shipped preambles load");
+    let dialects: Vec<&str> = shipped.iter().map(|p| p.dialect.as_str()).collect();
+    assert_eq!(dialects, ["mcp"]);
+    let from_disk = cases::preambles_dir(&spec_cases_dir()).expect("spec-cases/ loads");
+    assert_eq!(from_disk.len(), shipped.len());
+}
+
+#[test]
+fn a_broken_preamble_names_its_line() {
+    for (text, line, says) in [
+        (
+            "[[preamble]]\ndialect = \"mccp\"\ntitle = \"t\"\nsection = \"s\"\n\n[[preamble.step]]\nsend = '{}'\nexpect_none = true\n",
+            2,
+            "unknown dialect `mccp`",
+        ),
+        (
+            "[[preamble]]\ndialect = \"mcp\"\ntitle = \"t\"\nsection = \"s\"\n\n[[preamble.step]]\nsend = '{}'\nclose = true\nexpect_none = true\n",
+            6,
+            "cannot close stdin",
+        ),
+        (
+            "[[preamble]]\ndialect = \"mcp\"\ntitle = \"t\"\nsection = \"s\"\n",
+            1,
+            "no [[preamble.step]]",
+        ),
+    ] {
+        let e = match cases::load_str(Path::new(FILE), text) {
+            Ok(_) => panic!("expected an error from:\n{text}"),
+            Err(e) => e,
+        };
+        assert_eq!(e.location.line, line, "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+}
+
+/// The reference server does not speak MCP: in the `mcp` dialect the
+/// handshake opens the case and its `initialize` gets -32601, which fails
+/// the case as a preamble step, while the case's own step still passes.
+#[test]
+fn the_preamble_opens_every_case_in_its_dialect() {
+    use rpcspec::{exec::RunOptions, plan::Plan, report::Verdict, run_suite, target::Target};
+    let case = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .find(|c| c.id == "jsonrpc/examples/method-not-found")
+        .expect("shipped");
+    let target = Target {
+        argv: vec![env!("CARGO_BIN_EXE_rpcspec").into(), "serve".into()],
+    };
+    let mcp = RunOptions {
+        dialect: rpcspec_matcher::Dialect::Mcp,
+        ..RunOptions::default()
+    };
+    let results = run_suite(
+        std::slice::from_ref(&case),
+        &[Plan::Whole],
+        &target,
+        &mcp,
+        1,
+        &|_, _| {},
+    );
+    let r = &results[0];
+    assert_eq!(r.verdict, Verdict::Fail, "{r:#?}");
+    let sent = match &r.sent[0].bytes {
+        rpcspec::report::Bytes::Text(text) => text.clone(),
+        other => panic!("the handshake is text: {other:?}"),
+    };
+    assert!(
+        sent.contains("\"initialize\""),
+        "the handshake goes first: {sent}"
+    );
+    let preamble: Vec<&str> = r
+        .evidence
+        .iter()
+        .filter(|e| e.message.starts_with("preamble step 1:"))
+        .map(|e| e.message.as_str())
+        .collect();
+    assert_eq!(preamble.len(), 1, "{:#?}", r.evidence);
+    assert!(
+        r.evidence.iter().all(|e| e.step.is_none()),
+        "the case's own step passed: {:#?}",
+        r.evidence
+    );
+
+    // Without a preamble for its dialect a case runs as written.
+    let plain = RunOptions::default();
+    let results = run_suite(&[case], &[Plan::Whole], &target, &plain, 1, &|_, _| {});
+    assert_eq!(results[0].verdict, Verdict::Pass, "{:#?}", results[0]);
+}
