@@ -13,11 +13,14 @@
 pub mod baseline;
 pub mod cases;
 pub mod check;
+pub mod decoder;
 pub mod exec;
 pub mod exit;
 pub mod fuzz;
+pub mod http;
 pub mod pattern;
 pub mod plan;
+pub mod producer;
 pub mod render;
 pub mod report;
 pub mod serve;
@@ -58,18 +61,33 @@ pub fn run_suite(
                 .map(move |&p| (c, p))
         })
         .collect();
+    run_parallel(&work, jobs, progress, |&(case, plan)| {
+        run_case(case, plan, target, opts)
+    })
+}
+
+/// Runs `run` on every item of `work`, `jobs` at a time, and returns the
+/// results in the order of `work`. `progress` is called after each result
+/// with the count done and the total. Every role's runner uses this.
+pub fn run_parallel<T: Sync, R: Send>(
+    work: &[T],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    run: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<CaseResult>>> = Mutex::new(vec![None; work.len()]);
+    let results: Mutex<Vec<Option<R>>> =
+        Mutex::new(std::iter::repeat_with(|| None).take(work.len()).collect());
     thread::scope(|s| {
         for _ in 0..jobs.clamp(1, work.len().max(1)) {
             s.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&(case, plan)) = work.get(i) else {
+                    let Some(item) = work.get(i) else {
                         break;
                     };
-                    let result = run_case(case, plan, target, opts);
+                    let result = run(item);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
                 }

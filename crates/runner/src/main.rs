@@ -38,12 +38,45 @@ enum Command {
     Run(RunArgs),
     /// List the cases: id, title, spec section, what each requires.
     List(ListArgs),
-    /// Serve the reference JSON-RPC 2.0 server on stdin/stdout.
-    Serve,
+    /// Serve a reference implementation on stdin/stdout: the JSON-RPC 2.0
+    /// server, an event-stream producer or an NDJSON decoder.
+    Serve(ServeArgs),
     /// Validate a captured NDJSON stream (a file, or - for stdin).
     Check(CheckArgs),
     /// Fuzz a target with generated and mutated inputs; findings become case files.
     Fuzz(FuzzArgs),
+}
+
+/// What the target is, and so which cases apply.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, ValueEnum)]
+enum Role {
+    /// A JSON-RPC server: reads requests, writes replies.
+    #[default]
+    Server,
+    /// Writes an event stream (`start` … `done`) for the input it is given.
+    Producer,
+    /// Reads an NDJSON stream and reports each record it decodes.
+    Decoder,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Server => "server",
+            Role::Producer => "producer",
+            Role::Decoder => "decoder",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Which reference implementation to serve.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    role: Role,
+    /// The producer's profile (with `--role producer`).
+    #[arg(long, value_name = "NAME", default_value = "events")]
+    profile: String,
 }
 
 #[derive(clap::Args)]
@@ -73,6 +106,17 @@ struct FuzzArgs {
 
 #[derive(clap::Args)]
 struct RunArgs {
+    /// What the target is: a JSON-RPC server, an event-stream producer or an
+    /// NDJSON decoder.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    role: Role,
+    /// The event-stream profile a producer is judged by (`events`, `claude`,
+    /// or the path of a profile file).
+    #[arg(long, value_name = "NAME|FILE", default_value = "events")]
+    profile: String,
+    /// Test a streaming HTTP endpoint instead of a command (role producer).
+    #[arg(long, value_name = "URL", conflicts_with = "target")]
+    url: Option<String>,
     /// Run only the cases whose id matches (glob; repeatable).
     #[arg(long = "filter", value_name = "GLOB")]
     filters: Vec<String>,
@@ -85,7 +129,8 @@ struct RunArgs {
     /// Cases run in parallel (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Write plans to use, comma-separated (default: all a case allows).
+    /// Write plans to use, comma-separated (default: all a case allows); for
+    /// a producer, the profile scenarios to run.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     plans: Vec<String>,
     /// SHOULD-level findings (NON-STRICT) fail the run.
@@ -119,6 +164,12 @@ struct RunArgs {
 
 #[derive(clap::Args)]
 struct ListArgs {
+    /// Whose cases: the JSON-RPC server's, the producer's or the decoder's.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    role: Role,
+    /// The producer profile whose scenarios are listed as plans.
+    #[arg(long, value_name = "NAME|FILE", default_value = "events")]
+    profile: String,
     /// Only the cases whose id matches (glob; repeatable).
     #[arg(long = "filter", value_name = "GLOB")]
     filters: Vec<String>,
@@ -171,16 +222,29 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(args) => run(args),
         Command::List(args) => list(args),
-        Command::Serve => match serve::run(io::stdin().lock(), io::stdout().lock()) {
-            Ok(()) => exit::OK,
-            // The client went away: nothing left to answer.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
-            Err(e) => fail(&format!("serve: {e}")),
-        },
+        Command::Serve(args) => serve_cmd(args),
         Command::Check(args) => check_cmd(args),
         Command::Fuzz(args) => fuzz_cmd(args),
     };
     ExitCode::from(code)
+}
+
+fn serve_cmd(args: ServeArgs) -> u8 {
+    let (input, output) = (io::stdin().lock(), io::stdout().lock());
+    let served = match args.role {
+        Role::Server => serve::run(input, output),
+        Role::Decoder => rpcspec::decoder::serve(input, output),
+        Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
+            Ok(profile) => rpcspec::producer::serve(&profile, input, output),
+            Err(e) => return fail(&e),
+        },
+    };
+    match served {
+        Ok(()) => exit::OK,
+        // The peer went away: nothing left to answer.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => fail(&format!("serve: {e}")),
+    }
 }
 
 fn fail(message: &str) -> u8 {
@@ -194,16 +258,7 @@ fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
         None => cases::builtin(),
     }
     .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
-    let chosen: Vec<Case> = all
-        .into_iter()
-        .filter(|c| selected(&c.id, &filters))
-        .collect();
-    if chosen.is_empty() {
-        eprintln!("rpcspec: no case matched the filters");
-        return Err(exit::NO_CASES);
-    }
-    Ok(chosen)
+    filtered(all, |c| &c.id, filters)
 }
 
 /// Writes to stdout; a closed stdout (`| head`) is not an error.
@@ -221,32 +276,52 @@ fn emit(text: &str, colour: bool) {
     }
 }
 
-fn run(args: RunArgs) -> u8 {
-    let cases = match load(args.cases.as_ref(), &args.filters) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let plans: Vec<Plan> = if args.plans.is_empty() {
-        ALL_PLANS.to_vec()
+/// The reference implementation of `role`, run from this executable.
+fn reference_target(role: Role, profile: &str) -> Result<Target, u8> {
+    let exe = std::env::current_exe().map_err(|e| {
+        fail(&format!(
+            "cannot find the rpcspec executable for `serve`: {e}"
+        ))
+    })?;
+    let mut argv: Vec<OsString> = vec![exe.into_os_string(), "serve".into()];
+    if role != Role::Server {
+        argv.extend(["--role".into(), role.name().into()]);
+    }
+    if role == Role::Producer {
+        argv.extend(["--profile".into(), profile.into()]);
+    }
+    Ok(Target { argv })
+}
+
+/// The target named after `--`, or the reference implementation.
+fn target_of(args: &RunArgs) -> Result<Target, u8> {
+    if args.target.is_empty() {
+        reference_target(args.role, &args.profile)
     } else {
-        let mut plans = Vec::new();
-        for name in &args.plans {
-            match Plan::from_name(name) {
-                Some(p) => plans.push(p),
-                None => {
-                    return fail(&format!(
-                        "unknown write plan `{name}` (known: whole, split, bytewise, coalesced, crlf)"
-                    ));
-                }
-            }
-        }
-        plans
-    };
-    let Some(dialect) = Dialect::from_name(&args.dialect) else {
-        return fail(&format!("unknown dialect `{}`", args.dialect));
-    };
+        Ok(Target {
+            argv: args.target.clone(),
+        })
+    }
+}
+
+fn jobs_of(args: &RunArgs) -> usize {
+    args.jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+}
+
+/// What a role's run hands back to be reported.
+struct RoleRun {
+    target: String,
+    dialect: String,
+    results: Vec<rpcspec::report::CaseResult>,
+}
+
+fn run(args: RunArgs) -> u8 {
     if !(args.timeout.is_finite() && args.timeout > 0.0) {
         return fail("--timeout must be a positive number of seconds");
+    }
+    if args.url.is_some() && args.role != Role::Producer {
+        return fail("--url tests a streaming HTTP endpoint: use it with --role producer");
     }
     let baseline = match &args.baseline {
         None => None,
@@ -258,31 +333,6 @@ fn run(args: RunArgs) -> u8 {
             Err(e) => return fail(&format!("baseline {}: {e}", path.display())),
         },
     };
-    let target = if args.target.is_empty() {
-        match std::env::current_exe() {
-            Ok(exe) => Target {
-                argv: vec![exe.into_os_string(), "serve".into()],
-            },
-            Err(e) => {
-                return fail(&format!(
-                    "cannot find the rpcspec executable for `serve`: {e}"
-                ));
-            }
-        }
-    } else {
-        Target {
-            argv: args.target.clone(),
-        }
-    };
-    let opts = RunOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
-        dialect: dialect.clone(),
-        without: args.without.clone(),
-        ..RunOptions::default()
-    };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let show_progress = io::stderr().is_terminal() && args.format == Format::Human;
     let progress = |done: usize, total: usize| {
         if show_progress {
@@ -293,12 +343,21 @@ fn run(args: RunArgs) -> u8 {
         }
     };
     let started = Instant::now();
-    let results = run_suite(&cases, &plans, &target, &opts, jobs, &progress);
+    let ran = match args.role {
+        Role::Server => run_server(&args, &progress),
+        Role::Producer => run_producer(&args, &progress),
+        Role::Decoder => run_decoder(&args, &progress),
+    };
+    let ran = match ran {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let mut report = Report {
-        target: target.display(),
-        dialect: dialect.name().to_owned(),
+        target: ran.target,
+        role: args.role.name().to_owned(),
+        dialect: ran.dialect,
         strict: args.strict,
-        results,
+        results: ran.results,
         stale: Vec::new(),
         duration: started.elapsed(),
     };
@@ -331,20 +390,165 @@ fn run(args: RunArgs) -> u8 {
     }
 }
 
+fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
+    let cases = load(args.cases.as_ref(), &args.filters)?;
+    let plans: Vec<Plan> = if args.plans.is_empty() {
+        ALL_PLANS.to_vec()
+    } else {
+        let mut plans = Vec::new();
+        for name in &args.plans {
+            match Plan::from_name(name) {
+                Some(p) => plans.push(p),
+                None => {
+                    return Err(fail(&format!(
+                        "unknown write plan `{name}` (known: whole, split, bytewise, coalesced, crlf)"
+                    )));
+                }
+            }
+        }
+        plans
+    };
+    let Some(dialect) = Dialect::from_name(&args.dialect) else {
+        return Err(fail(&format!("unknown dialect `{}`", args.dialect)));
+    };
+    let target = target_of(args)?;
+    let mut opts = RunOptions {
+        timeout: Duration::from_secs_f64(args.timeout),
+        dialect: dialect.clone(),
+        without: args.without.clone(),
+        ..RunOptions::default()
+    };
+    // A cases folder's own preambles come first (the first for a dialect
+    // wins); the shipped ones still cover the dialects it does not.
+    if let Some(dir) = &args.cases {
+        let mut own =
+            cases::preambles_dir(dir).map_err(|e| fail(&format!("case file error: {e}")))?;
+        own.append(&mut opts.preambles);
+        opts.preambles = own;
+    }
+    let results = run_suite(&cases, &plans, &target, &opts, jobs_of(args), progress);
+    Ok(RoleRun {
+        target: target.display(),
+        dialect: dialect.name().to_owned(),
+        results,
+    })
+}
+
+fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
+    use rpcspec::producer::{self, Profile, Source};
+    let mut profile = Profile::named(&args.profile).map_err(|e| fail(&e))?;
+    // A producer's plans are its profile's scenarios.
+    if !args.plans.is_empty() {
+        if let Some(unknown) = args
+            .plans
+            .iter()
+            .find(|p| !profile.scenarios.iter().any(|s| &s.name == *p))
+        {
+            let known: Vec<&str> = profile.scenarios.iter().map(|s| s.name.as_str()).collect();
+            return Err(fail(&format!(
+                "unknown scenario `{unknown}` in --plans (profile `{}` has: {})",
+                profile.name,
+                known.join(", ")
+            )));
+        }
+        profile.scenarios.retain(|s| args.plans.contains(&s.name));
+    }
+    let cases = producer::load(args.cases.as_deref(), &profile)
+        .map_err(|e| fail(&format!("case file error: {e}")))?;
+    let cases = filtered(cases, |c| &c.id, &args.filters)?;
+    let source = match &args.url {
+        Some(url) => Source::Url(url.clone()),
+        None => Source::Command(target_of(args)?),
+    };
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let results = producer::run(&cases, &profile, &source, timeout, jobs_of(args), progress);
+    Ok(RoleRun {
+        target: source.display(),
+        dialect: profile.name.clone(),
+        results,
+    })
+}
+
+fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
+    use rpcspec::decoder;
+    let cases = match &args.cases {
+        Some(dir) => decoder::load_dir(dir),
+        None => decoder::builtin(),
+    }
+    .map_err(|e| fail(&format!("case file error: {e}")))?;
+    let cases = filtered(cases, |c| &c.id, &args.filters)?;
+    let target = target_of(args)?;
+    let work: Vec<_> = cases
+        .iter()
+        .flat_map(|c| {
+            c.plans()
+                .into_iter()
+                .filter(|p| args.plans.is_empty() || args.plans.iter().any(|n| n == p.kind()))
+                .map(move |p| (c, p))
+        })
+        .collect();
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
+        decoder::run_case(case, plan, &target, timeout)
+    });
+    Ok(RoleRun {
+        target: target.display(),
+        dialect: "ndjson".to_owned(),
+        results,
+    })
+}
+
+/// Keeps the cases whose id the filters select; none is an error.
+fn filtered<C>(
+    cases: Vec<C>,
+    id: impl Fn(&C) -> &String,
+    filters: &[String],
+) -> Result<Vec<C>, u8> {
+    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
+    let chosen: Vec<C> = cases
+        .into_iter()
+        .filter(|c| selected(id(c), &filters))
+        .collect();
+    if chosen.is_empty() {
+        eprintln!("rpcspec: no case matched the filters");
+        return Err(exit::NO_CASES);
+    }
+    Ok(chosen)
+}
+
 fn list(args: ListArgs) -> u8 {
-    let cases = match load(args.cases.as_ref(), &args.filters) {
-        Ok(c) => c,
+    let listings: Result<Vec<cases::Listing>, u8> = match args.role {
+        Role::Server => load(args.cases.as_ref(), &args.filters)
+            .map(|cs| cs.iter().map(Case::listing).collect()),
+        Role::Producer => rpcspec::producer::Profile::named(&args.profile)
+            .map_err(|e| fail(&e))
+            .and_then(|profile| {
+                rpcspec::producer::load(args.cases.as_deref(), &profile)
+                    .map_err(|e| fail(&format!("case file error: {e}")))
+            })
+            .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+            .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+        Role::Decoder => match &args.cases {
+            Some(dir) => rpcspec::decoder::load_dir(dir),
+            None => rpcspec::decoder::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+    };
+    let listings = match listings {
+        Ok(l) => l,
         Err(code) => return code,
     };
     let mut out = String::new();
-    for c in &cases {
+    for c in &listings {
         match args.format {
             TextFormat::Json => {
                 let line = serde_json::json!({
                     "id": c.id, "title": c.title, "section": c.section,
-                    "level": c.level.as_str(), "requires": c.requires,
-                    "plans": c.plans.iter().map(|p| p.name()).collect::<Vec<_>>(),
-                    "file": c.source.file, "line": c.source.line,
+                    "level": c.level, "requires": c.requires,
+                    "plans": c.plans,
+                    "file": c.file, "line": c.line,
                 });
                 out.push_str(&line.to_string());
             }

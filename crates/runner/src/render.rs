@@ -6,7 +6,7 @@
 //! One JSON object per line, each `{"type": …, "data": …}` (ripgrep's
 //! `--json` shape), in this order:
 //!
-//! * `{"type":"start","data":{"target":…,"dialect":…,"strict":…}}`
+//! * `{"type":"start","data":{"target":…,"role":…,"dialect":…,"strict":…}}`
 //! * one `{"type":"result","data":{…}}` per (case, plan): `id`, `plan`,
 //!   `title`, `section`, `verdict` (`PASS`, `NON-STRICT`, `SKIPPED`, `FAIL`,
 //!   `TIMEOUT`, `CRASH`, `ERROR`), `duration` (ms), and when not empty:
@@ -132,10 +132,14 @@ pub fn human(report: &Report, verbose: bool) -> String {
     let s = report.summary();
     let _ = writeln!(
         out,
-        "\n{} results against `{}` ({} dialect{}) in {:.2}s; {} non-strict, {} baselined, {} stale",
+        "\n{} results against `{}` ({}{}) in {:.2}s; {} non-strict, {} baselined, {} stale",
         report.results.len(),
         report.target,
-        report.dialect,
+        match report.role.as_str() {
+            "producer" => format!("producer, {} profile", report.dialect),
+            "decoder" => "decoder".to_owned(),
+            _ => format!("{} dialect", report.dialect),
+        },
         if report.strict { ", strict" } else { "" },
         report.duration.as_secs_f64(),
         s.non_strict,
@@ -187,7 +191,7 @@ pub fn json(report: &Report) -> String {
     let s = report.summary();
     let mut lines = vec![envelope(
         "start",
-        &json!({"target": report.target, "dialect": report.dialect, "strict": report.strict}),
+        &json!({"target": report.target, "role": report.role, "dialect": report.dialect, "strict": report.strict}),
     )];
     lines.extend(report.results.iter().map(|r| envelope("result", r)));
     lines.push(envelope(
@@ -238,6 +242,11 @@ pub fn junit(report: &Report) -> String {
             out,
             "      <property name=\"target\" value=\"{}\"/>",
             xml(&report.target)
+        );
+        let _ = writeln!(
+            out,
+            "      <property name=\"role\" value=\"{}\"/>",
+            xml(&report.role)
         );
         let _ = writeln!(
             out,

@@ -271,9 +271,12 @@ fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 /// A whole run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// The target, as argv joined by spaces.
+    /// The target, as argv joined by spaces (or the URL).
     pub target: String,
-    /// The dialect the target's messages were judged in.
+    /// What the target is: `server`, `producer` or `decoder`.
+    pub role: String,
+    /// The dialect the target's messages were judged in (for a producer,
+    /// its profile).
     pub dialect: String,
     /// Whether SHOULD-level findings fail the run.
     pub strict: bool,

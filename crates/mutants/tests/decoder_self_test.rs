@@ -1,0 +1,163 @@
+//! The decoder cases must be able to fail: the reference decoder passes
+//! every case under every plan, every mutant decoder is caught (FAIL,
+//! TIMEOUT or CRASH) by the cases written for its bug, and every case
+//! catches at least one mutant. The full table of
+//! which cases catch which mutant is a snapshot
+//! (`snapshots/decoder_self_test__catches.snap`).
+
+use std::{collections::BTreeSet, process::Command, time::Duration};
+
+use rpcspec_matcher::Level;
+
+use rpcspec::{
+    decoder::{self, DecoderCase},
+    report::{CaseResult, Verdict},
+    run_parallel,
+    target::Target,
+};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-decoder");
+
+/// A mutant and the cases that must catch it (each under at least one plan).
+const MUTANTS: &[(&str, &[&str])] = &[
+    (
+        "chunk-as-record",
+        &[
+            "decoder/basics/two-records",
+            "decoder/splits/string-escapes",
+            "decoder/splits/utf8-two-byte",
+        ],
+    ),
+    (
+        "utf8-per-chunk",
+        &[
+            "decoder/splits/utf8-two-byte",
+            "decoder/splits/utf8-three-and-four-byte",
+        ],
+    ),
+    ("leaks-cr", &["decoder/endings/blank-lf-and-crlf"]),
+    (
+        "splits-u2028",
+        &[
+            "decoder/unicode/u2028-in-string",
+            "decoder/unicode/u2029-in-string",
+            "decoder/unicode/nel-in-string",
+        ],
+    ),
+    (
+        "splits-on-cr",
+        &[
+            "decoder/endings/lone-cr-whitespace",
+            "decoder/endings/lone-cr-between-values",
+        ],
+    ),
+    (
+        "drops-tail",
+        &[
+            "decoder/endings/no-final-newline",
+            "decoder/endings/cut-mid-record",
+        ],
+    ),
+    (
+        "complete-without-done",
+        &[
+            "decoder/basics/interrupted",
+            "decoder/basics/records-after-done",
+            "decoder/basics/empty-stream",
+        ],
+    ),
+];
+
+fn run(name: &str) -> Vec<CaseResult> {
+    let cases: Vec<DecoderCase> = decoder::builtin().unwrap();
+    let work: Vec<_> = cases
+        .iter()
+        .flat_map(|c| c.plans().into_iter().map(move |p| (c, p)))
+        .collect();
+    let target = Target {
+        argv: vec![MUTANT.into(), name.into()],
+    };
+    run_parallel(&work, 4, &|_, _| {}, |(case, plan)| {
+        decoder::run_case(case, plan, &target, Duration::from_secs(10))
+    })
+}
+
+/// The cases that catch a mutant: FAIL, TIMEOUT or CRASH under some plan,
+/// or, for a SHOULD case (whose failures are NON-STRICT), NON-STRICT.
+fn caught<'r>(results: &'r [CaseResult], should: &BTreeSet<String>) -> BTreeSet<&'r str> {
+    results
+        .iter()
+        .filter(|r| match r.verdict {
+            Verdict::Fail | Verdict::Timeout | Verdict::Crash => true,
+            Verdict::NonStrict => should.contains(&r.id),
+            _ => false,
+        })
+        .map(|r| r.id.as_str())
+        .collect()
+}
+
+#[test]
+fn the_reference_passes_every_case_under_every_plan() {
+    let results = run("reference");
+    assert!(results.len() > 500, "{} (case, plan) pairs", results.len());
+    let bad: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Pass)
+        .map(|r| format!("{} [{}] {:?}: {:?}", r.id, r.plan, r.verdict, r.evidence))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the reference must pass:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_mutant_is_caught_by_the_cases_written_for_it() {
+    let mut table = String::new();
+    let cases = decoder::builtin().unwrap();
+    let should: BTreeSet<String> = cases
+        .iter()
+        .filter(|c| c.level == Level::Should)
+        .map(|c| c.id.clone())
+        .collect();
+    let mut uncaught: BTreeSet<String> = cases.into_iter().map(|c| c.id).collect();
+    for (name, caught_by) in MUTANTS {
+        let results = run(name);
+        let caught = caught(&results, &should);
+        for case in &caught {
+            uncaught.remove(*case);
+        }
+        for case in *caught_by {
+            assert!(
+                caught.contains(case),
+                "mutant `{name}` is not caught by `{case}`; caught by: {caught:?}"
+            );
+        }
+        table.push_str(&format!("{name}: {} caught\n", caught.len()));
+        for case in &caught {
+            table.push_str(&format!("  {case}\n"));
+        }
+    }
+    assert!(
+        uncaught.is_empty(),
+        "every case can fail: these catch no mutant: {uncaught:?}"
+    );
+    insta::assert_snapshot!("catches", table);
+}
+
+/// The list above and the binary's list of mutants are the same.
+#[test]
+fn every_mutant_of_the_binary_is_tested() {
+    let out = Command::new(MUTANT).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    let listed: BTreeSet<&str> = usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "reference")
+        .collect();
+    let tested: BTreeSet<&str> = MUTANTS.iter().map(|(n, _)| *n).collect();
+    assert_eq!(listed, tested);
+}

@@ -1,0 +1,210 @@
+//! The producer checks must be able to fail: the reference producers pass
+//! every check under every scenario, over stdio and over HTTP, and every
+//! mutant producer is caught by the check written for its bug. The whole
+//! mutant → catching-checks table is a snapshot.
+
+mod support;
+
+use std::{collections::BTreeSet, time::Duration};
+
+use rpcspec::{
+    producer::{self, Profile, Source},
+    report::{CaseResult, Verdict},
+    target::Target,
+};
+use support::http_fixture::{self, Behaviour};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-producer");
+
+/// Deadline per scenario. The `buffered` mutant costs half of it (the
+/// stdin gate) and `lingers` the exit grace; everything else ends at once.
+const TIMEOUT: Duration = Duration::from_secs(3);
+
+fn run(profile: &str, source: Source) -> Vec<CaseResult> {
+    let profile = Profile::named(profile).expect("shipped profile");
+    let cases = producer::load(None, &profile).expect("checks");
+    producer::run(&cases, &profile, &source, TIMEOUT, 4, &|_, _| {})
+}
+
+fn stdio(mutant: &str) -> Source {
+    Source::Command(Target {
+        argv: vec![MUTANT.into(), mutant.into()],
+    })
+}
+
+fn caught(results: &[CaseResult]) -> BTreeSet<String> {
+    results
+        .iter()
+        .filter(|r| r.verdict.fails(true))
+        .map(|r| format!("{} [{}] {}", r.id, r.plan, r.verdict.as_str()))
+        .collect()
+}
+
+fn assert_clean(what: &str, results: &[CaseResult]) {
+    let bad: Vec<String> = results
+        .iter()
+        .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Skipped))
+        .map(|r| format!("{} [{}] {:?}: {:?}", r.id, r.plan, r.verdict, r.evidence))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{what} must pass every check:\n{}",
+        bad.join("\n")
+    );
+    assert!(
+        results.iter().any(|r| r.verdict == Verdict::Pass),
+        "{what}: nothing ran"
+    );
+}
+
+#[test]
+fn reference_producers_pass_every_check() {
+    assert_clean("events reference", &run("events", stdio("reference")));
+    assert_clean(
+        "claude reference",
+        &run("claude", stdio("claude-reference")),
+    );
+    let server = http_fixture::start(Behaviour::Reference);
+    assert_clean("HTTP reference", &run("events", Source::Url(server.url())));
+    let seq = http_fixture::start(Behaviour::JsonSeq);
+    assert_clean("HTTP json-seq", &run("events", Source::Url(seq.url())));
+}
+
+/// (mutant, profile, the checks that must catch it).
+const STDIO: &[(&str, &str, &[&str])] = &[
+    ("no-done", "events", &["producer/lifecycle/interrupted"]),
+    (
+        "after-done",
+        "events",
+        &["producer/lifecycle/nothing-after-end"],
+    ),
+    (
+        "pretty",
+        "events",
+        &["producer/framing/one-line-per-record"],
+    ),
+    ("log-line", "events", &["producer/framing/json-lines"]),
+    (
+        "error-without-message",
+        "events",
+        &["producer/lifecycle/error-record"],
+    ),
+    ("buffered", "events", &["producer/lifecycle/streams"]),
+    ("no-start", "events", &["producer/lifecycle/start-first"]),
+    (
+        "start-without-id",
+        "events",
+        &["producer/lifecycle/start-first"],
+    ),
+    (
+        "no-final-newline",
+        "events",
+        &["producer/framing/terminated"],
+    ),
+    (
+        "blank-lines",
+        "events",
+        &["producer/framing/no-blank-or-bom"],
+    ),
+    ("latin1", "events", &["producer/framing/utf8"]),
+    ("untyped", "events", &["producer/envelope/type"]),
+    ("token-without-text", "events", &["producer/envelope/shape"]),
+    (
+        "done-on-failure",
+        "events",
+        &["producer/lifecycle/expected-end"],
+    ),
+    ("exit-1", "events", &["producer/lifecycle/exit-status"]),
+    ("lingers", "events", &["producer/lifecycle/exit-status"]),
+    (
+        "claude-stops-after-control",
+        "claude",
+        &[
+            "producer/control/answered",
+            "producer/lifecycle/interrupted",
+        ],
+    ),
+    (
+        "claude-no-control",
+        "claude",
+        &["producer/control/answered"],
+    ),
+];
+
+/// (fixture behaviour, the checks that must catch it).
+const HTTP: &[(Behaviour, &[&str])] = &[
+    (Behaviour::Buffered, &["producer/lifecycle/streams"]),
+    (Behaviour::OneChunk, &["producer/lifecycle/streams"]),
+    (Behaviour::NoDone, &["producer/lifecycle/interrupted"]),
+    (Behaviour::CutMidChunk, &["producer/lifecycle/interrupted"]),
+    (Behaviour::TextPlain, &["producer/http/content-type"]),
+    (Behaviour::AcceptsBadRequest, &["producer/http/bad-request"]),
+    (
+        Behaviour::HtmlErrors,
+        &["producer/http/bad-request", "producer/http/status"],
+    ),
+    (Behaviour::ServerError, &["producer/http/status"]),
+];
+
+#[test]
+fn every_mutant_producer_is_caught() {
+    let mut table = String::new();
+    for (mutant, profile, must) in STDIO {
+        let results = run(profile, stdio(mutant));
+        let got = caught(&results);
+        for check in *must {
+            assert!(
+                got.iter().any(|c| c.starts_with(&format!("{check} "))),
+                "mutant `{mutant}` is not caught by {check}; caught by: {got:#?}"
+            );
+        }
+        table.push_str(&format!("{mutant} (stdio, {profile}):\n"));
+        for c in &got {
+            table.push_str(&format!("  {c}\n"));
+        }
+    }
+    for (behaviour, must) in HTTP {
+        let server = http_fixture::start(*behaviour);
+        let results = run("events", Source::Url(server.url()));
+        let got = caught(&results);
+        for check in *must {
+            assert!(
+                got.iter().any(|c| c.starts_with(&format!("{check} "))),
+                "HTTP fixture {behaviour:?} is not caught by {check}; caught by: {got:#?}"
+            );
+        }
+        table.push_str(&format!("{behaviour:?} (http, events):\n"));
+        for c in &got {
+            table.push_str(&format!("  {c}\n"));
+        }
+    }
+    insta::assert_snapshot!("producer_catches", table);
+}
+
+#[test]
+fn interrupted_names_the_last_record_and_the_tail() {
+    let results = run("events", stdio("no-final-newline"));
+    let r = results
+        .iter()
+        .find(|r| r.id == "producer/framing/terminated" && r.plan == "prompt")
+        .expect("result");
+    assert_eq!(r.verdict, Verdict::Fail);
+    assert!(
+        r.evidence[0].message.contains("bytes after its last \\n"),
+        "{:?}",
+        r.evidence
+    );
+    let results = run("events", stdio("no-done"));
+    let r = results
+        .iter()
+        .find(|r| r.id == "producer/lifecycle/interrupted" && r.plan == "prompt")
+        .expect("result");
+    let message = &r.evidence[0].message;
+    assert!(
+        message
+            .starts_with("interrupted: the process exited (exit status 0) without an end record")
+            && message.contains("last record (line")
+            && message.contains("\"type\":\"meta\""),
+        "{message}"
+    );
+}

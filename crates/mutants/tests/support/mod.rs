@@ -1,0 +1,5 @@
+//! Test fixtures shared by the self-tests.
+
+#![allow(dead_code)]
+
+pub mod http_fixture;

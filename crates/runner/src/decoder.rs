@@ -1,0 +1,1624 @@
+//! The `decoder` role: the target reads an NDJSON stream.
+//!
+//! The target is a parser or client wrapped in a tiny adapter with a fixed
+//! contract (`spec-cases/decoder/README.md`): it reads the stream on stdin
+//! and writes, one JSON per line, `{"value": …}` for each record,
+//! `{"error": "…"}` for each record it rejects, and at the end
+//! `{"end": "complete"}` or `{"end": "interrupted"}` (the stream lacked its
+//! terminal record, an object whose `type` is `done` or `error`).
+//!
+//! A case is a byte stream. The runner writes it under every plan that fits
+//! its size (one write per line, one write, a byte per write, two writes
+//! split at every offset of a short stream, fixed-size chunks), and grades
+//! the adapter's output against the reference framer's reading of the same
+//! bytes. Where NDJSON leaves a choice (blank lines, a byte order mark, an
+//! unterminated last line, invalid UTF-8, a length limit) each documented
+//! choice is graded PASS, NON-STRICT or INFO instead of FAIL.
+
+use std::{
+    io::{self, Read, Write},
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, ProblemKind};
+use rpcspec_matcher::Level;
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+use crate::{
+    cases::{Listing, LoadError, Location, locate},
+    plan::{SPLIT_PAUSE, Write as PlanWrite},
+    report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
+    target::{Msg, Running, Target, describe_exit},
+    unescape::unescape,
+};
+
+/// Streams up to this many bytes are also split in two at every offset.
+pub const SPLIT_EVERY_MAX: usize = 80;
+/// Streams up to this many bytes are also written a byte per write.
+pub const BYTEWISE_MAX: usize = 1024;
+/// Lines longer than this are over the most common hidden limit (Python
+/// asyncio's `StreamReader`, Go's `bufio.Scanner`): rejecting them is
+/// NON-STRICT, not a failure.
+pub const LONG_LINE: usize = 64 * 1024;
+/// Most bytes an adapter may write in one case before it is stopped.
+const OUTPUT_CAP: usize = 64 << 20;
+/// Largest `$pad(N)`.
+const MAX_PAD: usize = 16 << 20;
+/// Bytes of one write or line kept in a report.
+const SHOWN_BYTES: usize = 1024;
+/// Most received lines a result keeps.
+const MAX_RECEIVED: usize = 2000;
+/// Most mismatches reported one by one.
+const MAX_MISMATCHES: usize = 12;
+
+/// One decoder case: a byte stream, graded by the reference framer's
+/// reading of it.
+#[derive(Debug, Clone)]
+pub struct DecoderCase {
+    /// `decoder/<file>/<name>`.
+    pub id: String,
+    /// One line saying what the case checks.
+    pub title: String,
+    /// Where the rule is written.
+    pub section: String,
+    /// A failed SHOULD case is NON-STRICT, a failed INFO case only informs.
+    pub level: Level,
+    /// The exact bytes of the stream.
+    pub stream: Vec<u8>,
+    /// Where each line (and the unterminated tail) ends: the `whole` plan
+    /// writes one line per write.
+    pub ends: Vec<usize>,
+    /// Plan families the case is limited to (`None`: every one that fits).
+    pub only: Option<Vec<String>>,
+    /// Where the case is defined.
+    pub source: Location,
+}
+
+/// One way of writing a decoder case's stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecoderPlan {
+    /// One write per line.
+    Whole,
+    /// The whole stream in one write.
+    Coalesced,
+    /// One byte per write.
+    Bytewise,
+    /// Two writes, split before byte K, with [`SPLIT_PAUSE`] between them.
+    Split(usize),
+    /// Writes of N bytes (with [`SPLIT_PAUSE`] between them on short
+    /// streams).
+    Chunked(usize),
+}
+
+/// The plan families, in report order.
+pub const PLAN_KINDS: [&str; 5] = ["whole", "coalesced", "bytewise", "split", "chunked"];
+
+impl DecoderPlan {
+    /// As in reports: `whole`, `bytewise`, `split@17`, ...
+    pub fn name(&self) -> String {
+        match self {
+            DecoderPlan::Split(k) => format!("split@{k}"),
+            DecoderPlan::Chunked(n) => format!("chunked@{n}"),
+            other => other.kind().to_owned(),
+        }
+    }
+
+    /// The family, as `--plans` selects it: `whole`, `bytewise`, `split`, ...
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DecoderPlan::Whole => "whole",
+            DecoderPlan::Coalesced => "coalesced",
+            DecoderPlan::Bytewise => "bytewise",
+            DecoderPlan::Split(_) => "split",
+            DecoderPlan::Chunked(_) => "chunked",
+        }
+    }
+
+    /// The writes for `stream`, whose lines end at `ends`.
+    pub fn writes(&self, stream: &[u8], ends: &[usize]) -> Vec<PlanWrite> {
+        let now = |bytes: &[u8]| PlanWrite {
+            pause: Duration::ZERO,
+            bytes: bytes.to_vec(),
+        };
+        match *self {
+            DecoderPlan::Whole => {
+                let mut start = 0;
+                let mut out = Vec::new();
+                for &end in ends {
+                    out.push(now(&stream[start..end]));
+                    start = end;
+                }
+                out
+            }
+            DecoderPlan::Coalesced => vec![now(stream)],
+            DecoderPlan::Bytewise => stream.chunks(1).map(now).collect(),
+            DecoderPlan::Split(k) => {
+                let k = k.min(stream.len());
+                vec![
+                    now(&stream[..k]),
+                    PlanWrite {
+                        pause: SPLIT_PAUSE,
+                        bytes: stream[k..].to_vec(),
+                    },
+                ]
+            }
+            DecoderPlan::Chunked(n) => {
+                let pause = if stream.len() <= BYTEWISE_MAX {
+                    SPLIT_PAUSE
+                } else {
+                    Duration::ZERO
+                };
+                stream
+                    .chunks(n.max(1))
+                    .enumerate()
+                    .map(|(i, c)| PlanWrite {
+                        pause: if i == 0 { Duration::ZERO } else { pause },
+                        bytes: c.to_vec(),
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl DecoderCase {
+    /// The plans this case runs under: `whole`; `coalesced` when it has
+    /// more than one line; `bytewise` up to [`BYTEWISE_MAX`] bytes;
+    /// `split@K` for every K up to [`SPLIT_EVERY_MAX`] bytes, else
+    /// `chunked@7` (short streams) or `chunked@4093` (long ones: odd sizes
+    /// put the boundaries everywhere).
+    pub fn plans(&self) -> Vec<DecoderPlan> {
+        let n = self.stream.len();
+        let mut plans = vec![DecoderPlan::Whole];
+        if self.ends.len() > 1 {
+            plans.push(DecoderPlan::Coalesced);
+        }
+        if (2..=BYTEWISE_MAX).contains(&n) {
+            plans.push(DecoderPlan::Bytewise);
+        }
+        if n <= SPLIT_EVERY_MAX {
+            plans.extend((1..n).map(DecoderPlan::Split));
+        } else if n <= BYTEWISE_MAX {
+            plans.push(DecoderPlan::Chunked(7));
+        } else {
+            plans.push(DecoderPlan::Chunked(4093));
+        }
+        if let Some(only) = &self.only {
+            plans.retain(|p| only.iter().any(|k| k == p.kind()));
+        }
+        plans
+    }
+
+    /// As `rpcspec list` shows it: the split plans as one range.
+    pub fn listing(&self) -> Listing {
+        let plans = self.plans();
+        let splits: Vec<usize> = plans
+            .iter()
+            .filter_map(|p| match p {
+                DecoderPlan::Split(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let mut names: Vec<String> = plans
+            .iter()
+            .filter(|p| p.kind() != "split")
+            .map(DecoderPlan::name)
+            .collect();
+        if let (Some(first), Some(last)) = (splits.first(), splits.last()) {
+            names.push(format!("split@{first}..{last}"));
+        }
+        Listing {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            level: self.level.as_str().to_owned(),
+            requires: Vec::new(),
+            plans: names,
+            file: self.source.file.clone(),
+            line: self.source.line,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    #[serde(default)]
+    case: Vec<Spanned<CaseDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseDef {
+    name: Spanned<String>,
+    title: String,
+    section: String,
+    level: Option<Spanned<String>>,
+    #[serde(default)]
+    lines: Vec<Spanned<String>>,
+    tail: Option<Spanned<String>>,
+    plans: Option<Spanned<Vec<String>>>,
+}
+
+/// The shipped decoder cases (`spec-cases/decoder/`).
+pub fn builtin() -> Result<Vec<DecoderCase>, LoadError> {
+    let mut cases = Vec::new();
+    for (rel, text) in crate::cases::builtin_files(Some("decoder")) {
+        cases.extend(load_str(rel, text)?);
+    }
+    Ok(cases)
+}
+
+/// The decoder cases under `root/decoder/`.
+pub fn load_dir(root: &Path) -> Result<Vec<DecoderCase>, LoadError> {
+    let mut cases = Vec::new();
+    for (rel, text) in crate::cases::read_tree(root, Some("decoder"))? {
+        cases.extend(load_str(&rel, &text)?);
+    }
+    Ok(cases)
+}
+
+/// Loads the decoder cases of one file, given its path relative to the
+/// cases root (which makes the ids) and its text.
+pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> {
+    let at = |span: std::ops::Range<usize>, message: String| LoadError {
+        location: locate(file, text, span.start),
+        message,
+    };
+    let def: FileDef = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_owned();
+        at(e.span().unwrap_or(0..0), message)
+    })?;
+    let prefix = file
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    let mut cases: Vec<DecoderCase> = Vec::new();
+    for spanned in def.case {
+        let case_span = spanned.span();
+        let def = spanned.into_inner();
+        let name_span = def.name.span();
+        let name = def.name.into_inner();
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            return Err(at(
+                name_span,
+                format!("case name `{name}` must be lower-case letters, digits, `-` and `.`"),
+            ));
+        }
+        let id = format!("{prefix}/{name}");
+        if let Some(first) = cases.iter().find(|c| c.id == id) {
+            return Err(at(
+                name_span,
+                format!(
+                    "duplicate case name `{name}` (first at line {})",
+                    first.source.line
+                ),
+            ));
+        }
+        let level = match &def.level {
+            None => Level::Must,
+            Some(l) => match l.as_ref().as_str() {
+                "MUST" => Level::Must,
+                "SHOULD" => Level::Should,
+                "INFO" => Level::Info,
+                other => {
+                    return Err(at(
+                        l.span(),
+                        format!("level `{other}` is not one of MUST, SHOULD, INFO"),
+                    ));
+                }
+            },
+        };
+        let only = match def.plans {
+            None => None,
+            Some(list) => {
+                let span = list.span();
+                let list = list.into_inner();
+                if let Some(bad) = list.iter().find(|k| !PLAN_KINDS.contains(&k.as_str())) {
+                    return Err(at(
+                        span,
+                        format!(
+                            "unknown plan family `{bad}` (one of {})",
+                            PLAN_KINDS.join(", ")
+                        ),
+                    ));
+                }
+                Some(list)
+            }
+        };
+        let mut stream = Vec::new();
+        let mut ends = Vec::new();
+        for line in &def.lines {
+            let bytes = stream_text(line.as_ref()).map_err(|m| at(line.span(), m))?;
+            if bytes.contains(&b'\n') {
+                return Err(at(
+                    line.span(),
+                    "a line contains `\\x0A`: give each line its own string".into(),
+                ));
+            }
+            stream.extend_from_slice(&bytes);
+            stream.push(b'\n');
+            ends.push(stream.len());
+        }
+        if let Some(tail) = &def.tail {
+            let bytes = stream_text(tail.as_ref()).map_err(|m| at(tail.span(), m))?;
+            if bytes.is_empty() {
+                return Err(at(tail.span(), "`tail` is empty: leave it out".into()));
+            }
+            stream.extend_from_slice(&bytes);
+            ends.push(stream.len());
+        }
+        let case = DecoderCase {
+            id,
+            title: def.title,
+            section: def.section,
+            level,
+            stream,
+            ends,
+            only,
+            source: locate(file, text, case_span.start),
+        };
+        if case.plans().is_empty() {
+            return Err(at(
+                case_span,
+                format!("case `{name}` has no plan left: its `plans` fit none of its sizes"),
+            ));
+        }
+        cases.push(case);
+    }
+    Ok(cases)
+}
+
+/// A string of a case's stream: `$pad(N)` becomes N bytes `x` (so lines
+/// over 64 KiB and 1 MiB need not be stored), then `\xNN` becomes the byte
+/// 0xNN.
+fn stream_text(text: &str) -> Result<Vec<u8>, String> {
+    const PAD: &str = "$pad(";
+    let mut expanded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PAD) {
+        expanded.push_str(&rest[..at]);
+        let after = &rest[at + PAD.len()..];
+        let close = after
+            .find(')')
+            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
+        let n: usize = after[..close]
+            .parse()
+            .map_err(|_| format!("`$pad({})`: not a byte count", &after[..close]))?;
+        if n > MAX_PAD {
+            return Err(format!("`$pad({n})` is over the limit of {MAX_PAD} bytes"));
+        }
+        if expanded.len() + n > MAX_PAD {
+            return Err(format!("the string is over {MAX_PAD} bytes once padded"));
+        }
+        expanded.extend(std::iter::repeat_n('x', n));
+        rest = &after[close + 1..];
+    }
+    expanded.push_str(rest);
+    unescape(&expanded)
+}
+
+/// A rule of the decoder role, as shown in reports.
+struct Rule {
+    id: &'static str,
+    level: &'static str,
+    section: &'static str,
+    statement: &'static str,
+}
+
+impl Rule {
+    fn to_ref(&self) -> RuleRef {
+        RuleRef {
+            id: self.id.to_owned(),
+            level: self.level.to_owned(),
+            section: self.section.to_owned(),
+            statement: self.statement.to_owned(),
+        }
+    }
+}
+
+const RECORD: Rule = Rule {
+    id: "decoder.record",
+    level: "MUST",
+    section: "NDJSON 1.0 §3 (\"each JSON text … followed by the newline character\")",
+    statement: "every line that holds one JSON text is delivered as that value, once, in order",
+};
+const INVALID: Rule = Rule {
+    id: "decoder.invalid-record",
+    level: "MUST",
+    section: "NDJSON 1.0 §3.3 (\"SHOULD raise an error\"); rpcspec decoder contract",
+    statement: "a line that is not exactly one JSON text is reported as an error, not dropped, merged or split",
+};
+const EXTRA: Rule = Rule {
+    id: "decoder.extra-record",
+    level: "MUST",
+    section: "NDJSON 1.0 §3 (one JSON text per line)",
+    statement: "every record reported is a line of the stream: none split off, merged or invented",
+};
+const CRLF: Rule = Rule {
+    id: "decoder.crlf",
+    level: "MUST",
+    section: "NDJSON 1.0 §3.2 (\"MUST accept … \\n … as well as … \\r\\n\")",
+    statement: "the \\r of \\r\\n is part of the line terminator, never of the record",
+};
+const BLANK: Rule = Rule {
+    id: "decoder.blank-line",
+    level: "INFO",
+    section: "NDJSON 1.0 §3.3 (\"MAY silently ignore empty lines\"); JSON Lines (\"a blank line is not\" a value)",
+    statement: "a blank line is skipped or rejected: both are documented choices",
+};
+const BOM: Rule = Rule {
+    id: "decoder.bom",
+    level: "SHOULD",
+    section: "RFC 8259 §8.1 (parsers \"MAY ignore the presence of a byte order mark\")",
+    statement: "a byte order mark opening the stream is ignored",
+};
+const UTF8: Rule = Rule {
+    id: "decoder.utf8",
+    level: "SHOULD",
+    section: "NDJSON 1.0 §3.1 (\"MUST use the UTF8 encoding\"); RFC 8259 §8.1",
+    statement: "a line that is not UTF-8 is rejected, not repaired with U+FFFD",
+};
+const LENGTH: Rule = Rule {
+    id: "decoder.line-length",
+    level: "SHOULD",
+    section: "NDJSON 1.0 (no length limit); tokio-util LinesCodec docs on unbounded lines",
+    statement: "a long line is delivered; a documented limit that rejects it is tolerated",
+};
+const TAIL: Rule = Rule {
+    id: "decoder.unterminated",
+    level: "MUST",
+    section: "JSON Lines (the last terminator is \"strongly recommended but not required\"); ndjson-spec #24",
+    statement: "bytes after the last \\n are delivered or reported, never dropped silently",
+};
+const END: Rule = Rule {
+    id: "decoder.end",
+    level: "MUST",
+    section: "ndjson-spec #43 (no in-band end); rpcspec decoder contract",
+    statement: "a stream is complete iff its last value is an object whose type is done or error",
+};
+const CONTRACT: Rule = Rule {
+    id: "decoder.contract",
+    level: "MUST",
+    section: "spec-cases/decoder/README.md (the adapter contract)",
+    statement: "the adapter writes one JSON object per line: value, error, then one end",
+};
+
+/// How one choice the specs leave open is graded.
+#[derive(Clone, Copy)]
+struct Choice {
+    verdict: Verdict,
+    /// The rule that names the choice, when it is not a plain pass.
+    rule: Option<&'static Rule>,
+}
+
+const PLAIN: Choice = Choice {
+    verdict: Verdict::Pass,
+    rule: None,
+};
+
+/// One record of the stream, as the reference framer reads it, and what a
+/// decoder may say about it.
+struct Slot {
+    /// 1-based line in the stream.
+    line: u64,
+    /// Stream offset of the record.
+    offset: u64,
+    /// The record, shown escaped (cut if long).
+    shown: String,
+    /// The value it holds, and the grade of delivering it.
+    value: Option<(Value, Choice)>,
+    /// The grade of rejecting it.
+    error: Option<Choice>,
+    /// The grade of saying nothing about it.
+    skip: Option<Choice>,
+    /// What is broken when the decoder's answer fits none of the above.
+    rule: &'static Rule,
+    /// A blank line: whether it ended in `\r\n`.
+    blank_crlf: Option<bool>,
+}
+
+fn show_bytes(bytes: &[u8]) -> String {
+    let shown = &bytes[..bytes.len().min(80)];
+    let mut s = shown.escape_ascii().to_string();
+    if shown.len() < bytes.len() {
+        s.push_str(&format!("… ({} bytes)", bytes.len()));
+    }
+    s
+}
+
+fn show_json(v: &Value) -> String {
+    // Line and paragraph separators look like spaces or line breaks.
+    let s = v
+        .to_string()
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+        .replace('\u{85}', "\\u0085");
+    if s.len() <= 120 {
+        return s;
+    }
+    let mut cut = 100;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &s[..cut], s.len())
+}
+
+/// Whether a value ends a stream: an object whose `type` is `done` or
+/// `error`.
+pub fn is_terminal(v: &Value) -> bool {
+    matches!(
+        v.get("type").and_then(Value::as_str),
+        Some("done" | "error")
+    )
+}
+
+/// The records of `stream` as the reference framer reads them (blank lines
+/// and the byte order mark reported, 16 MiB limit), each with the answers a
+/// decoder may give.
+fn expected(stream: &[u8]) -> Vec<Slot> {
+    let config = Config::default()
+        .blank_lines(BlankLines::Report)
+        .bom(Bom::Report);
+    let mut slots = Vec::new();
+    let mut bom = false;
+    for event in rpcspec_framer::frame(&config, stream) {
+        let mut slot = match event {
+            Event::Problem(p) if p.kind == ProblemKind::Bom => {
+                bom = true;
+                continue;
+            }
+            Event::Line(line) => {
+                let mut slot = Slot {
+                    line: line.number,
+                    offset: line.offset,
+                    shown: show_bytes(&line.bytes),
+                    value: None,
+                    error: None,
+                    skip: None,
+                    rule: &RECORD,
+                    blank_crlf: None,
+                };
+                match line.parse_value() {
+                    Ok(v) => slot.value = Some((v, PLAIN)),
+                    Err(_) => {
+                        slot.error = Some(PLAIN);
+                        slot.rule = &INVALID;
+                    }
+                }
+                if line.bytes.len() > LONG_LINE && slot.error.is_none() {
+                    slot.error = Some(Choice {
+                        verdict: Verdict::NonStrict,
+                        rule: Some(&LENGTH),
+                    });
+                }
+                slot
+            }
+            Event::Problem(p) => {
+                let mut slot = Slot {
+                    line: p.number,
+                    offset: p.offset,
+                    shown: show_bytes(&p.bytes),
+                    value: None,
+                    error: Some(PLAIN),
+                    skip: None,
+                    rule: &INVALID,
+                    blank_crlf: None,
+                };
+                match p.kind {
+                    ProblemKind::Blank => {
+                        let end = p.offset as usize + p.bytes.len();
+                        slot.blank_crlf = Some(stream.get(end) == Some(&b'\r'));
+                        slot.skip = Some(PLAIN);
+                        slot.error = Some(Choice {
+                            verdict: Verdict::Pass,
+                            rule: Some(&BLANK),
+                        });
+                        slot.rule = &BLANK;
+                    }
+                    ProblemKind::InvalidUtf8 { .. } => {
+                        slot.rule = &UTF8;
+                        let lossy = String::from_utf8_lossy(&p.bytes);
+                        if let Ok(v) = serde_json::from_str::<Value>(&lossy) {
+                            let choice = Choice {
+                                verdict: Verdict::NonStrict,
+                                rule: Some(&UTF8),
+                            };
+                            slot.value = Some((v, choice));
+                        }
+                    }
+                    ProblemKind::Truncated => {
+                        slot.rule = &TAIL;
+                        let text = std::str::from_utf8(&p.bytes);
+                        if text.is_ok_and(|t| t.trim_matches([' ', '\t', '\r']).is_empty()) {
+                            // Only whitespace after the last \n: nothing to lose.
+                            slot.skip = Some(PLAIN);
+                            slot.error = Some(Choice {
+                                verdict: Verdict::Pass,
+                                rule: Some(&BLANK),
+                            });
+                        } else if let Ok(v) = serde_json::from_slice::<Value>(&p.bytes) {
+                            slot.value = Some((v, PLAIN));
+                        }
+                    }
+                    _ => {}
+                }
+                slot
+            }
+        };
+        if std::mem::take(&mut bom) && slot.blank_crlf.is_none() {
+            slot.error = Some(Choice {
+                verdict: Verdict::NonStrict,
+                rule: Some(&BOM),
+            });
+        }
+        slots.push(slot);
+    }
+    slots
+}
+
+/// What the adapter said about one record.
+#[derive(Debug, Clone, PartialEq)]
+enum Said {
+    Value(Value),
+    Error(Value),
+    End(Value),
+}
+
+impl Said {
+    fn show(&self) -> String {
+        match self {
+            Said::Value(v) => format!("{{\"value\":{}}}", show_json(v)),
+            Said::Error(e) => format!("{{\"error\":{}}}", show_json(e)),
+            Said::End(e) => format!("{{\"end\":{}}}", show_json(e)),
+        }
+    }
+}
+
+/// One contract record from the adapter, with its stdout line.
+struct Item {
+    said: Said,
+    line: u64,
+}
+
+/// Numbers compare by value (`1.0` is `1`), everything else exactly.
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y
+                || (x.as_f64().zip(y.as_f64())).is_some_and(|(x, y)| x == y)
+                    && !(x.is_u64() && y.is_u64())
+                    && !(x.is_i64() && y.is_i64())
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_eq(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+impl Slot {
+    fn accepts(&self, said: &Said) -> Option<(Choice, bool)> {
+        match said {
+            Said::Value(v) => self
+                .value
+                .as_ref()
+                .filter(|(want, _)| json_eq(want, v))
+                .map(|(_, c)| (*c, true)),
+            Said::Error(_) => self.error.map(|c| (c, false)),
+            Said::End(_) => None,
+        }
+    }
+
+    fn expectation(&self) -> String {
+        let mut options = Vec::new();
+        if let Some((v, _)) = &self.value {
+            options.push(format!("{{\"value\":{}}}", show_json(v)));
+        }
+        if self.error.is_some() {
+            options.push("{\"error\":…}".to_owned());
+        }
+        if self.skip.is_some() {
+            options.push("nothing".to_owned());
+        }
+        options.join(" or ")
+    }
+
+    fn at(&self) -> String {
+        format!("line {} (byte {}) `{}`", self.line, self.offset, self.shown)
+    }
+}
+
+/// How a slot was resolved.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Took {
+    Value,
+    Error,
+    Skip,
+    Missing,
+}
+
+fn evidence(verdict: Verdict, rule: &Rule, message: String) -> Evidence {
+    Evidence {
+        verdict,
+        rule: Some(rule.to_ref()),
+        message,
+        step: None,
+        expected: Vec::new(),
+        actual: Vec::new(),
+    }
+}
+
+/// One step of the alignment of slots with the adapter's records.
+#[derive(Clone, Copy)]
+enum Op {
+    /// Slot i answered by record j, with this grade.
+    Match(usize, usize, Choice),
+    /// Slot i not answered, as allowed.
+    Skip(usize, Choice),
+    /// Slot i not answered, though it had to be.
+    Missing(usize),
+    /// Record j answers no slot.
+    Extra(usize),
+}
+
+/// Cost of a record missing or extra. A tolerated choice costs 10, so the
+/// plain reading wins ties, and an error record 1 more than a value, so a
+/// stray error is not taken for the answer to an optional slot.
+const MISS: u32 = 1000;
+
+fn cost(choice: Choice, said: &Said) -> u32 {
+    10 * u32::from(choice.rule.is_some()) + u32::from(!matches!(said, Said::Value(_)))
+}
+
+/// The cheapest alignment of `slots` with `records` (an edit distance:
+/// records answer slots in order; optional slots may go unanswered).
+fn align(slots: &[Slot], records: &[Item]) -> Vec<Op> {
+    let (n, m) = (slots.len(), records.len());
+    let width = m + 1;
+    // best[i * width + j]: cost of aligning slots[i..] with records[j..].
+    let mut best = vec![0u32; (n + 1) * width];
+    for i in (0..=n).rev() {
+        for j in (0..=m).rev() {
+            if i == n && j == m {
+                continue;
+            }
+            let mut c = u32::MAX;
+            if i < n
+                && j < m
+                && let Some((choice, _)) = slots[i].accepts(&records[j].said)
+            {
+                c = c.min(cost(choice, &records[j].said) + best[(i + 1) * width + j + 1]);
+            }
+            if i < n {
+                let skip = slots[i]
+                    .skip
+                    .map_or(MISS, |c| 10 * u32::from(c.rule.is_some()));
+                c = c.min(skip + best[(i + 1) * width + j]);
+            }
+            if j < m {
+                c = c.min(MISS + best[i * width + j + 1]);
+            }
+            best[i * width + j] = c;
+        }
+    }
+    let mut ops = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        let here = best[i * width + j];
+        if i < n
+            && j < m
+            && let Some((choice, _)) = slots[i].accepts(&records[j].said)
+            && cost(choice, &records[j].said) + best[(i + 1) * width + j + 1] == here
+        {
+            ops.push(Op::Match(i, j, choice));
+            i += 1;
+            j += 1;
+        } else if i < n
+            && slots[i]
+                .skip
+                .map_or(MISS, |c| 10 * u32::from(c.rule.is_some()))
+                + best[(i + 1) * width + j]
+                == here
+        {
+            ops.push(match slots[i].skip {
+                Some(choice) => Op::Skip(i, choice),
+                None => Op::Missing(i),
+            });
+            i += 1;
+        } else {
+            ops.push(Op::Extra(j));
+            j += 1;
+        }
+    }
+    ops
+}
+
+/// Grades the adapter's records against the stream's slots.
+fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    let end_at = items
+        .iter()
+        .position(|i| matches!(i.said, Said::End(_)))
+        .unwrap_or(items.len());
+    // A flood of records is not worth aligning one by one.
+    let records = &items[..end_at.min(4 * slots.len() + 64)];
+    let ops = align(slots, records);
+    let mut took = vec![Took::Missing; slots.len()];
+    let mut mismatches = Vec::new();
+    let mut k = 0;
+    while k < ops.len() {
+        match ops[k] {
+            Op::Match(i, j, choice) => {
+                let said = &records[j].said;
+                took[i] = if matches!(said, Said::Value(_)) {
+                    Took::Value
+                } else {
+                    Took::Error
+                };
+                if let Some(rule) = choice.rule {
+                    let message = format!(
+                        "{}: the decoder answered {} ({})",
+                        slots[i].at(),
+                        said.show(),
+                        rule.statement
+                    );
+                    out.push(evidence(choice.verdict, rule, message));
+                }
+            }
+            Op::Skip(i, choice) => {
+                took[i] = Took::Skip;
+                if let Some(rule) = choice.rule {
+                    let message = format!("{}: skipped", slots[i].at());
+                    out.push(evidence(choice.verdict, rule, message));
+                }
+            }
+            Op::Missing(i) => {
+                let slot = &slots[i];
+                // A missing record next to an extra one: one mismatch.
+                if let Some(&Op::Extra(j)) = ops.get(k + 1) {
+                    let mut e = evidence(
+                        Verdict::Fail,
+                        slot.rule,
+                        format!(
+                            "{}: stdout line {} answers it wrongly",
+                            slot.at(),
+                            records[j].line
+                        ),
+                    );
+                    e.expected = vec![slot.expectation()];
+                    e.actual = vec![records[j].said.show()];
+                    mismatches.push(e);
+                    k += 2;
+                    continue;
+                }
+                let mut e = evidence(
+                    Verdict::Fail,
+                    slot.rule,
+                    format!("{}: the decoder said nothing about it", slot.at()),
+                );
+                e.expected = vec![slot.expectation()];
+                mismatches.push(e);
+            }
+            Op::Extra(j) => {
+                let item = &records[j];
+                let next = ops[k + 1..].iter().find_map(|op| match op {
+                    Op::Match(i, ..) | Op::Skip(i, _) | Op::Missing(i) => Some(&slots[*i]),
+                    Op::Extra(_) => None,
+                });
+                let place = match next {
+                    Some(slot) => format!("before {}", slot.at()),
+                    None => "after the stream's last record".to_owned(),
+                };
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &EXTRA,
+                    format!(
+                        "stdout line {}: a record the stream does not hold, {place}",
+                        item.line
+                    ),
+                );
+                e.actual = vec![item.said.show()];
+                mismatches.push(e);
+            }
+        }
+        k += 1;
+    }
+    let more = mismatches.len().saturating_sub(MAX_MISMATCHES);
+    out.extend(mismatches.into_iter().take(MAX_MISMATCHES));
+    if more > 0 {
+        out.push(evidence(
+            Verdict::Fail,
+            &RECORD,
+            format!("and {more} more mismatches"),
+        ));
+    }
+    if records.len() < end_at {
+        out.push(evidence(
+            Verdict::Fail,
+            &EXTRA,
+            format!(
+                "{} records for a stream of {} lines; the rest are not graded",
+                end_at,
+                slots.len()
+            ),
+        ));
+    }
+
+    // A decoder that keeps the \r of \r\n only shows it on a blank line:
+    // `\r` alone is not JSON, while `\r` after a value is JSON whitespace.
+    let blank = |crlf: bool| {
+        slots
+            .iter()
+            .zip(&took)
+            .filter(move |(s, _)| s.blank_crlf == Some(crlf))
+            .map(|(s, t)| (s, *t))
+    };
+    let treated = |crlf: bool, t: Took| blank(crlf).find(|(_, took)| *took == t);
+    let leak = treated(false, Took::Skip)
+        .zip(treated(true, Took::Error))
+        .or_else(|| treated(true, Took::Skip).zip(treated(false, Took::Error)));
+    if let Some(((skipped, _), (rejected, _))) = leak {
+        out.push(evidence(
+            Verdict::Fail,
+            &CRLF,
+            format!(
+                "the \\r of \\r\\n leaked into the record: blank line {} was skipped but blank line {} was rejected (one ends in \\n, the other in \\r\\n)",
+                skipped.line, rejected.line
+            ),
+        ));
+    }
+
+    // The end record.
+    let mut last_value: Option<&Value> = None;
+    for (slot, t) in slots.iter().zip(&took) {
+        let delivered = match t {
+            Took::Value => true,
+            Took::Missing => slot.error.is_none(),
+            _ => false,
+        };
+        if delivered && let Some((v, _)) = &slot.value {
+            last_value = Some(v);
+        }
+    }
+    let complete = last_value.is_some_and(is_terminal);
+    let want = if complete { "complete" } else { "interrupted" };
+    let why = match last_value {
+        Some(v) if complete => format!("its last value {} is terminal", show_json(v)),
+        Some(v) => format!("its last value {} is not done or error", show_json(v)),
+        None => "it holds no value".to_owned(),
+    };
+    let ends: Vec<&Item> = items
+        .iter()
+        .filter(|i| matches!(i.said, Said::End(_)))
+        .collect();
+    match ends.first() {
+        None => {
+            let mut e = evidence(
+                Verdict::Fail,
+                &END,
+                format!("no end record; the stream is {want}: {why}"),
+            );
+            e.expected = vec![format!("{{\"end\":\"{want}\"}}")];
+            out.push(e);
+        }
+        Some(end) => {
+            if end.said != Said::End(Value::String(want.to_owned())) {
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &END,
+                    format!("stdout line {}: the stream is {want}: {why}", end.line),
+                );
+                e.expected = vec![format!("{{\"end\":\"{want}\"}}")];
+                e.actual = vec![end.said.show()];
+                out.push(e);
+            }
+            if let Some(after) = items.get(end_at + 1) {
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &CONTRACT,
+                    format!(
+                        "stdout line {}: {} more record(s) after the end record",
+                        after.line,
+                        items.len() - end_at - 1
+                    ),
+                );
+                e.actual = items[end_at + 1..]
+                    .iter()
+                    .take(MAX_MISMATCHES)
+                    .map(|i| i.said.show())
+                    .collect();
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// `\uD800`-`\uDFFF` escapes that are not a high-low pair, replaced by
+/// `\uFFFD`; `None` when there are none. Python's `surrogateescape` (its
+/// stdin error handler under a C or UTF-8 locale) turns each invalid byte
+/// into one, and `json.dumps` writes it: JSON's grammar allows it, but it
+/// is no Unicode scalar value and serde_json rejects it.
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let unit = |i: usize| -> Option<u16> {
+        if b.get(i) == Some(&b'\\') && b.get(i + 1) == Some(&b'u') {
+            u16::from_str_radix(text.get(i + 2..i + 6)?, 16).ok()
+        } else {
+            None
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let (mut i, mut last, mut found) = (0, 0, false);
+    while i < b.len() {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'\\') {
+            i += 2;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => i += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[last..i]);
+                out.push_str("\\ufffd");
+                found = true;
+                i += 6;
+                last = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[last..]);
+    found.then_some(out)
+}
+
+/// Reads one line of the adapter's output as a contract record.
+fn contract_record(text: &str) -> Result<Said, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let Value::Object(mut map) = v else {
+        return Err("not a JSON object".into());
+    };
+    if map.len() != 1 {
+        return Err("not an object with exactly one member".into());
+    }
+    if let Some(v) = map.remove("value") {
+        Ok(Said::Value(v))
+    } else if let Some(e) = map.remove("error") {
+        Ok(Said::Error(e))
+    } else if let Some(e) = map.remove("end") {
+        Ok(Said::End(e))
+    } else {
+        Err("its member is none of value, error, end".into())
+    }
+}
+
+fn shown_bytes(bytes: &[u8]) -> Bytes {
+    if bytes.len() <= SHOWN_BYTES {
+        return Bytes::new(bytes);
+    }
+    let mut cut = SHOWN_BYTES;
+    if let Err(e) = std::str::from_utf8(&bytes[..cut]) {
+        cut = e.valid_up_to().max(cut.saturating_sub(3));
+    }
+    match std::str::from_utf8(&bytes[..cut]) {
+        Ok(s) => Bytes::Text(format!("{s}… ({} bytes in all)", bytes.len())),
+        Err(_) => Bytes::new(&bytes[..cut]),
+    }
+}
+
+/// How long each target took to start and exit on an empty stream.
+static STARTUPS: std::sync::Mutex<Vec<(Target, Duration)>> = std::sync::Mutex::new(Vec::new());
+
+/// How long to wait before the first write of a rechunking plan, so the
+/// target is already blocked in `read` when the pieces arrive one by one:
+/// half as long again as the target takes to start and exit on an empty
+/// stream, measured once per target (a Rust binary a few milliseconds, a
+/// Python or Node adapter a few hundred). Without it, a split written
+/// while the target is still starting reaches it as a single read and
+/// tests nothing.
+fn startup(target: &Target, timeout: Duration) -> Duration {
+    let mut known = STARTUPS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, d)) = known.iter().find(|(t, _)| t == target) {
+        return *d;
+    }
+    let limit = timeout.min(Duration::from_secs(2));
+    let measured = match Running::spawn(target) {
+        Ok(mut running) => {
+            running.close_stdin();
+            let until = Instant::now() + limit;
+            loop {
+                match running.next(until) {
+                    Some(Msg::Exited(_)) | None => break running.elapsed().min(limit),
+                    Some(_) => {}
+                }
+            }
+        }
+        Err(_) => Duration::ZERO,
+    };
+    let pause = (measured + measured / 2).max(SPLIT_PAUSE);
+    known.push((target.clone(), pause));
+    pause
+}
+
+/// Runs one case under one plan against a decoder: writes the stream,
+/// closes stdin, reads the adapter's output until it exits or the deadline
+/// passes, and grades it.
+pub fn run_case(
+    case: &DecoderCase,
+    plan: &DecoderPlan,
+    target: &Target,
+    timeout: Duration,
+) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult {
+        id: case.id.clone(),
+        plan: plan.name(),
+        title: case.title.clone(),
+        section: case.section.clone(),
+        verdict: Verdict::Pass,
+        evidence: Vec::new(),
+        sent: Vec::new(),
+        received: Vec::new(),
+        stderr: String::new(),
+        exit: None,
+        duration: Duration::ZERO,
+        baselined: false,
+    };
+    let note = |verdict: Verdict, message: String| Evidence {
+        verdict,
+        rule: None,
+        message,
+        step: None,
+        expected: Vec::new(),
+        actual: Vec::new(),
+    };
+    let mut running = match Running::spawn(target) {
+        Ok(r) => r,
+        Err(e) => {
+            result.verdict = Verdict::Error;
+            result.evidence.push(note(
+                Verdict::Error,
+                format!("cannot start `{}`: {e}", target.display()),
+            ));
+            return result;
+        }
+    };
+    let deadline = started + timeout;
+    let mut writes = plan.writes(&case.stream, &case.ends);
+    if writes.len() > 1
+        && plan.kind() != "whole"
+        && let Some(first) = writes.first_mut()
+    {
+        // Pieces written before the target reads arrive as one read.
+        first.pause = startup(target, timeout);
+    }
+    let mut at = Duration::ZERO;
+    for w in &writes {
+        at += w.pause;
+        result.sent.push(Sent {
+            at_ms: at.as_millis() as u64,
+            bytes: shown_bytes(&w.bytes),
+        });
+    }
+    if !writes.is_empty() {
+        running.write(writes);
+    }
+    running.close_stdin();
+
+    let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+    let mut events: Vec<(Event<'static>, Duration)> = Vec::new();
+    let (mut stdout_closed, mut exit, mut output) = (false, None, 0usize);
+    let mut timed_out = false;
+    let mut grace: Option<Instant> = None;
+    loop {
+        if stdout_closed && exit.is_some() {
+            break;
+        }
+        let until = grace.unwrap_or(deadline);
+        let Some(msg) = running.next(until) else {
+            if grace.is_some() || Instant::now() < until {
+                // Collected what the kill left, or nothing more can come.
+                break;
+            }
+            timed_out = true;
+            result.evidence.push(note(
+                Verdict::Timeout,
+                format!(
+                    "the decoder had not {} {timeout:?} after the stream was written and its stdin closed; killed",
+                    if stdout_closed { "exited" } else { "closed its stdout" }
+                ),
+            ));
+            running.kill();
+            grace = Some(Instant::now() + Duration::from_millis(500));
+            continue;
+        };
+        let elapsed = running.elapsed();
+        match msg {
+            Msg::Stdout(bytes) => {
+                output += bytes.len();
+                if output > OUTPUT_CAP {
+                    if !running.killed() {
+                        result.evidence.push(evidence(
+                            Verdict::Fail,
+                            &CONTRACT,
+                            format!("the decoder wrote more than {OUTPUT_CAP} bytes; stopped"),
+                        ));
+                        running.kill();
+                        grace = Some(Instant::now() + Duration::from_millis(500));
+                    }
+                    continue;
+                }
+                framer.push(&bytes, |e| events.push((e.into_owned(), elapsed)));
+            }
+            Msg::StdoutClosed => stdout_closed = true,
+            Msg::Exited(status) => exit = Some(status),
+            Msg::Wrote | Msg::WriteFailed(_) => {}
+        }
+    }
+    let elapsed = running.elapsed();
+    framer.finish(|e| events.push((e.into_owned(), elapsed)));
+
+    let mut items = Vec::new();
+    for (event, at) in events {
+        let (number, offset, bytes) = match &event {
+            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
+            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
+        };
+        if result.received.len() < MAX_RECEIVED
+            && !matches!(&event, Event::Problem(p) if p.kind == ProblemKind::Bom)
+        {
+            result.received.push(Received {
+                at_ms: at.as_millis() as u64,
+                line: number,
+                offset,
+                bytes: shown_bytes(bytes),
+            });
+        }
+        let text = match &event {
+            Event::Line(l) => l.as_str().unwrap_or_default().to_owned(),
+            Event::Problem(p) => {
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &CONTRACT,
+                    format!("stdout line {number}: {}", p.kind),
+                );
+                if p.kind == ProblemKind::Truncated {
+                    // The record is still read: only its newline is missing.
+                    e.verdict = Verdict::NonStrict;
+                    e.message.push_str("; read anyway");
+                    result.evidence.push(e);
+                    String::from_utf8_lossy(&p.bytes).into_owned()
+                } else {
+                    result.evidence.push(e);
+                    continue;
+                }
+            }
+        };
+        let repaired = replace_lone_surrogates(&text);
+        if repaired.is_some() {
+            result.evidence.push(evidence(
+                Verdict::Fail,
+                &UTF8,
+                format!(
+                    "stdout line {number} holds lone surrogates (such as Python's surrogateescape makes of invalid bytes): the decoder passed bytes that are not UTF-8 into a value (read here as U+FFFD)"
+                ),
+            ));
+        }
+        match contract_record(repaired.as_deref().unwrap_or(&text)) {
+            Ok(said) => items.push(Item { said, line: number }),
+            Err(why) => {
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &CONTRACT,
+                    format!("stdout line {number} is not a contract record: {why}"),
+                );
+                e.actual = vec![show_bytes(text.as_bytes())];
+                result.evidence.push(e);
+            }
+        }
+    }
+    let has_end = items.iter().any(|i| matches!(i.said, Said::End(_)));
+    if let Some(status) = exit {
+        result.exit = Some(describe_exit(status));
+        if !status.success() && !running.killed() && !has_end {
+            result.evidence.push(note(
+                Verdict::Crash,
+                format!(
+                    "the decoder ended ({}) without writing its end record",
+                    describe_exit(status)
+                ),
+            ));
+        }
+    }
+    if !timed_out || !items.is_empty() {
+        let slots = expected(&case.stream);
+        result.evidence.extend(grade(&slots, &items));
+    }
+    result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
+    drop(running);
+
+    for e in &mut result.evidence {
+        if e.verdict == Verdict::Fail {
+            match case.level {
+                Level::Must => {}
+                Level::Should => e.verdict = Verdict::NonStrict,
+                _ => e.verdict = Verdict::Pass,
+            }
+        }
+    }
+    result.verdict = result
+        .evidence
+        .iter()
+        .map(|e| e.verdict)
+        .max()
+        .unwrap_or(Verdict::Pass);
+    result.duration = started.elapsed();
+    result
+}
+
+/// The reference decoder (`rpcspec serve --role decoder`): the contract's
+/// output for the stream on `input`, built on the reference framer.
+///
+/// Its choices, where NDJSON leaves one: blank and whitespace-only lines
+/// are skipped (NDJSON's "MAY silently ignore"); one byte order mark at the
+/// start is stripped (RFC 8259 §8.1's "MAY ignore"); the `\r` of `\r\n` is
+/// stripped; a line is split on `\n` only; a line that is not UTF-8, not
+/// exactly one JSON value, or over 16 MiB is an error record and decoding
+/// goes on with the next line; bytes after the last `\n` are delivered as
+/// a value when they are one, else reported as an error. Each read's
+/// records are written and flushed before the next read.
+pub fn serve(mut input: impl Read, output: impl Write) -> io::Result<()> {
+    let mut out = io::BufWriter::new(output);
+    let mut framer = Framer::new(Config::default().bom(Bom::Strip));
+    let mut terminal = false;
+    let mut buf = vec![0; 64 * 1024];
+    let mut pending = Vec::new();
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        framer.push(&buf[..n], |e| record(e, &mut terminal, &mut pending));
+        out.write_all(&pending)?;
+        pending.clear();
+        out.flush()?;
+    }
+    framer.finish(|e| record(e, &mut terminal, &mut pending));
+    let end = if terminal { "complete" } else { "interrupted" };
+    rpcspec_framer::encode(&serde_json::json!({ "end": end }), &mut pending)
+        .map_err(io::Error::other)?;
+    out.write_all(&pending)?;
+    out.flush()
+}
+
+/// The contract record for one framing event, appended to `out`.
+fn record(event: Event<'_>, terminal: &mut bool, out: &mut Vec<u8>) {
+    let said = match event {
+        Event::Line(line) => match line.parse_value() {
+            Ok(v) => Ok(v),
+            Err(e) => Err(e.to_string()),
+        },
+        Event::Problem(p) => match p.kind {
+            ProblemKind::Bom | ProblemKind::Blank => return,
+            ProblemKind::Truncated => {
+                if p.bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
+                    return;
+                }
+                serde_json::from_slice::<Value>(&p.bytes).map_err(|e| {
+                    format!(
+                        "line {} (byte {}): stream ended inside a line that is not one json value: {e}",
+                        p.number, p.offset
+                    )
+                })
+            }
+            _ => Err(p.to_string()),
+        },
+    };
+    let rec = match said {
+        Ok(v) => {
+            *terminal = is_terminal(&v);
+            serde_json::json!({ "value": v })
+        }
+        Err(message) => serde_json::json!({ "error": message }),
+    };
+    rpcspec_framer::encode(&rec, out).expect("a Value always serialises");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serve_str(stream: &[u8]) -> String {
+        let mut out = Vec::new();
+        serve(stream, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn items(output: &str) -> Vec<Item> {
+        output
+            .lines()
+            .enumerate()
+            .map(|(n, l)| Item {
+                said: contract_record(l).unwrap(),
+                line: n as u64 + 1,
+            })
+            .collect()
+    }
+
+    fn verdicts(stream: &[u8], output: &str) -> Vec<(Verdict, String)> {
+        grade(&expected(stream), &items(output))
+            .into_iter()
+            .map(|e| (e.verdict, e.rule.map(|r| r.id).unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn the_reference_output() {
+        let stream = b"\xEF\xBB\xBF{\"a\":1}\r\n\n\r\n{}{}\n\xFF\n{\"type\":\"done\"}";
+        insta::assert_snapshot!(serve_str(stream), @r#"
+        {"value":{"a":1}}
+        {"error":"line 4 (byte 17): not one json value: trailing characters"}
+        {"error":"line 5 (byte 20): invalid utf-8 after 0 valid bytes: \"\\xff\""}
+        {"value":{"type":"done"}}
+        {"end":"complete"}
+        "#);
+    }
+
+    #[test]
+    fn the_reference_grades_itself_pass() {
+        for stream in [
+            &b"\xEF\xBB\xBF{\"a\":1}\r\n\n\r\n{}{}\n\xFF\n{\"type\":\"done\"}"[..],
+            b"",
+            b"\n\n",
+            b"{\"a\":\"\xE2\x80\xA8\"}\n{\"a\":",
+        ] {
+            assert_eq!(verdicts(stream, &serve_str(stream)), [], "{stream:?}");
+        }
+    }
+
+    #[test]
+    fn choices_are_graded_not_failed() {
+        let stream = b"\xEF\xBB\xBF{\"a\":1}\n\n\r\n{\"type\":\"done\"}\n";
+        let out = "{\"error\":\"bom\"}\n{\"error\":\"blank\"}\n{\"error\":\"blank\"}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        assert_eq!(
+            verdicts(stream, out),
+            [
+                (Verdict::NonStrict, "decoder.bom".to_owned()),
+                (Verdict::Pass, "decoder.blank-line".to_owned()),
+                (Verdict::Pass, "decoder.blank-line".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_leaked_cr_shows_on_a_crlf_blank_line() {
+        let stream = b"{\"a\":1}\r\n\n\r\n{\"type\":\"done\"}\r\n";
+        let out = "{\"value\":{\"a\":1}}\n{\"error\":\"x\"}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        let got = verdicts(stream, out);
+        assert!(
+            got.contains(&(Verdict::Fail, "decoder.crlf".to_owned())),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn dropped_split_and_wrong_end_fail() {
+        let stream = b"{\"a\":\"x\xE2\x80\xA8y\"}\n{\"type\":\"text\"}\n{\"b\":";
+        // Split on U+2028, tail dropped, end claims complete.
+        let out = "{\"error\":\"1\"}\n{\"error\":\"2\"}\n{\"value\":{\"type\":\"text\"}}\n{\"end\":\"complete\"}\n";
+        let got = verdicts(stream, out);
+        assert_eq!(
+            got,
+            [
+                (Verdict::Fail, "decoder.record".to_owned()),
+                (Verdict::Fail, "decoder.extra-record".to_owned()),
+                (Verdict::Fail, "decoder.unterminated".to_owned()),
+                (Verdict::Fail, "decoder.end".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn lone_surrogates_are_found_and_pairs_kept() {
+        assert_eq!(
+            replace_lone_surrogates(r#"{"t":"\udcff","p":"\ud83d\ude00","e":"\\udcff"}"#).unwrap(),
+            r#"{"t":"\ufffd","p":"\ud83d\ude00","e":"\\udcff"}"#
+        );
+        assert_eq!(replace_lone_surrogates(r#"{"t":"\u00e9"}"#), None);
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(json_eq(&serde_json::json!(1), &serde_json::json!(1.0)));
+        assert!(!json_eq(&serde_json::json!(1), &serde_json::json!(2)));
+        assert!(!json_eq(
+            &serde_json::json!({"a": 1}),
+            &serde_json::json!({"a": 1, "b": 2})
+        ));
+    }
+
+    #[test]
+    fn plans_fit_the_stream() {
+        let case = |stream: &[u8]| DecoderCase {
+            id: "decoder/t/x".into(),
+            title: String::new(),
+            section: String::new(),
+            level: Level::Must,
+            stream: stream.to_vec(),
+            ends: vec![stream.len() / 2, stream.len()],
+            only: None,
+            source: Location {
+                file: "t.toml".into(),
+                line: 1,
+                column: 1,
+            },
+        };
+        let names = |c: &DecoderCase| c.plans().iter().map(DecoderPlan::name).collect::<Vec<_>>();
+        assert_eq!(
+            names(&case(b"abcd")),
+            [
+                "whole",
+                "coalesced",
+                "bytewise",
+                "split@1",
+                "split@2",
+                "split@3"
+            ]
+        );
+        assert_eq!(
+            names(&case(&[b'x'; 2000])),
+            ["whole", "coalesced", "chunked@4093"]
+        );
+        let split = DecoderPlan::Split(2).writes(b"abcd", &[4]);
+        assert_eq!(split[0].bytes, b"ab");
+        assert_eq!(split[1].pause, SPLIT_PAUSE);
+        assert_eq!(case(b"abcd").listing().plans.last().unwrap(), "split@1..3");
+    }
+
+    #[test]
+    fn case_files_load_with_pads_and_fail_with_positions() {
+        let text = "[[case]]\nname = \"long\"\ntitle = \"t\"\nsection = \"s\"\nlines = ['\"$pad(5)\"', '\\x0D']\ntail = '{'\n";
+        let cases = load_str(Path::new("decoder/t.toml"), text).unwrap();
+        assert_eq!(cases[0].id, "decoder/t/long");
+        assert_eq!(cases[0].stream, b"\"xxxxx\"\n\r\n{");
+        assert_eq!(cases[0].ends, [8, 10, 11]);
+
+        let err = |text: &str| {
+            load_str(Path::new("decoder/t.toml"), text)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            err("[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\nlines = ['$pad(9']\n"),
+            "decoder/t.toml:5:10: `$pad(` without its `)`"
+        );
+        assert_eq!(
+            err("[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\nlines = ['a\\x0Ab']\n"),
+            "decoder/t.toml:5:10: a line contains `\\x0A`: give each line its own string"
+        );
+        assert!(
+            err("[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\nstream = 'a'\n")
+                .starts_with("decoder/t.toml:5:1: unknown field `stream`")
+        );
+        assert!(
+            err("[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\nplans = ['crlf']\n")
+                .starts_with("decoder/t.toml:5:9: unknown plan family `crlf`")
+        );
+    }
+}

@@ -1,0 +1,1075 @@
+//! One run of a producer (a process, or an HTTP response), recorded record
+//! by record, and the checks that grade it.
+
+use std::{
+    process::ExitStatus,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, Mode, ProblemKind};
+use serde_json::Value;
+
+use super::{Grade, Profile, Scenario, Source};
+use crate::{
+    http::{self, BodyEnd, BodyFraming, Url},
+    pattern::Match,
+    plan::Write,
+    report::{Bytes, Received, Sent},
+    target::{Msg, Running, describe_exit},
+};
+
+/// How long a producer may take to exit once its stdin is closed.
+const EXIT_GRACE: Duration = crate::exec::EXIT_GRACE;
+
+/// Most bytes kept from one run: a producer that floods is stopped.
+const OUTPUT_CAP: usize = 16 << 20;
+
+/// Longest run of lines tried as one pretty-printed record.
+const MAX_PENDING: usize = 4096;
+
+/// One record of the stream: a JSON value (on one line, or pretty-printed
+/// over several).
+#[derive(Debug, Clone)]
+pub struct Record {
+    /// 1-based line number of its first line.
+    pub line: u64,
+    /// Byte offset of its first line.
+    pub offset: u64,
+    /// Its text.
+    pub text: String,
+    /// Its value.
+    pub value: Value,
+    /// The last line, when it spans several.
+    pub last_line: Option<u64>,
+    /// Milliseconds since the start when its last byte arrived.
+    pub at_ms: u64,
+    /// Which read (stdio) or body piece (HTTP) completed it, from 0.
+    pub piece: usize,
+}
+
+/// A framing problem, where it is.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    kind: ProblemKind,
+    line: u64,
+    offset: u64,
+    len: usize,
+}
+
+/// What the HTTP exchange looked like.
+#[derive(Debug, Clone)]
+pub struct HttpSeen {
+    status: u16,
+    status_line: String,
+    content_type: Option<String>,
+    framing: BodyFraming,
+    end: BodyEnd,
+    /// How many pieces (chunks or reads) the body came in.
+    pub pieces: usize,
+    body: Vec<u8>,
+    /// The response to the profile's bad request.
+    bad: Option<Result<Refusal, String>>,
+}
+
+/// A response to the profile's bad request: status, content type, body.
+type Refusal = (u16, Option<String>, Vec<u8>);
+
+/// How the stdin gate went (stdio, profiles with `stdin = "open"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Gate {
+    /// stdin was closed after the input (profile `stdin = "close"`), or HTTP.
+    #[default]
+    NotUsed,
+    /// The end record (or the exit) came while stdin was open.
+    Passed,
+    /// stdin was closed at half the deadline, and the stream ended after.
+    Held,
+    /// stdin was closed at half the deadline, and the stream never ended.
+    NeverEnded,
+}
+
+/// Everything one run produced.
+#[derive(Debug, Clone, Default)]
+pub struct Observation {
+    pub(super) sent: Vec<Sent>,
+    pub(super) received: Vec<Received>,
+    pub(super) stderr: String,
+    pub(super) exit: Option<String>,
+    pub(super) duration: Duration,
+    pub(super) timeout: Duration,
+    /// The run could not be made (spawn or connect failed).
+    pub(super) error: Option<String>,
+    pub(super) timed_out: bool,
+    /// The records, in order.
+    pub records: Vec<Record>,
+    non_json: Vec<(u64, u64, String)>,
+    problems: Vec<Problem>,
+    /// Index of the first end record.
+    end_index: Option<usize>,
+    status: Option<ExitStatus>,
+    /// The process did not exit within the grace after its stdin closed.
+    lingered: bool,
+    stdout_closed: bool,
+    gate: Option<Gate>,
+    /// Control requests: (record index, whether the runner answered).
+    controls: Vec<(usize, bool)>,
+    http: Option<HttpSeen>,
+}
+
+/// Frames a stream as it arrives and turns its lines into records.
+struct Collector {
+    framer: Framer,
+    /// Lines that are not JSON alone but may start a pretty-printed value:
+    /// (line, offset, text).
+    pending: Vec<(u64, u64, String)>,
+    obs: Observation,
+    type_field: String,
+    end_types: Vec<String>,
+    piece: usize,
+}
+
+impl Collector {
+    fn new(profile: &Profile, mode: Mode) -> Collector {
+        let config = Config::default()
+            .mode(mode)
+            .blank_lines(BlankLines::Report)
+            .bom(Bom::Report);
+        Collector {
+            framer: Framer::new(config),
+            pending: Vec::new(),
+            obs: Observation::default(),
+            type_field: profile.type_field.clone(),
+            end_types: profile.end.clone(),
+            piece: 0,
+        }
+    }
+
+    /// Takes one read's bytes; returns the indexes of new records.
+    fn push(&mut self, bytes: &[u8], at_ms: u64) -> Vec<usize> {
+        let before = self.obs.records.len();
+        let mut events = Vec::new();
+        self.framer.push(bytes, |e| events.push(e.into_owned()));
+        for e in events {
+            self.event(e, at_ms);
+        }
+        self.piece += 1;
+        (before..self.obs.records.len()).collect()
+    }
+
+    fn finish(&mut self, at_ms: u64) -> Vec<usize> {
+        let before = self.obs.records.len();
+        let mut events = Vec::new();
+        self.framer.finish(|e| events.push(e.into_owned()));
+        for e in events {
+            self.event(e, at_ms);
+        }
+        self.flush_pending();
+        (before..self.obs.records.len()).collect()
+    }
+
+    fn event(&mut self, event: Event<'static>, at_ms: u64) {
+        match event {
+            Event::Line(line) => {
+                self.obs.received.push(Received {
+                    at_ms,
+                    line: line.number,
+                    offset: line.offset,
+                    bytes: Bytes::new(&line.bytes),
+                });
+                let text = String::from_utf8_lossy(&line.bytes).into_owned();
+                self.line(line.number, line.offset, text, at_ms);
+            }
+            Event::Problem(p) => {
+                if !p.bytes.is_empty() || !matches!(p.kind, ProblemKind::Blank) {
+                    self.obs.received.push(Received {
+                        at_ms,
+                        line: p.number,
+                        offset: p.offset,
+                        bytes: Bytes::new(&p.bytes),
+                    });
+                }
+                let len = match p.kind {
+                    ProblemKind::Overlong { len, .. } => len as usize,
+                    _ => p.bytes.len(),
+                };
+                match p.kind {
+                    // The rest of the line is still delivered as a line.
+                    ProblemKind::Bom => {}
+                    // An unterminated tail that is a whole record still
+                    // counts as one (the terminator is its own check).
+                    ProblemKind::Truncated => {
+                        let text = String::from_utf8_lossy(&p.bytes).into_owned();
+                        if serde_json::from_str::<Value>(&text).is_ok() && self.pending.is_empty() {
+                            self.line(p.number, p.offset, text, at_ms);
+                        } else {
+                            self.flush_pending();
+                        }
+                    }
+                    _ => self.flush_pending(),
+                }
+                self.obs.problems.push(Problem {
+                    kind: p.kind,
+                    line: p.number,
+                    offset: p.offset,
+                    len,
+                });
+            }
+        }
+    }
+
+    fn line(&mut self, number: u64, offset: u64, text: String, at_ms: u64) {
+        if !self.pending.is_empty() {
+            let mut joined: String = self
+                .pending
+                .iter()
+                .map(|(_, _, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            joined.push('\n');
+            joined.push_str(&text);
+            match serde_json::from_str::<Value>(&joined) {
+                Ok(value) => {
+                    let (first, first_offset, _) = self.pending[0];
+                    self.pending.clear();
+                    self.record(first, first_offset, joined, value, Some(number), at_ms);
+                    return;
+                }
+                Err(e) if e.is_eof() && self.pending.len() < MAX_PENDING => {
+                    self.pending.push((number, offset, text));
+                    return;
+                }
+                Err(_) => self.flush_pending(),
+            }
+        }
+        match serde_json::from_str::<Value>(&text) {
+            Ok(value) => self.record(number, offset, text, value, None, at_ms),
+            Err(e) if e.is_eof() && !text.trim().is_empty() => {
+                self.pending.push((number, offset, text))
+            }
+            Err(_) => self.obs.non_json.push((number, offset, text)),
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        self.obs.non_json.append(&mut self.pending);
+    }
+
+    fn record(
+        &mut self,
+        line: u64,
+        offset: u64,
+        text: String,
+        value: Value,
+        last_line: Option<u64>,
+        at_ms: u64,
+    ) {
+        let is_end = value
+            .get(&self.type_field)
+            .and_then(Value::as_str)
+            .is_some_and(|t| self.end_types.iter().any(|e| e == t));
+        if is_end && self.obs.end_index.is_none() {
+            self.obs.end_index = Some(self.obs.records.len());
+        }
+        self.obs.records.push(Record {
+            line,
+            offset,
+            text,
+            value,
+            last_line,
+            at_ms,
+            piece: self.piece,
+        });
+    }
+}
+
+/// Runs one scenario against the source and records everything.
+pub fn observe(
+    profile: &Profile,
+    scenario: &Scenario,
+    source: &Source,
+    timeout: Duration,
+) -> Observation {
+    let mut obs = match source {
+        Source::Command(target) => observe_stdio(profile, scenario, target, timeout),
+        Source::Url(url) => observe_http(profile, scenario, url, timeout),
+    };
+    obs.timeout = timeout;
+    obs
+}
+
+fn observe_stdio(
+    profile: &Profile,
+    scenario: &Scenario,
+    target: &crate::target::Target,
+    timeout: Duration,
+) -> Observation {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let gate_at = started + timeout / 2;
+    let mut c = Collector::new(profile, Mode::Lines);
+    let mut running = match Running::spawn(target) {
+        Ok(r) => r,
+        Err(e) => {
+            c.obs.error = Some(format!("cannot start `{}`: {e}", target.display()));
+            return c.obs;
+        }
+    };
+    let ms = |r: &Running| r.elapsed().as_millis() as u64;
+    let send = |running: &mut Running, obs: &mut Observation, bytes: Vec<u8>| {
+        obs.sent.push(Sent {
+            at_ms: ms(running),
+            bytes: Bytes::new(&bytes),
+        });
+        running.write(vec![Write {
+            pause: Duration::ZERO,
+            bytes,
+        }]);
+    };
+    let input: Vec<u8> = scenario
+        .input
+        .iter()
+        .flat_map(|l| [l.as_bytes(), b"\n"].concat())
+        .collect();
+    if !input.is_empty() {
+        send(&mut running, &mut c.obs, input);
+    }
+    c.obs.gate = Some(if profile.stdin_open {
+        Gate::Passed
+    } else {
+        running.close_stdin();
+        Gate::NotUsed
+    });
+    let mut closed_at: Option<Instant> = None;
+    let mut total = 0usize;
+    let mut exited = false;
+    loop {
+        if exited && c.obs.stdout_closed {
+            break;
+        }
+        let now = Instant::now();
+        let mut wake = deadline;
+        if let Some(t) = closed_at {
+            wake = wake.min(t + EXIT_GRACE);
+        }
+        if !running.stdin_closed() {
+            wake = wake.min(gate_at);
+        }
+        if now >= wake {
+            if now >= deadline {
+                c.obs.timed_out = true;
+                break;
+            }
+            if closed_at.is_some_and(|t| now >= t + EXIT_GRACE) {
+                c.obs.lingered = true;
+                break;
+            }
+            // The gate: half the deadline and no end record with stdin open.
+            running.close_stdin();
+            closed_at = Some(now);
+            c.obs.gate = Some(Gate::NeverEnded);
+            continue;
+        }
+        let Some(msg) = running.next(wake) else {
+            continue;
+        };
+        match msg {
+            Msg::Stdout(bytes) => {
+                total += bytes.len();
+                if total > OUTPUT_CAP {
+                    c.obs.error = Some(format!(
+                        "the producer wrote over {} MiB: stopped",
+                        OUTPUT_CAP >> 20
+                    ));
+                    break;
+                }
+                let at = ms(&running);
+                for i in c.push(&bytes, at) {
+                    // Answer control requests as the scenario says.
+                    let request_id = profile.control.as_ref().and_then(|control| {
+                        let value = &c.obs.records[i].value;
+                        (value.get(&profile.type_field).and_then(Value::as_str)
+                            == Some(control.request.as_str()))
+                        .then(|| value.get(&control.id).map(Value::to_string))
+                    });
+                    if let Some(id) = request_id {
+                        let answer = match (&scenario.answer, id) {
+                            (Some(answer), Some(id)) if !running.stdin_closed() => {
+                                profile.control_answer(&id, answer)
+                            }
+                            _ => None,
+                        };
+                        c.obs.controls.push((i, answer.is_some()));
+                        if let Some(line) = answer {
+                            send(&mut running, &mut c.obs, (line + "\n").into_bytes());
+                        }
+                    }
+                    if c.obs.end_index == Some(i) {
+                        // The consumer has its stream: stdin is done with.
+                        if c.obs.gate == Some(Gate::NeverEnded) {
+                            c.obs.gate = Some(Gate::Held);
+                        }
+                        if !running.stdin_closed() {
+                            running.close_stdin();
+                            closed_at = Some(Instant::now());
+                        }
+                    }
+                }
+            }
+            Msg::StdoutClosed => c.obs.stdout_closed = true,
+            Msg::Exited(status) => {
+                exited = true;
+                c.obs.status = Some(status);
+                c.obs.exit = Some(describe_exit(status));
+            }
+            Msg::Wrote | Msg::WriteFailed(_) => {}
+        }
+    }
+    let at = ms(&running);
+    c.finish(at);
+    if c.obs.gate == Some(Gate::NeverEnded) && c.obs.end_index.is_some() {
+        c.obs.gate = Some(Gate::Held);
+    }
+    if c.obs.timed_out || c.obs.lingered || c.obs.error.is_some() {
+        running.kill();
+    }
+    c.obs.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
+    c.obs.duration = started.elapsed();
+    c.obs
+}
+
+fn observe_http(
+    profile: &Profile,
+    scenario: &Scenario,
+    url: &str,
+    timeout: Duration,
+) -> Observation {
+    let started = Instant::now();
+    let deadline = started + timeout;
+    let mut obs = Observation::default();
+    let url = match Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => {
+            obs.error = Some(e);
+            return obs;
+        }
+    };
+    let body = scenario
+        .body
+        .clone()
+        .or_else(|| scenario.input.first().cloned())
+        .unwrap_or_else(|| "{}".to_owned());
+    obs.sent.push(Sent {
+        at_ms: 0,
+        bytes: Bytes::new(body.as_bytes()),
+    });
+    let mut head: Option<http::Head> = None;
+    let collector: std::cell::RefCell<Option<Collector>> = std::cell::RefCell::new(None);
+    let mut raw = Vec::new();
+    let mut pieces = 0;
+    let end = http::post(
+        &url,
+        body.as_bytes(),
+        deadline,
+        &mut |h| {
+            let seq = h
+                .header("content-type")
+                .is_some_and(|t| t.to_ascii_lowercase().starts_with("application/json-seq"));
+            *collector.borrow_mut() = Some(Collector::new(
+                profile,
+                if seq { Mode::JsonSeq } else { Mode::Lines },
+            ));
+            head = Some(h.clone());
+        },
+        &mut |bytes, at| {
+            pieces += 1;
+            if raw.len() < OUTPUT_CAP {
+                raw.extend_from_slice(bytes);
+            }
+            if let Some(c) = collector.borrow_mut().as_mut() {
+                c.push(bytes, at.as_millis() as u64);
+            }
+        },
+    );
+    let end = match end {
+        Ok(end) => end,
+        Err(e) => {
+            obs.error = Some(e);
+            obs.duration = started.elapsed();
+            return obs;
+        }
+    };
+    let sent = std::mem::take(&mut obs.sent);
+    if let Some(c) = collector.borrow_mut().as_mut() {
+        c.finish(started.elapsed().as_millis() as u64);
+        obs = std::mem::take(&mut c.obs);
+    }
+    obs.sent = sent;
+    obs.timed_out = end == BodyEnd::Timeout;
+    obs.gate = Some(Gate::NotUsed);
+    let bad = profile.bad_request.as_ref().map(|bad| {
+        let mut status = None;
+        let mut bytes = Vec::new();
+        http::post(
+            &url,
+            bad.as_bytes(),
+            Instant::now() + timeout,
+            &mut |h| status = Some((h.status, h.header("content-type").map(str::to_owned))),
+            &mut |b, _| {
+                if bytes.len() < 64 * 1024 {
+                    bytes.extend_from_slice(b);
+                }
+            },
+        )
+        .and_then(|_| {
+            let (s, t) = status.ok_or("no response")?;
+            Ok((s, t, bytes))
+        })
+    });
+    if let Some(h) = head {
+        obs.http = Some(HttpSeen {
+            status: h.status,
+            status_line: h.status_line.clone(),
+            content_type: h.header("content-type").map(str::to_owned),
+            framing: h.framing,
+            end,
+            pieces,
+            body: raw,
+            bad,
+        });
+    } else {
+        obs.error = Some("no response head before the deadline".to_owned());
+    }
+    obs.duration = started.elapsed();
+    obs
+}
+
+// ---- the checks ------------------------------------------------------------
+
+fn findings(list: Vec<String>) -> Grade {
+    Grade::Findings(list)
+}
+
+fn clip(text: &str) -> String {
+    const MAX: usize = 200;
+    if text.len() <= MAX {
+        return text.to_owned();
+    }
+    let mut end = MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..end], text.len())
+}
+
+/// Whether an HTTP run failed before its stream (no records expected).
+pub(super) fn refused(obs: &Observation) -> bool {
+    obs.http.as_ref().is_some_and(|h| h.status != 200)
+}
+
+pub(super) fn grade_json_lines(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    if refused(obs) {
+        return Grade::NotApplicable("the request was refused before the stream".into());
+    }
+    findings(
+        obs.non_json
+            .iter()
+            .map(|(line, offset, text)| {
+                format!("line {line} (byte {offset}) is not JSON: {}", clip(text))
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn grade_one_line(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    findings(
+        obs.records
+            .iter()
+            .filter_map(|r| {
+                let last = r.last_line?;
+                Some(format!(
+                    "lines {}-{last} (byte {}) are one record written over {} lines (pretty-printed)",
+                    r.line,
+                    r.offset,
+                    last - r.line + 1
+                ))
+            })
+            .collect(),
+    )
+}
+
+fn problems<'a>(
+    obs: &'a Observation,
+    pick: impl Fn(&ProblemKind) -> bool + 'a,
+) -> impl Iterator<Item = &'a Problem> + 'a {
+    obs.problems.iter().filter(move |p| pick(&p.kind))
+}
+
+pub(super) fn grade_terminated(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    findings(
+        problems(obs, |k| {
+            matches!(
+                k,
+                ProblemKind::Truncated | ProblemKind::RecordCut | ProblemKind::OutsideRecord
+            ) || matches!(
+                k,
+                ProblemKind::Overlong {
+                    terminated: false,
+                    ..
+                }
+            )
+        })
+        .map(|p| match p.kind {
+            ProblemKind::Truncated | ProblemKind::Overlong { .. } => format!(
+                "the stream ends with {} bytes after its last \\n (line {}, byte {})",
+                p.len, p.line, p.offset
+            ),
+            _ => format!(
+                "record at byte {} is not delimited as RFC 7464 requires ({} bytes)",
+                p.offset, p.len
+            ),
+        })
+        .collect(),
+    )
+}
+
+pub(super) fn grade_utf8(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    findings(
+        problems(obs, |k| matches!(k, ProblemKind::InvalidUtf8 { .. }))
+            .map(|p| match p.kind {
+                ProblemKind::InvalidUtf8 { valid_up_to } => format!(
+                    "line {} is not UTF-8: bad byte at {}",
+                    p.line,
+                    p.offset + valid_up_to as u64
+                ),
+                _ => unreachable!("filtered"),
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn grade_clean(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    findings(
+        problems(obs, |k| matches!(k, ProblemKind::Blank | ProblemKind::Bom))
+            .map(|p| match p.kind {
+                ProblemKind::Bom => format!("line {} starts with a byte order mark", p.line),
+                _ => format!("line {} (byte {}) is blank", p.line, p.offset),
+            })
+            .collect(),
+    )
+}
+
+fn kind_of<'a>(profile: &Profile, r: &'a Record) -> Option<&'a str> {
+    r.value.get(&profile.type_field).and_then(Value::as_str)
+}
+
+pub(super) fn grade_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    findings(
+        obs.records
+            .iter()
+            .filter(|r| kind_of(profile, r).is_none())
+            .map(|r| {
+                let why = match &r.value {
+                    Value::Object(m) => match m.get(&profile.type_field) {
+                        None => format!("has no `{}` member", profile.type_field),
+                        Some(v) => format!("has `{}`: {v}, not a string", profile.type_field),
+                    },
+                    _ => "is not an object".to_owned(),
+                };
+                format!("record at line {} {why}: {}", r.line, clip(&r.text))
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn grade_shape(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    if profile.records.is_empty() {
+        return Grade::NotApplicable("the profile declares no record shapes".into());
+    }
+    findings(
+        obs.records
+            .iter()
+            .filter_map(|r| {
+                let kind = kind_of(profile, r)?;
+                // The error record has its own check.
+                if profile.error.as_deref() == Some(kind) {
+                    return None;
+                }
+                match profile.shape(kind)?.matches(&r.text) {
+                    Match::No(why) => Some(format!(
+                        "`{kind}` record at line {}: {why}: {}",
+                        r.line,
+                        clip(&r.text)
+                    )),
+                    _ => None,
+                }
+            })
+            .collect(),
+    )
+}
+
+fn last_seen(obs: &Observation) -> String {
+    match obs.records.last() {
+        Some(r) => format!("last record (line {}): {}", r.line, clip(&r.text)),
+        None => "no record at all".to_owned(),
+    }
+}
+
+pub(super) fn grade_start(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    let Some(start) = &profile.start else {
+        return Grade::NotApplicable("the profile has no start record".into());
+    };
+    if refused(obs) {
+        return Grade::NotApplicable("the request was refused before the stream".into());
+    }
+    let Some(first) = obs.records.first() else {
+        return findings(vec![format!("no record at all; expected `{start}` first")]);
+    };
+    let mut out = Vec::new();
+    match kind_of(profile, first) {
+        Some(k) if k == start => {
+            if let Some(Match::No(why)) = profile.shape(start).map(|p| p.matches(&first.text)) {
+                out.push(format!(
+                    "the start record lacks its metadata: {why}: {}",
+                    clip(&first.text)
+                ));
+            }
+        }
+        _ => out.push(format!(
+            "the first record (line {}) is not `{start}`: {}",
+            first.line,
+            clip(&first.text)
+        )),
+    }
+    if let Some(again) = obs.records[1..]
+        .iter()
+        .find(|r| kind_of(profile, r) == Some(start.as_str()))
+        && profile.control.is_none()
+    {
+        out.push(format!("a second `{start}` record at line {}", again.line));
+    }
+    findings(out)
+}
+
+pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    if refused(obs) {
+        return Grade::NotApplicable("the request was refused before the stream".into());
+    }
+    if obs.end_index.is_some() {
+        return findings(Vec::new());
+    }
+    let tail = obs
+        .problems
+        .iter()
+        .find(|p| matches!(p.kind, ProblemKind::Truncated))
+        .map_or(String::new(), |p| {
+            format!("; an unterminated tail of {} bytes", p.len)
+        });
+    let how = if let Some(h) = &obs.http {
+        match &h.end {
+            BodyEnd::Complete => "the response body ended".to_owned(),
+            BodyEnd::Cut(e) => format!("the connection broke ({e})"),
+            BodyEnd::Timeout => "the deadline passed".to_owned(),
+        }
+    } else if obs.timed_out {
+        "the deadline passed".to_owned()
+    } else if let Some(exit) = &obs.exit {
+        format!("the process exited ({exit})")
+    } else {
+        "stdout closed".to_owned()
+    };
+    findings(vec![format!(
+        "interrupted: {how} without an end record ({}); {}{tail}",
+        profile.end.join(" or "),
+        last_seen(obs)
+    )])
+}
+
+pub(super) fn grade_after_end(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    let Some(end) = obs.end_index else {
+        return Grade::NotApplicable("the stream has no end record".into());
+    };
+    let end_line = obs.records[end].last_line.unwrap_or(obs.records[end].line);
+    let mut out: Vec<String> = obs.records[end + 1..]
+        .iter()
+        .map(|r| format!("line {} follows the end record: {}", r.line, clip(&r.text)))
+        .collect();
+    out.extend(
+        obs.non_json
+            .iter()
+            .filter(|(line, _, _)| *line > end_line)
+            .map(|(line, _, text)| format!("line {line} follows the end record: {}", clip(text))),
+    );
+    findings(out)
+}
+
+pub(super) fn grade_error_record(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    let Some(error) = &profile.error else {
+        return Grade::NotApplicable("the profile has no error record".into());
+    };
+    let errors: Vec<&Record> = obs
+        .records
+        .iter()
+        .filter(|r| kind_of(profile, r) == Some(error.as_str()))
+        .collect();
+    if errors.is_empty() {
+        return Grade::NotApplicable(format!("no `{error}` record in this stream"));
+    }
+    let Some(shape) = profile.shape(error) else {
+        return Grade::NotApplicable(format!("the profile declares no shape for `{error}`"));
+    };
+    findings(
+        errors
+            .iter()
+            .filter_map(|r| match shape.matches(&r.text) {
+                Match::No(why) => Some(format!(
+                    "`{error}` record at line {}: {why}: {}",
+                    r.line,
+                    clip(&r.text)
+                )),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
+pub(super) fn grade_expected_end(
+    profile: &Profile,
+    scenario: &Scenario,
+    obs: &Observation,
+) -> Grade {
+    let Some(want) = &scenario.end else {
+        return Grade::NotApplicable("the scenario accepts any end record".into());
+    };
+    // Over HTTP a failure may be reported before the stream instead.
+    if let Some(h) = &obs.http
+        && h.status != 200
+    {
+        return findings(if profile.error.as_ref() == Some(want) {
+            Vec::new()
+        } else {
+            vec![format!(
+                "refused with {} where the stream must end with `{want}`",
+                h.status_line
+            )]
+        });
+    }
+    let Some(end) = obs.end_index else {
+        return Grade::NotApplicable("the stream has no end record".into());
+    };
+    let got = kind_of(profile, &obs.records[end]).unwrap_or_default();
+    findings(if got == want {
+        Vec::new()
+    } else {
+        vec![format!(
+            "the stream ends with `{got}` (line {}) where this scenario must end with `{want}`: {}",
+            obs.records[end].line,
+            clip(&obs.records[end].text)
+        )]
+    })
+}
+
+pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    if obs.lingered {
+        return findings(vec![format!(
+            "the process did not exit within {}s of its stdin closing",
+            EXIT_GRACE.as_secs_f64()
+        )]);
+    }
+    let Some(status) = obs.status else {
+        return Grade::NotApplicable("the process did not exit before the deadline".into());
+    };
+    let ended_ok = obs.end_index.is_some_and(|i| {
+        kind_of(profile, &obs.records[i]).is_some_and(|k| Some(k) != profile.error.as_deref())
+    });
+    findings(if ended_ok && !status.success() {
+        vec![format!(
+            "the stream ended well but the process then ended with {}",
+            describe_exit(status)
+        )]
+    } else if status.code().is_none() {
+        vec![format!("the process was {}", describe_exit(status))]
+    } else {
+        Vec::new()
+    })
+}
+
+pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    if let Some(h) = &obs.http {
+        if h.status != 200 {
+            return Grade::NotApplicable("the request was refused before the stream".into());
+        }
+        if obs.records.len() < 2 {
+            return Grade::NotApplicable("fewer than two records: nothing to hold back".into());
+        }
+        let first = obs.records[0].piece;
+        let last = obs.records[obs.records.len() - 1].piece;
+        return findings(match h.framing {
+            BodyFraming::Length(n) => vec![format!(
+                "the body was sent with Content-Length: {n}: sized, so buffered whole before the first byte was sent"
+            )],
+            _ if first == last => vec![format!(
+                "all {} records arrived in one {} (of {}): the stream was buffered, not written as produced",
+                obs.records.len(),
+                if h.framing == BodyFraming::Chunked {
+                    "chunk"
+                } else {
+                    "read"
+                },
+                h.pieces
+            )],
+            _ => Vec::new(),
+        });
+    }
+    match obs.gate.unwrap_or_default() {
+        Gate::NotUsed => Grade::NotApplicable(
+            "the profile closes stdin after the input: holding back is not observable".into(),
+        ),
+        Gate::Passed => findings(Vec::new()),
+        Gate::Held => findings(vec![format!(
+            "no end record by half the deadline ({:.1}s) with stdin open; once stdin closed the stream completed: \
+             records were held back (a buffered stdout, or waiting for EOF)",
+            obs.timeout.as_secs_f64() / 2.0
+        )]),
+        Gate::NeverEnded => {
+            Grade::NotApplicable("the stream did not end even after stdin closed".into())
+        }
+    }
+}
+
+pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observation) -> Grade {
+    let Some(control) = &profile.control else {
+        return Grade::NotApplicable("the profile has no control protocol".into());
+    };
+    if scenario.answer.is_none() {
+        return if obs.controls.is_empty() {
+            Grade::NotApplicable("the scenario needs no control request".into())
+        } else {
+            findings(vec![format!(
+                "a `{}` the scenario does not expect (line {}): unanswered",
+                control.request, obs.records[obs.controls[0].0].line
+            )])
+        };
+    }
+    let Some(&(index, answered)) = obs.controls.first() else {
+        return findings(vec![format!(
+            "no `{}` record: the scenario needs one; {}",
+            control.request,
+            last_seen(obs)
+        )]);
+    };
+    let record = &obs.records[index];
+    if !answered {
+        return findings(vec![format!(
+            "`{}` at line {} has no `{}` member to answer by: {}",
+            control.request,
+            record.line,
+            control.id,
+            clip(&record.text)
+        )]);
+    }
+    findings(match obs.end_index {
+        Some(end) if end > index => Vec::new(),
+        _ => vec![format!(
+            "answered the `{}` at line {}, but the stream did not go on to its end; {}",
+            control.request,
+            record.line,
+            last_seen(obs)
+        )],
+    })
+}
+
+fn is_json_object(body: &[u8]) -> bool {
+    matches!(serde_json::from_slice::<Value>(body), Ok(Value::Object(_)))
+}
+
+pub(super) fn grade_status(profile: &Profile, scenario: &Scenario, obs: &Observation) -> Grade {
+    let Some(h) = &obs.http else {
+        return Grade::NotApplicable("not an HTTP run".into());
+    };
+    let failing = scenario.end.is_some() && scenario.end == profile.error;
+    findings(match h.status {
+        200 => Vec::new(),
+        400..=599 if failing => {
+            if is_json_object(&h.body) {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "{}: a refusal needs a JSON error body, got: {}",
+                    h.status_line,
+                    clip(&String::from_utf8_lossy(&h.body))
+                )]
+            }
+        }
+        _ => vec![format!("{} where a stream must be 200", h.status_line)],
+    })
+}
+
+pub(super) fn grade_content_type(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+    let Some(h) = &obs.http else {
+        return Grade::NotApplicable("not an HTTP run".into());
+    };
+    if h.status != 200 {
+        return Grade::NotApplicable("the request was refused before the stream".into());
+    }
+    let ty = h.content_type.as_deref().unwrap_or("");
+    let essence = ty
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    findings(match essence.as_str() {
+        "application/x-ndjson"
+        | "application/jsonl"
+        | "application/json-lines"
+        | "application/jsonlines"
+        | "application/ndjson"
+        | "application/json-seq" => Vec::new(),
+        "" => vec!["no Content-Type".to_owned()],
+        _ => vec![format!(
+            "Content-Type `{ty}` is not a streaming JSON type (application/x-ndjson, application/jsonl, application/json-seq)"
+        )],
+    })
+}
+
+pub(super) fn grade_bad_request(
+    profile: &Profile,
+    scenario: &Scenario,
+    obs: &Observation,
+) -> Grade {
+    let Some(bad) = &profile.bad_request else {
+        return Grade::NotApplicable("the profile declares no bad request".into());
+    };
+    let Some(h) = &obs.http else {
+        return Grade::NotApplicable("not an HTTP run".into());
+    };
+    // The same request for every scenario: graded once, on the first.
+    if profile
+        .scenarios
+        .first()
+        .is_some_and(|s| s.name != scenario.name)
+    {
+        return Grade::NotApplicable(format!(
+            "graded under the first scenario, `{}`",
+            profile.scenarios[0].name
+        ));
+    }
+    findings(match &h.bad {
+        None => Vec::new(),
+        Some(Err(e)) => vec![format!("POST {bad}: {e}")],
+        Some(Ok((status, ty, body))) => {
+            let mut out = Vec::new();
+            if !(400..500).contains(status) {
+                out.push(format!("POST {bad}: status {status}, not 4xx"));
+            }
+            if !is_json_object(body) {
+                out.push(format!(
+                    "POST {bad}: the error body is not a JSON object ({}): {}",
+                    ty.as_deref().unwrap_or("no Content-Type"),
+                    clip(&String::from_utf8_lossy(body))
+                ));
+            }
+            out
+        }
+    })
+}

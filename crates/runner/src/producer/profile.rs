@@ -1,0 +1,339 @@
+//! Event-stream profiles: data files (`spec-cases/profiles/*.toml`) that say
+//! what a producer's records look like, how a stream starts and ends, and
+//! which inputs (scenarios) to run it with.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::{
+    cases::{self, LoadError, Location},
+    pattern::Pattern,
+};
+
+/// An event-stream profile.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    /// Its name (`events`, `claude`, or the file's).
+    pub name: String,
+    /// One line saying what it describes.
+    pub title: String,
+    /// The member naming a record's type.
+    pub type_field: String,
+    /// The type of the first record, if the stream has a start record.
+    pub start: Option<String>,
+    /// The types that end a stream.
+    pub end: Vec<String>,
+    /// The end type reporting a failure, if any.
+    pub error: Option<String>,
+    /// Whether stdin stays open while the stream is written.
+    pub stdin_open: bool,
+    /// The shape of each declared type.
+    pub records: Vec<(String, Pattern)>,
+    /// How the runner answers the producer's control requests.
+    pub control: Option<Control>,
+    /// A request body an HTTP endpoint must refuse before streaming.
+    pub bad_request: Option<String>,
+    /// The runs of the producer.
+    pub scenarios: Vec<Scenario>,
+    /// Where the profile was read from.
+    pub source: PathBuf,
+}
+
+/// A profile's control protocol (Claude Code's `control_request`).
+#[derive(Debug, Clone)]
+pub struct Control {
+    /// The type of a control request.
+    pub request: String,
+    /// The member holding the request's id.
+    pub id: String,
+    /// The answer's template: `$id` and `$answer` are replaced.
+    pub response: String,
+}
+
+/// One run of the producer.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Its name: the "plan" column of a report.
+    pub name: String,
+    /// Lines written to stdin.
+    pub input: Vec<String>,
+    /// The body POSTed to an HTTP endpoint.
+    pub body: Option<String>,
+    /// The end type the stream must finish with (`None`: any end type).
+    pub end: Option<String>,
+    /// The answer to control requests (JSON), when the scenario expects one.
+    pub answer: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Def {
+    name: String,
+    title: String,
+    #[serde(rename = "type")]
+    type_field: String,
+    start: Option<String>,
+    end: Spanned<Vec<String>>,
+    error: Option<Spanned<String>>,
+    #[serde(default = "default_stdin")]
+    stdin: Spanned<String>,
+    #[serde(default)]
+    records: std::collections::BTreeMap<String, Spanned<String>>,
+    control: Option<ControlDef>,
+    http: Option<HttpDef>,
+    #[serde(default)]
+    scenario: Vec<Spanned<ScenarioDef>>,
+}
+
+fn default_stdin() -> Spanned<String> {
+    Spanned::new(0..0, "open".to_owned())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ControlDef {
+    request: String,
+    id: String,
+    response: Spanned<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HttpDef {
+    bad_request: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioDef {
+    name: String,
+    #[serde(default)]
+    input: Vec<Spanned<String>>,
+    body: Option<Spanned<String>>,
+    end: Option<Spanned<String>>,
+    answer: Option<Spanned<String>>,
+}
+
+impl Profile {
+    /// A shipped profile by name (`events`, `claude`), or a profile file.
+    pub fn named(name: &str) -> Result<Profile, String> {
+        let shipped = format!("profiles/{name}.toml");
+        if let Some((path, text)) = cases::builtin_files(Some("profiles"))
+            .into_iter()
+            .find(|(p, _)| *p == Path::new(&shipped))
+        {
+            return Profile::parse(path, text).map_err(|e| e.to_string());
+        }
+        let path = Path::new(name);
+        if path.extension().is_some_and(|x| x == "toml") || path.exists() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read profile {}: {e}", path.display()))?;
+            return Profile::parse(path, &text).map_err(|e| e.to_string());
+        }
+        let known: Vec<String> = cases::builtin_files(Some("profiles"))
+            .into_iter()
+            .filter_map(|(p, _)| Some(p.file_stem()?.to_string_lossy().into_owned()))
+            .collect();
+        Err(format!(
+            "unknown profile `{name}` (shipped: {}; or give the path of a profile file)",
+            known.join(", ")
+        ))
+    }
+
+    /// Parses a profile file; errors say file:line:column.
+    pub fn parse(file: &Path, text: &str) -> Result<Profile, LoadError> {
+        let at = |span: std::ops::Range<usize>, message: String| LoadError {
+            location: cases::locate(file, text, span.start),
+            message,
+        };
+        let def: Def = toml::from_str(text)
+            .map_err(|e| at(e.span().unwrap_or(0..0), e.message().trim_end().to_owned()))?;
+        let whole = |message: String| LoadError {
+            location: Location {
+                file: file.to_path_buf(),
+                line: 1,
+                column: 1,
+            },
+            message,
+        };
+        let end_span = def.end.span();
+        let end = def.end.into_inner();
+        if end.is_empty() {
+            return Err(at(
+                end_span,
+                "`end` names no type: a stream could never end".into(),
+            ));
+        }
+        let error = match def.error {
+            Some(e) => {
+                let span = e.span();
+                let e = e.into_inner();
+                if !end.contains(&e) {
+                    return Err(at(span, format!("`error` type `{e}` is not one of `end`")));
+                }
+                Some(e)
+            }
+            None => None,
+        };
+        let stdin_span = def.stdin.span();
+        let stdin_open = match def.stdin.into_inner().as_str() {
+            "open" => true,
+            "close" => false,
+            other => {
+                return Err(at(
+                    stdin_span,
+                    format!("`stdin` is `open` or `close`, not `{other}`"),
+                ));
+            }
+        };
+        let mut records = Vec::new();
+        for (name, pattern) in def.records {
+            let span = pattern.span();
+            let p = Pattern::parse(pattern.get_ref()).map_err(|e| at(span, e))?;
+            records.push((name, p));
+        }
+        let control = match def.control {
+            Some(c) => {
+                let span = c.response.span();
+                let filled = fill_response(c.response.get_ref(), "\"x\"", "{}");
+                serde_json::from_str::<serde_json::Value>(&filled).map_err(|e| {
+                    at(
+                        span,
+                        format!("`response` is not JSON once $id and $answer are filled in: {e}"),
+                    )
+                })?;
+                Some(Control {
+                    request: c.request,
+                    id: c.id,
+                    response: c.response.into_inner(),
+                })
+            }
+            None => None,
+        };
+        let mut scenarios: Vec<Scenario> = Vec::new();
+        for s in def.scenario {
+            let span = s.span();
+            let s = s.into_inner();
+            if scenarios.iter().any(|x| x.name == s.name) {
+                return Err(at(span, format!("a second scenario called `{}`", s.name)));
+            }
+            let json =
+                |v: Option<Spanned<String>>, what: &str| -> Result<Option<String>, LoadError> {
+                    match v {
+                        None => Ok(None),
+                        Some(v) => {
+                            let span = v.span();
+                            serde_json::from_str::<serde_json::Value>(v.get_ref())
+                                .map_err(|e| at(span, format!("`{what}` is not JSON: {e}")))?;
+                            Ok(Some(v.into_inner()))
+                        }
+                    }
+                };
+            let mut input = Vec::new();
+            for line in s.input {
+                if line.get_ref().contains('\n') {
+                    return Err(at(
+                        line.span(),
+                        "an input line may not contain a newline".into(),
+                    ));
+                }
+                input.push(line.into_inner());
+            }
+            let end_type = match s.end {
+                Some(e) if !end.contains(e.get_ref()) => {
+                    return Err(at(
+                        e.span(),
+                        format!(
+                            "`end` `{}` is not one of the profile's end types",
+                            e.get_ref()
+                        ),
+                    ));
+                }
+                Some(e) => Some(e.into_inner()),
+                None => None,
+            };
+            let answer = json(s.answer, "answer")?;
+            if answer.is_some() && control.is_none() {
+                return Err(at(span, "`answer` needs a [control] table".into()));
+            }
+            scenarios.push(Scenario {
+                name: s.name,
+                input,
+                body: json(s.body, "body")?,
+                end: end_type,
+                answer,
+            });
+        }
+        if scenarios.is_empty() {
+            return Err(whole("the profile has no [[scenario]]".into()));
+        }
+        Ok(Profile {
+            name: def.name,
+            title: def.title,
+            type_field: def.type_field,
+            start: def.start,
+            end,
+            error,
+            stdin_open,
+            records,
+            control,
+            bad_request: def.http.and_then(|h| h.bad_request),
+            scenarios,
+            source: file.to_path_buf(),
+        })
+    }
+
+    /// The shape declared for `kind`, if any.
+    pub fn shape(&self, kind: &str) -> Option<&Pattern> {
+        self.records.iter().find(|(k, _)| k == kind).map(|(_, p)| p)
+    }
+
+    /// The answer to a control request with id `id` (raw JSON).
+    pub fn control_answer(&self, id: &str, answer: &str) -> Option<String> {
+        let c = self.control.as_ref()?;
+        Some(fill_response(&c.response, id, answer))
+    }
+}
+
+fn fill_response(template: &str, id: &str, answer: &str) -> String {
+    template.replace("$id", id).replace("$answer", answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_profiles_load() {
+        for name in ["events", "claude"] {
+            let p = Profile::named(name).unwrap();
+            assert_eq!(p.name, name);
+            assert!(!p.scenarios.is_empty());
+        }
+        let e = Profile::named("nope").unwrap_err();
+        assert!(e.contains("events"), "{e}");
+    }
+
+    #[test]
+    fn errors_say_where() {
+        let text =
+            "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\nerror = \"fail\"\n";
+        let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.toml:5:9: `error` type `fail` is not one of `end`"
+        );
+        let text = "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\n[records]\ndone = '{'\n";
+        let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("p.toml:6:8: expected message is not JSON"),
+            "{e}"
+        );
+        let text = "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\n";
+        let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
+        assert_eq!(e.to_string(), "p.toml:1:1: the profile has no [[scenario]]");
+    }
+}

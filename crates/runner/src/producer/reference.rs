@@ -1,0 +1,192 @@
+//! The reference producers (`rpcspec serve --role producer --profile P`),
+//! built on the framer: what every producer check passes against.
+
+use std::{
+    io::{self, Read, Write},
+    thread,
+    time::Duration,
+};
+
+use rpcspec_framer::{Config, Event, read::Events};
+use serde_json::{Value, json};
+
+use super::Profile;
+
+/// Pause between tokens: a stream is produced over time, as a model would.
+const TOKEN_PAUSE: Duration = Duration::from_millis(1);
+
+/// The `events` stream answering one input line: `start`, a `token` per
+/// word, `meta`, `done`; or `start` then `error` when the input is not a
+/// user record with a non-empty `text`.
+pub fn records(input: Option<&str>) -> Vec<Value> {
+    let start = json!({"type": "start", "id": "run-1", "model": "rpcspec-reference"});
+    let text = input
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v.get("text").and_then(Value::as_str).map(str::to_owned));
+    let failure = match (input, &text) {
+        (None, _) => Some(("no_input", "stdin closed before an input line".to_owned())),
+        (Some(_), None) => Some((
+            "invalid_input",
+            "the input is not {\"type\": \"user\", \"text\": …}".to_owned(),
+        )),
+        (Some(_), Some(t)) if t.trim().is_empty() => {
+            Some(("empty_prompt", "the prompt is empty".to_owned()))
+        }
+        _ => None,
+    };
+    if let Some((code, message)) = failure {
+        return vec![
+            start,
+            json!({"type": "error", "code": code, "message": message}),
+        ];
+    }
+    let words: Vec<&str> = text.as_deref().unwrap_or("").split_whitespace().collect();
+    let mut out = vec![start];
+    for (i, w) in words.iter().enumerate() {
+        let sep = if i + 1 < words.len() { " " } else { "" };
+        out.push(json!({"type": "token", "text": format!("{w}{sep}")}));
+    }
+    out.push(json!({"type": "meta", "data": {"tokens": words.len()}}));
+    out.push(json!({"type": "done", "reason": "stop"}));
+    out
+}
+
+/// Writes `value` as one line and flushes it.
+pub fn emit(out: &mut impl Write, value: &Value) -> io::Result<()> {
+    let mut line = serde_json::to_vec(value).map_err(io::Error::other)?;
+    line.push(b'\n');
+    out.write_all(&line)?;
+    out.flush()
+}
+
+/// Serves the reference producer of `profile` on `input`/`output`.
+pub fn serve(profile: &Profile, input: impl Read, mut output: impl Write) -> io::Result<()> {
+    let mut lines = Events::new(input, Config::default()).filter_map(|e| match e {
+        Ok(Event::Line(l)) => Some(Ok(String::from_utf8_lossy(&l.bytes).into_owned())),
+        Ok(Event::Problem(_)) => None,
+        Err(e) => Some(Err(e)),
+    });
+    match profile.name.as_str() {
+        "events" => {
+            let first = lines.next().transpose()?;
+            for (i, record) in records(first.as_deref()).iter().enumerate() {
+                if i > 0 {
+                    thread::sleep(TOKEN_PAUSE);
+                }
+                emit(&mut output, record)?;
+            }
+            Ok(())
+        }
+        "claude" => claude(&mut lines, &mut output),
+        other => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("no reference producer for profile `{other}` (shipped: events, claude)"),
+        )),
+    }
+}
+
+/// The text of a stream-json user record's content.
+fn content(v: &Value) -> String {
+    match v.pointer("/message/content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+fn assistant(text: &str) -> Value {
+    json!({"type": "assistant", "message": {"role": "assistant",
+        "content": [{"type": "text", "text": text}]}, "session_id": "session-1"})
+}
+
+/// A Claude Code stream-json session: a `system` init record, then per user
+/// turn assistant records and a `result`; a turn that mentions a tool asks
+/// permission with a `control_request` first and waits for its answer.
+fn claude(
+    lines: &mut impl Iterator<Item = io::Result<String>>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let mut turn = 0;
+    let mut started = false;
+    while let Some(line) = lines.next() {
+        let line = line?;
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        if value.get("type").and_then(Value::as_str) != Some("user") {
+            continue;
+        }
+        if !started {
+            started = true;
+            emit(
+                out,
+                &json!({"type": "system", "subtype": "init", "session_id": "session-1",
+                    "model": "rpcspec-reference", "tools": ["Bash"]}),
+            )?;
+        }
+        turn += 1;
+        let text = content(&value);
+        let reply = if text.contains("tool") || text.contains("Bash") {
+            let id = format!("req_{turn}_a1");
+            emit(
+                out,
+                &json!({"type": "control_request", "request_id": id,
+                    "request": {"subtype": "can_use_tool", "tool_name": "Bash",
+                        "input": {"command": "ls"}}}),
+            )?;
+            // Wait for the host's answer to this request.
+            let mut behaviour = None;
+            for answer in lines.by_ref() {
+                let answer: Value = match serde_json::from_str(&answer?) {
+                    Ok(v) => v,
+                    Err(_) => continue,
+                };
+                if answer
+                    .pointer("/response/request_id")
+                    .and_then(Value::as_str)
+                    == Some(id.as_str())
+                {
+                    behaviour = answer
+                        .pointer("/response/response/behavior")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    break;
+                }
+            }
+            match behaviour.as_deref() {
+                Some("allow") => "Ran `ls`: Cargo.toml README.md",
+                Some(_) => "Permission denied; not running the tool.",
+                None => return Ok(()),
+            }
+        } else {
+            "Hello!"
+        };
+        emit(out, &assistant(reply))?;
+        emit(
+            out,
+            &json!({"type": "result", "subtype": "success", "is_error": false,
+                "result": reply, "num_turns": turn, "session_id": "session-1"}),
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_stream_for_a_prompt_and_a_failure() {
+        let good = records(Some(r#"{"type":"user","text":"a b"}"#));
+        let kinds: Vec<&str> = good.iter().map(|v| v["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["start", "token", "token", "meta", "done"]);
+        assert_eq!(good[1]["text"], "a ");
+        let bad = records(Some(r#"{"type":"user","text":""}"#));
+        assert_eq!(bad[1]["code"], "empty_prompt");
+        assert_eq!(records(None)[1]["code"], "no_input");
+    }
+}
