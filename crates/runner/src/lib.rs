@@ -18,6 +18,7 @@ pub mod exec;
 pub mod exit;
 pub mod fuzz;
 pub mod http;
+pub mod matrix;
 pub mod pattern;
 pub mod plan;
 pub mod producer;

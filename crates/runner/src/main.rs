@@ -45,6 +45,9 @@ enum Command {
     Check(CheckArgs),
     /// Fuzz a target with generated and mutated inputs; findings become case files.
     Fuzz(FuzzArgs),
+    /// Run the suite against every target of a manifest (or merge JSON
+    /// reports) into one results matrix: Markdown, HTML or JSON.
+    Matrix(rpcspec::matrix::MatrixArgs),
 }
 
 /// What the target is, and so which cases apply.
@@ -225,6 +228,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve_cmd(args),
         Command::Check(args) => check_cmd(args),
         Command::Fuzz(args) => fuzz_cmd(args),
+        Command::Matrix(args) => rpcspec::matrix::command(args),
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,188 @@
+//! The matrix as Markdown, for a README: a summary table of the targets,
+//! then a table per area (cell: symbol, verdict, `not passing/plans`, and a
+//! note number), each followed by its notes: one line per cell that did not
+//! pass, with the plans, the rule and the message.
+
+use std::fmt::Write as _;
+
+use super::{ALL_VERDICTS, Cell, Matrix, PlanEvidence, clip, symbol};
+use crate::report::Verdict;
+
+/// Most characters of a message in a note.
+const NOTE: usize = 200;
+
+/// Renders the matrix as GitHub-flavoured Markdown.
+pub fn render(m: &Matrix) -> String {
+    let mut out = String::new();
+    out.push_str("## Conformance matrix\n\n");
+    let _ = writeln!(
+        out,
+        "Generated {} by `rpcspec matrix`: {} cases × {} targets. {}; `k/n` = plans not passing of those run.\n",
+        m.generated,
+        m.rows.len(),
+        m.targets.len(),
+        legend()
+    );
+    // The summary: cells per verdict, per target.
+    let verdicts: Vec<Option<Verdict>> = ALL_VERDICTS
+        .into_iter()
+        .map(Some)
+        .chain([None])
+        .filter(|v| m.count(*v) > 0 || *v == Some(Verdict::Pass))
+        .collect();
+    out.push_str("| target | version | role |");
+    for v in &verdicts {
+        let _ = write!(out, " {} |", symbol(*v));
+    }
+    out.push_str("\n|---|---|---|");
+    out.push_str(&"---:|".repeat(verdicts.len()));
+    out.push('\n');
+    for t in &m.targets {
+        let role = if t.dialect.is_empty() || t.role != "server" {
+            t.role.clone()
+        } else {
+            format!("{} ({})", t.role, t.dialect)
+        };
+        let _ = write!(
+            out,
+            "| {} | {} | {} |",
+            escape(&t.name),
+            escape(&t.version),
+            escape(&role)
+        );
+        for v in &verdicts {
+            let _ = write!(out, " {} |", t.cells.get(*v));
+        }
+        out.push('\n');
+    }
+    let errors: Vec<_> = m.targets.iter().filter(|t| t.error.is_some()).collect();
+    if !errors.is_empty() {
+        out.push('\n');
+        for t in errors {
+            let _ = writeln!(
+                out,
+                "* **{}** has no report: {}",
+                escape(&t.name),
+                escape(&clip(t.error.as_deref().unwrap_or(""), NOTE))
+            );
+        }
+    }
+    let mut note = 0;
+    for (area, rows) in m.areas() {
+        let _ = write!(out, "\n### {}\n\n| case |", escape(area));
+        for t in &m.targets {
+            let _ = write!(out, " {} |", escape(&t.name));
+        }
+        out.push_str("\n|---|");
+        out.push_str(&"---|".repeat(m.targets.len()));
+        out.push('\n');
+        let mut notes = String::new();
+        for row in rows {
+            let _ = write!(out, "| `{}` |", row.name());
+            for (t, cell) in m.targets.iter().zip(&row.cells) {
+                let Some(cell) = cell else {
+                    let _ = write!(out, " {} |", symbol(None));
+                    continue;
+                };
+                let _ = write!(
+                    out,
+                    " {} {}",
+                    symbol(Some(cell.verdict)),
+                    cell.verdict.as_str()
+                );
+                if cell.verdict == Verdict::Skipped || t.error.is_some() {
+                    // Why is the manifest's `without`, or said once above
+                    // the tables: no ratio, no note.
+                    out.push_str(" |");
+                    continue;
+                }
+                if let Some(ratio) = cell.ratio() {
+                    let _ = write!(out, " {ratio}");
+                }
+                if cell.verdict != Verdict::Pass {
+                    note += 1;
+                    let _ = write!(out, " [{note}]");
+                    note_line(&mut notes, note, &t.name, &row.id, cell);
+                }
+                out.push_str(" |");
+            }
+            out.push('\n');
+        }
+        if !notes.is_empty() {
+            out.push('\n');
+            out.push_str(&notes);
+        }
+    }
+    out
+}
+
+/// `✔ PASS · ~ NON-STRICT · …`.
+pub fn legend() -> String {
+    ALL_VERDICTS
+        .into_iter()
+        .map(|v| format!("{} {}", symbol(Some(v)), v.as_str()))
+        .chain([format!("{} not run", symbol(None))])
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// `[n] target · case id: VERDICT (plans): message (rule)`, one line per
+/// distinct first finding among the cell's plans.
+fn note_line(out: &mut String, n: usize, target: &str, id: &str, cell: &Cell) {
+    let mut groups: Vec<(Verdict, String, Vec<&str>)> = Vec::new();
+    for p in &cell.evidence {
+        let what = finding(p);
+        match groups
+            .iter_mut()
+            .find(|(v, w, _)| *v == p.verdict && *w == what)
+        {
+            Some(g) => g.2.push(&p.plan),
+            None => groups.push((p.verdict, what, vec![&p.plan])),
+        }
+    }
+    let _ = write!(out, "{n}. **{}** · `{id}`", escape(target));
+    for (i, (verdict, what, plans)) in groups.iter().enumerate() {
+        let plans: Vec<&str> = plans.iter().copied().filter(|p| !p.is_empty()).collect();
+        let plans = if plans.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", plans.join(", "))
+        };
+        let sep = if i == 0 { ":" } else { ";" };
+        let _ = write!(out, "{sep} {}{plans}: {what}", verdict.as_str());
+    }
+    out.push('\n');
+}
+
+/// The evidence that earned a plan its verdict, in one escaped line.
+fn finding(p: &PlanEvidence) -> String {
+    let Some(e) = p
+        .evidence
+        .iter()
+        .find(|e| e.verdict == p.verdict)
+        .or(p.evidence.first())
+    else {
+        return "no evidence recorded".to_owned();
+    };
+    let message = escape(&clip(&e.message, NOTE));
+    match &e.rule {
+        Some(rule) => format!("{message} (`{}`, {})", rule.id, escape(&rule.section)),
+        None => message,
+    }
+}
+
+/// Escapes Markdown's punctuation and keeps a cell on one line.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' | '\t' => out.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}

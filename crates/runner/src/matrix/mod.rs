@@ -1,0 +1,1231 @@
+//! `rpcspec matrix`: the suite against many targets, merged into one table.
+//!
+//! Cases are the rows (grouped by area: the case id up to its last `/`),
+//! targets the columns, and each cell the worst verdict of that case's
+//! plans against that target, with the evidence of every plan that did not
+//! pass. Three renderers read the one [`Matrix`] model: Markdown ([`md`]),
+//! a self-contained HTML page ([`html`]) and JSON (the model, serialised).
+//!
+//! The matrix is built from JSON reports (`rpcspec run --format json`)
+//! only: running a manifest spawns this executable once per target and
+//! parses what it prints, and `--merge` parses report files made elsewhere.
+//! [`merge`] is pure: reports and a date in, a matrix out.
+//!
+//! # The manifest
+//!
+//! TOML, one `[[target]]` table per column, in column order:
+//!
+//! ```toml
+//! [[target]]
+//! name = "python-jsonrpc"          # required, unique: the column, and the
+//!                                  # report file stem `--merge` matches
+//! version = "4.1.0"                # free text, shown under the name
+//! command = ["python3", "adapter.py"]  # required: argv, run without a shell
+//! role = "server"                  # server (default), producer or decoder
+//! dialect = "jsonrpc2"             # for servers (default jsonrpc2)
+//! profile = "events"               # for producers (default events)
+//! without = ["batch"]              # features it lacks: those cases SKIP
+//! env = { PYTHONPATH = "vendor/python" }  # added to the inherited environment
+//! notes = "stdio adapter around the library's dispatcher"
+//! ```
+//!
+//! Every target runs with the manifest's directory as its working
+//! directory, so relative arguments and environment values (`adapter.py`,
+//! `PYTHONPATH = "vendor"`) mean paths next to the manifest. A relative
+//! program path containing a `/` (`./bin/server`) is resolved against the
+//! manifest's directory too; a bare name (`python3`) is looked up on
+//! `PATH`. An argument that is exactly `{rpcspec}` is replaced by the path
+//! of this executable, so `["{rpcspec}", "serve"]` is the reference column.
+//!
+//! A manifest that cannot be read or does not say the above is an error
+//! naming `file:line:column`; unknown keys are errors too (typos must not
+//! silently drop a setting).
+
+pub mod html;
+pub mod md;
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    ffi::OsString,
+    fmt, fs,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::{
+    cases::{Location, locate},
+    exit,
+    report::Verdict,
+};
+
+/// `rpcspec matrix` arguments.
+#[derive(clap::Args, Debug)]
+pub struct MatrixArgs {
+    /// The manifest of targets (TOML; see docs/matrix.md). With `--merge`
+    /// it only names and orders the columns: nothing is run.
+    #[arg(value_name = "MANIFEST", required_unless_present = "merge")]
+    pub manifest: Option<PathBuf>,
+    /// Merge these JSON reports (`rpcspec run --format json`) instead of
+    /// running targets; each file's stem is its column's name.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub merge: Vec<PathBuf>,
+    /// Targets run in parallel.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub jobs: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Write the matrix to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Deadline per case, in seconds, passed to every run.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Run only the cases whose id matches (glob; repeatable), passed to
+    /// every run.
+    #[arg(long = "filter", value_name = "GLOB")]
+    pub filters: Vec<String>,
+}
+
+/// The formats of `rpcspec matrix`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum Format {
+    /// A table per area, for a README.
+    Md,
+    /// One self-contained page, evidence expandable per cell.
+    Html,
+    /// The model the other two are rendered from (docs/matrix.md).
+    Json,
+}
+
+// ---------------------------------------------------------------------------
+// The model
+
+/// The merged results: see the [module docs](self).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Matrix {
+    /// When it was made (a date, given to [`merge`]).
+    pub generated: String,
+    /// The columns, in manifest (or `--merge`) order.
+    pub targets: Vec<Column>,
+    /// The rows: areas in first-seen order, cases in report order within.
+    pub rows: Vec<Row>,
+}
+
+/// One target.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Column {
+    /// Its name in the manifest (or the report file's stem).
+    pub name: String,
+    /// Free text from the manifest.
+    pub version: String,
+    /// `server`, `producer` or `decoder`.
+    pub role: String,
+    /// The dialect (a producer's profile) its messages were judged in.
+    pub dialect: String,
+    /// The command the report names.
+    pub command: String,
+    /// Free text from the manifest.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub notes: String,
+    /// Why there is no report for it (its cells are then ERROR).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Counts per (case, plan) result.
+    pub results: Counts,
+    /// Counts per cell (a case's worst verdict); `not_run` counts rows it
+    /// has no result for.
+    pub cells: Counts,
+}
+
+/// Counts per verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// PASS.
+    pub pass: usize,
+    /// NON-STRICT.
+    pub non_strict: usize,
+    /// SKIPPED.
+    pub skipped: usize,
+    /// FAIL.
+    pub fail: usize,
+    /// TIMEOUT.
+    pub timeout: usize,
+    /// CRASH.
+    pub crash: usize,
+    /// ERROR.
+    pub error: usize,
+    /// No result at all.
+    pub not_run: usize,
+}
+
+impl Counts {
+    fn add(&mut self, verdict: Option<Verdict>) {
+        *match verdict {
+            None => &mut self.not_run,
+            Some(Verdict::Pass) => &mut self.pass,
+            Some(Verdict::NonStrict) => &mut self.non_strict,
+            Some(Verdict::Skipped) => &mut self.skipped,
+            Some(Verdict::Fail) => &mut self.fail,
+            Some(Verdict::Timeout) => &mut self.timeout,
+            Some(Verdict::Crash) => &mut self.crash,
+            Some(Verdict::Error) => &mut self.error,
+        } += 1;
+    }
+
+    /// The count of `verdict` (`None`: not run).
+    pub fn get(&self, verdict: Option<Verdict>) -> usize {
+        match verdict {
+            None => self.not_run,
+            Some(Verdict::Pass) => self.pass,
+            Some(Verdict::NonStrict) => self.non_strict,
+            Some(Verdict::Skipped) => self.skipped,
+            Some(Verdict::Fail) => self.fail,
+            Some(Verdict::Timeout) => self.timeout,
+            Some(Verdict::Crash) => self.crash,
+            Some(Verdict::Error) => self.error,
+        }
+    }
+}
+
+/// One case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// The case id up to its last `/`.
+    pub area: String,
+    /// The case id.
+    pub id: String,
+    /// The case's title.
+    pub title: String,
+    /// The specification section it checks.
+    pub section: String,
+    /// One per target, in column order; `null` where the target has no
+    /// result for the case (not run).
+    pub cells: Vec<Option<Cell>>,
+}
+
+impl Row {
+    /// The id after the area.
+    pub fn name(&self) -> &str {
+        self.id
+            .rsplit_once('/')
+            .map_or(self.id.as_str(), |(_, n)| n)
+    }
+}
+
+/// One (case, target).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// The worst verdict of the plans.
+    pub verdict: Verdict,
+    /// Every plan's verdict, in report order.
+    pub plans: Vec<PlanVerdict>,
+    /// Each plan that did not pass, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<PlanEvidence>,
+}
+
+impl Cell {
+    /// How many plans did not pass.
+    pub fn not_passed(&self) -> usize {
+        self.plans
+            .iter()
+            .filter(|p| p.verdict != Verdict::Pass)
+            .count()
+    }
+
+    /// `3/5` (plans not passing of all plans) for a failing or
+    /// non-strict cell of several plans, else nothing (a skipped case skips
+    /// every plan).
+    pub fn ratio(&self) -> Option<String> {
+        let counted = !matches!(self.verdict, Verdict::Pass | Verdict::Skipped);
+        (counted && self.plans.len() > 1)
+            .then(|| format!("{}/{}", self.not_passed(), self.plans.len()))
+    }
+}
+
+/// A plan's verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanVerdict {
+    /// `whole`, `split`, `bytewise`, `coalesced`, `crlf`, ...
+    pub plan: String,
+    /// Its verdict.
+    pub verdict: Verdict,
+}
+
+/// Why one plan of a cell did not pass: the report's result, less timings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlanEvidence {
+    /// The plan (empty when the whole target could not be run).
+    pub plan: String,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// The report's evidence.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+    /// Every write.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sent: Vec<Sent>,
+    /// Every line the target wrote.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub received: Vec<Received>,
+    /// The end of the target's stderr.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    /// How the target ended, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<String>,
+}
+
+/// One piece of evidence, as in the JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The verdict it earns.
+    #[serde(deserialize_with = "verdict")]
+    pub verdict: Verdict,
+    /// The rule broken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<Rule>,
+    /// What happened.
+    pub message: String,
+    /// The 1-based step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<usize>,
+    /// What was expected.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expected: Vec<String>,
+    /// What came back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actual: Vec<String>,
+}
+
+/// A rule, as in the JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// Stable id.
+    pub id: String,
+    /// `MUST`, `SHOULD` or `INFO`.
+    pub level: String,
+    /// Where it comes from.
+    pub section: String,
+    /// The rule in one line.
+    pub statement: String,
+}
+
+/// One write, as in the JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sent {
+    /// Milliseconds since the target started.
+    #[serde(default)]
+    pub at_ms: u64,
+    /// The bytes.
+    pub bytes: Bytes,
+}
+
+/// One line the target wrote, as in the JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Received {
+    /// Milliseconds since the target started.
+    #[serde(default)]
+    pub at_ms: u64,
+    /// 1-based line number.
+    #[serde(default)]
+    pub line: u64,
+    /// Byte offset.
+    #[serde(default)]
+    pub offset: u64,
+    /// The line.
+    pub bytes: Bytes,
+}
+
+/// Bytes as the JSON report writes them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bytes {
+    /// Valid UTF-8.
+    Text(String),
+    /// Anything else.
+    Base64(String),
+}
+
+impl Bytes {
+    /// For people: the text with only control and invisible characters
+    /// escaped (`\n`, `\u{2028}`; quotes and backslashes stay as sent: JSON text
+    /// cannot hold a raw newline, so `\n` is unambiguous there), or `base64:…`.
+    pub fn show(&self) -> String {
+        match self {
+            Bytes::Text(t) => {
+                let mut out = String::with_capacity(t.len());
+                for c in t.chars() {
+                    match c {
+                        '\n' => out.push_str("\\n"),
+                        '\r' => out.push_str("\\r"),
+                        '\t' => out.push_str("\\t"),
+                        c if c.is_control()
+                            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
+                        {
+                            out.push_str(&c.escape_unicode().to_string());
+                        }
+                        c => out.push(c),
+                    }
+                }
+                out
+            }
+            Bytes::Base64(b) => format!("base64:{b}"),
+        }
+    }
+}
+
+fn verdict<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+    let name = String::deserialize(d)?;
+    parse_verdict(&name)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown verdict `{name}`")))
+}
+
+/// The verdict printed as `name` (`PASS`, `NON-STRICT`, ...).
+pub fn parse_verdict(name: &str) -> Option<Verdict> {
+    ALL_VERDICTS.into_iter().find(|v| v.as_str() == name)
+}
+
+/// Every verdict, best first.
+pub const ALL_VERDICTS: [Verdict; 7] = [
+    Verdict::Pass,
+    Verdict::NonStrict,
+    Verdict::Skipped,
+    Verdict::Fail,
+    Verdict::Timeout,
+    Verdict::Crash,
+    Verdict::Error,
+];
+
+/// A verdict's symbol: readable in plain text, so colour is never the only
+/// sign (`None`: not run).
+pub fn symbol(verdict: Option<Verdict>) -> &'static str {
+    match verdict {
+        None => "—",
+        Some(Verdict::Pass) => "✔",
+        Some(Verdict::NonStrict) => "~",
+        Some(Verdict::Skipped) => "⊘",
+        Some(Verdict::Fail) => "✘",
+        Some(Verdict::Timeout) => "◷",
+        Some(Verdict::Crash) => "↯",
+        Some(Verdict::Error) => "⚠",
+    }
+}
+
+/// What each verdict means, for legends.
+pub fn meaning(verdict: Option<Verdict>) -> &'static str {
+    match verdict {
+        None => "no result: the case was not run against this target",
+        Some(Verdict::Pass) => "every plan as the specification says",
+        Some(Verdict::NonStrict) => "a SHOULD broken, or a tolerated alternative taken",
+        Some(Verdict::Skipped) => "the target lacks a feature the case requires",
+        Some(Verdict::Fail) => "a MUST broken",
+        Some(Verdict::Timeout) => "no answer before the case deadline",
+        Some(Verdict::Crash) => "the target exited or died during the case",
+        Some(Verdict::Error) => "the case could not be run",
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reading reports
+
+/// A parsed JSON report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// The command, as the report names it.
+    pub target: String,
+    /// `server`, `producer` or `decoder`.
+    pub role: String,
+    /// The dialect or profile.
+    pub dialect: String,
+    /// Every result, in report order.
+    pub results: Vec<RunResult>,
+}
+
+/// One `result` event of a JSON report.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct RunResult {
+    /// The case id.
+    pub id: String,
+    /// The plan.
+    pub plan: String,
+    /// The case's title.
+    #[serde(default)]
+    pub title: String,
+    /// Its section.
+    #[serde(default)]
+    pub section: String,
+    /// The verdict.
+    #[serde(deserialize_with = "verdict")]
+    pub verdict: Verdict,
+    /// Why it is not a pass.
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+    /// Every write.
+    #[serde(default)]
+    pub sent: Vec<Sent>,
+    /// Every line received.
+    #[serde(default)]
+    pub received: Vec<Received>,
+    /// The end of stderr.
+    #[serde(default)]
+    pub stderr: String,
+    /// How the target ended.
+    #[serde(default)]
+    pub exit: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    data: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+struct Start {
+    #[serde(default)]
+    target: String,
+    #[serde(default)]
+    role: String,
+    #[serde(default)]
+    dialect: String,
+}
+
+/// Parses a JSON report (see [`crate::render`]). Event types it does not
+/// know, and fields it does not know, are skipped: reports only grow.
+pub fn parse_report(file: &Path, text: &str) -> Result<Run, Error> {
+    let at = |line: usize, message: String| Error::Report {
+        file: file.to_path_buf(),
+        line,
+        message,
+    };
+    let mut run: Option<Run> = None;
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let env: Envelope =
+            serde_json::from_str(line).map_err(|e| at(n, format!("not a report event: {e}")))?;
+        match env.kind.as_str() {
+            "start" => {
+                let s: Start = serde_json::from_value(env.data)
+                    .map_err(|e| at(n, format!("bad start event: {e}")))?;
+                run = Some(Run {
+                    target: s.target,
+                    role: if s.role.is_empty() {
+                        "server".to_owned()
+                    } else {
+                        s.role
+                    },
+                    dialect: s.dialect,
+                    results: Vec::new(),
+                });
+            }
+            "result" => {
+                let r: RunResult = serde_json::from_value(env.data)
+                    .map_err(|e| at(n, format!("bad result event: {e}")))?;
+                run.as_mut()
+                    .ok_or_else(|| at(n, "a result before the start event".to_owned()))?
+                    .results
+                    .push(r);
+            }
+            _ => {}
+        }
+    }
+    run.ok_or_else(|| {
+        at(
+            1,
+            "no start event: not a JSON report of `rpcspec run`".to_owned(),
+        )
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Merging
+
+/// One column to merge: what the manifest says of it, and its report (or
+/// why there is none).
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// The column's name.
+    pub name: String,
+    /// Free text.
+    pub version: String,
+    /// Free text.
+    pub notes: String,
+    /// The role, for a target without a report (a report names its own).
+    pub role: String,
+    /// The report, or why there is none.
+    pub run: Result<Run, String>,
+}
+
+/// Merges reports into a matrix. Pure: the same inputs give the same
+/// matrix. A target without a report gets ERROR cells, carrying the reason,
+/// on every row that another target of its role has (and "not run" on the
+/// rest: a producer's failure says nothing about server cases).
+pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
+    // Rows in first-seen order, kept grouped by area.
+    let mut areas: Vec<String> = Vec::new();
+    let mut by_area: HashMap<String, Vec<String>> = HashMap::new();
+    let mut meta: HashMap<String, (String, String, Vec<String>)> = HashMap::new();
+    for input in inputs {
+        let Ok(run) = &input.run else { continue };
+        for r in &run.results {
+            let entry = meta.entry(r.id.clone()).or_insert_with(|| {
+                let area = area_of(&r.id).to_owned();
+                let ids = by_area.entry(area.clone()).or_insert_with(|| {
+                    areas.push(area.clone());
+                    Vec::new()
+                });
+                ids.push(r.id.clone());
+                (r.title.clone(), r.section.clone(), Vec::new())
+            });
+            if !entry.2.contains(&run.role) {
+                entry.2.push(run.role.clone());
+            }
+        }
+    }
+    let mut targets = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    for area in &areas {
+        for id in &by_area[area] {
+            let (title, section, _) = &meta[id];
+            rows.push(Row {
+                area: area.clone(),
+                id: id.clone(),
+                title: title.clone(),
+                section: section.clone(),
+                cells: Vec::with_capacity(inputs.len()),
+            });
+        }
+    }
+    let index: HashMap<String, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.clone(), i))
+        .collect();
+    for input in inputs {
+        let mut results = Counts::default();
+        let mut cells: Vec<Option<Cell>> = vec![None; rows.len()];
+        let column = match &input.run {
+            Ok(run) => {
+                for r in &run.results {
+                    results.add(Some(r.verdict));
+                    let cell = cells[index[&r.id]].get_or_insert_with(|| Cell {
+                        verdict: r.verdict,
+                        plans: Vec::new(),
+                        evidence: Vec::new(),
+                    });
+                    cell.verdict = cell.verdict.max(r.verdict);
+                    cell.plans.push(PlanVerdict {
+                        plan: r.plan.clone(),
+                        verdict: r.verdict,
+                    });
+                    if r.verdict != Verdict::Pass {
+                        cell.evidence.push(PlanEvidence {
+                            plan: r.plan.clone(),
+                            verdict: r.verdict,
+                            evidence: r.evidence.clone(),
+                            sent: r.sent.clone(),
+                            received: r.received.clone(),
+                            stderr: r.stderr.clone(),
+                            exit: r.exit.clone(),
+                        });
+                    }
+                }
+                Column {
+                    name: input.name.clone(),
+                    version: input.version.clone(),
+                    role: run.role.clone(),
+                    dialect: run.dialect.clone(),
+                    command: run.target.clone(),
+                    notes: input.notes.clone(),
+                    error: None,
+                    results,
+                    cells: Counts::default(),
+                }
+            }
+            Err(why) => {
+                for (row, cell) in rows.iter().zip(&mut cells) {
+                    if !meta[&row.id].2.contains(&input.role) {
+                        continue;
+                    }
+                    *cell = Some(Cell {
+                        verdict: Verdict::Error,
+                        plans: Vec::new(),
+                        evidence: vec![PlanEvidence {
+                            plan: String::new(),
+                            verdict: Verdict::Error,
+                            evidence: vec![Evidence {
+                                verdict: Verdict::Error,
+                                rule: None,
+                                message: why.clone(),
+                                step: None,
+                                expected: Vec::new(),
+                                actual: Vec::new(),
+                            }],
+                            sent: Vec::new(),
+                            received: Vec::new(),
+                            stderr: String::new(),
+                            exit: None,
+                        }],
+                    });
+                }
+                Column {
+                    name: input.name.clone(),
+                    version: input.version.clone(),
+                    role: input.role.clone(),
+                    dialect: String::new(),
+                    command: String::new(),
+                    notes: input.notes.clone(),
+                    error: Some(why.clone()),
+                    results,
+                    cells: Counts::default(),
+                }
+            }
+        };
+        let mut column = column;
+        for (row, cell) in rows.iter_mut().zip(cells) {
+            column.cells.add(cell.as_ref().map(|c| c.verdict));
+            row.cells.push(cell);
+        }
+        targets.push(column);
+    }
+    Matrix {
+        generated: generated.to_owned(),
+        targets,
+        rows,
+    }
+}
+
+/// The case id up to its last `/` (the whole id if it has none).
+pub fn area_of(id: &str) -> &str {
+    id.rsplit_once('/').map_or(id, |(a, _)| a)
+}
+
+impl Matrix {
+    /// The areas, in row order, each with its rows.
+    pub fn areas(&self) -> Vec<(&str, &[Row])> {
+        let mut out: Vec<(&str, &[Row])> = Vec::new();
+        let mut start = 0;
+        for i in 1..=self.rows.len() {
+            if i == self.rows.len() || self.rows[i].area != self.rows[start].area {
+                out.push((self.rows[start].area.as_str(), &self.rows[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+
+    /// How many cells have this worst verdict (`None`: not run).
+    pub fn count(&self, verdict: Option<Verdict>) -> usize {
+        self.targets.iter().map(|t| t.cells.get(verdict)).sum()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The manifest
+
+/// One `[[target]]` of a manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetSpec {
+    /// The column's name.
+    pub name: String,
+    /// Free text.
+    pub version: String,
+    /// argv, `{rpcspec}` not yet replaced.
+    pub command: Vec<String>,
+    /// `server`, `producer` or `decoder`.
+    pub role: String,
+    /// The dialect (servers).
+    pub dialect: String,
+    /// The profile (producers).
+    pub profile: Option<String>,
+    /// Features it lacks.
+    pub without: Vec<String>,
+    /// Added to the environment.
+    pub env: BTreeMap<String, String>,
+    /// Free text.
+    pub notes: String,
+}
+
+/// A parsed manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// The directory targets run in (the manifest's).
+    pub dir: PathBuf,
+    /// The targets, in column order.
+    pub targets: Vec<TargetSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestDef {
+    #[serde(default)]
+    target: Vec<Spanned<TargetDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TargetDef {
+    name: Spanned<String>,
+    #[serde(default)]
+    version: String,
+    command: Spanned<Vec<String>>,
+    role: Option<Spanned<String>>,
+    dialect: Option<Spanned<String>>,
+    profile: Option<String>,
+    #[serde(default)]
+    without: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    notes: String,
+}
+
+/// What `rpcspec matrix` cannot work with.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// A manifest that does not parse or says something impossible.
+    Manifest {
+        /// Where.
+        location: Location,
+        /// What is wrong, lower case.
+        message: String,
+    },
+    /// A JSON report that does not parse.
+    Report {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file that cannot be read or written.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Manifest { location, message } => write!(f, "{location}: {message}"),
+            Error::Report {
+                file,
+                line,
+                message,
+            } => write!(f, "{}:{line}: {message}", file.display()),
+            Error::Io { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+const ROLES: [&str; 3] = ["server", "producer", "decoder"];
+
+/// Parses a manifest (see the [module docs](self)); `file` is used in
+/// error locations and its directory becomes [`Manifest::dir`].
+pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
+    let at = |span: std::ops::Range<usize>, message: String| Error::Manifest {
+        location: locate(file, text, span.start),
+        message,
+    };
+    let def: ManifestDef = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_owned();
+        at(e.span().unwrap_or(0..0), message)
+    })?;
+    if def.target.is_empty() {
+        return Err(at(
+            0..0,
+            "no [[target]]: a manifest lists at least one target".to_owned(),
+        ));
+    }
+    let mut targets: Vec<TargetSpec> = Vec::new();
+    for t in def.target {
+        let t = t.into_inner();
+        let name = t.name.get_ref().trim();
+        if name.is_empty() {
+            return Err(at(t.name.span(), "`name` is empty".to_owned()));
+        }
+        if targets.iter().any(|o| o.name == name) {
+            return Err(at(t.name.span(), format!("a second target named `{name}`")));
+        }
+        if t.command.get_ref().is_empty() {
+            return Err(at(
+                t.command.span(),
+                "`command` is empty: give the program and its arguments".to_owned(),
+            ));
+        }
+        let role = match &t.role {
+            None => "server".to_owned(),
+            Some(r) if ROLES.contains(&r.get_ref().as_str()) => r.get_ref().clone(),
+            Some(r) => {
+                return Err(at(
+                    r.span(),
+                    format!(
+                        "unknown role `{}` (known: server, producer, decoder)",
+                        r.get_ref()
+                    ),
+                ));
+            }
+        };
+        let dialect = match &t.dialect {
+            None => "jsonrpc2".to_owned(),
+            Some(d) if rpcspec_matcher::Dialect::from_name(d.get_ref()).is_some() => {
+                d.get_ref().clone()
+            }
+            Some(d) => {
+                return Err(at(
+                    d.span(),
+                    format!(
+                        "unknown dialect `{}` (known: jsonrpc2, lenient, mcp, claude, events)",
+                        d.get_ref()
+                    ),
+                ));
+            }
+        };
+        targets.push(TargetSpec {
+            name: name.to_owned(),
+            version: t.version,
+            command: t.command.into_inner(),
+            role,
+            dialect,
+            profile: t.profile,
+            without: t.without,
+            env: t.env,
+            notes: t.notes,
+        });
+    }
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    Ok(Manifest { dir, targets })
+}
+
+/// Reads and parses a manifest file.
+pub fn load_manifest(file: &Path) -> Result<Manifest, Error> {
+    let text = fs::read_to_string(file).map_err(|error| Error::Io {
+        path: file.to_path_buf(),
+        error,
+    })?;
+    parse_manifest(file, &text)
+}
+
+// ---------------------------------------------------------------------------
+// Running
+
+/// What every run of a matrix shares.
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    /// `--timeout`, passed on.
+    pub timeout: Option<f64>,
+    /// `--filter`s, passed on.
+    pub filters: Vec<String>,
+}
+
+/// The `rpcspec run` arguments for `spec` (after `rpcspec`), with `exe`
+/// standing for `{rpcspec}` and relative program paths resolved against
+/// `dir`.
+pub fn run_argv(
+    exe: &Path,
+    dir: &Path,
+    spec: &TargetSpec,
+    settings: &RunSettings,
+) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = ["run", "--format", "json", "--role", spec.role.as_str()]
+        .map(OsString::from)
+        .to_vec();
+    match spec.role.as_str() {
+        "server" => argv.extend(["--dialect".into(), spec.dialect.clone().into()]),
+        "producer" => {
+            if let Some(p) = &spec.profile {
+                argv.extend(["--profile".into(), p.into()]);
+            }
+        }
+        _ => {}
+    }
+    for f in &spec.without {
+        argv.extend(["--without".into(), f.into()]);
+    }
+    if let Some(t) = settings.timeout {
+        argv.extend(["--timeout".into(), t.to_string().into()]);
+    }
+    for f in &settings.filters {
+        argv.extend(["--filter".into(), f.into()]);
+    }
+    argv.push("--".into());
+    for (i, arg) in spec.command.iter().enumerate() {
+        let arg = if arg == "{rpcspec}" {
+            exe.as_os_str().to_owned()
+        } else if i == 0 && arg.contains('/') && Path::new(arg).is_relative() {
+            absolute(&dir.join(arg)).into_os_string()
+        } else {
+            arg.into()
+        };
+        argv.push(arg);
+    }
+    argv
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Runs `rpcspec run` (this executable, `exe`) for one target, in `dir`,
+/// and parses its report. `Err` says why there is no report.
+pub fn run_target(
+    exe: &Path,
+    dir: &Path,
+    spec: &TargetSpec,
+    settings: &RunSettings,
+) -> Result<Run, String> {
+    let output = Command::new(exe)
+        .args(run_argv(exe, dir, spec, settings))
+        .current_dir(dir)
+        .envs(&spec.env)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    let code = output.status.code();
+    if code == Some(i32::from(exit::NO_CASES)) {
+        return Err("no case matched the filters".to_owned());
+    }
+    if !matches!(code, Some(0 | 1)) {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = stderr.trim();
+        return Err(format!(
+            "`rpcspec run` {}{}{stderr}",
+            match code {
+                Some(c) => format!("exited with {c}"),
+                None => "was killed".to_owned(),
+            },
+            if stderr.is_empty() { "" } else { ": " }
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    parse_report(Path::new("<stdout>"), &text).map_err(|e| format!("unreadable report: {e}"))
+}
+
+/// Today as `YYYY-MM-DD` (UTC), or the day of `SOURCE_DATE_EPOCH` when set,
+/// so a matrix can be reproduced byte for byte.
+pub fn today() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Runs `rpcspec matrix`; returns the exit code: 0 when the matrix was
+/// written (failing cells are its content, not an error of the command),
+/// 2 for a bad manifest, report or argument.
+pub fn command(args: MatrixArgs) -> u8 {
+    match build(&args) {
+        Ok(matrix) => {
+            let text = match args.format {
+                Format::Md => md::render(&matrix),
+                Format::Html => html::render(&matrix),
+                Format::Json => {
+                    serde_json::to_string_pretty(&matrix).expect("the matrix serialises") + "\n"
+                }
+            };
+            let written = match &args.output {
+                Some(path) => fs::write(path, &text).map_err(|error| Error::Io {
+                    path: path.clone(),
+                    error,
+                }),
+                None => {
+                    use std::io::Write;
+                    match std::io::stdout().write_all(text.as_bytes()) {
+                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
+                            path: "<stdout>".into(),
+                            error: e,
+                        }),
+                        _ => Ok(()),
+                    }
+                }
+            };
+            match written {
+                Ok(()) => exit::OK,
+                Err(e) => usage(&e.to_string()),
+            }
+        }
+        Err(code) => code,
+    }
+}
+
+fn usage(message: &str) -> u8 {
+    eprintln!("rpcspec matrix: {message}");
+    exit::USAGE
+}
+
+fn build(args: &MatrixArgs) -> Result<Matrix, u8> {
+    if let Some(t) = args.timeout
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    if args.jobs == 0 {
+        return Err(usage("--jobs must be at least 1"));
+    }
+    crate::compile_filters(&args.filters).map_err(|e| usage(&e))?;
+    let manifest = match &args.manifest {
+        Some(path) => Some(load_manifest(path).map_err(|e| usage(&e.to_string()))?),
+        None => None,
+    };
+    let inputs = if args.merge.is_empty() {
+        let manifest = manifest.expect("clap requires MANIFEST without --merge");
+        run_manifest(&manifest, args)?
+    } else {
+        merge_files(manifest.as_ref(), &args.merge)?
+    };
+    Ok(merge(&today(), &inputs))
+}
+
+fn run_manifest(manifest: &Manifest, args: &MatrixArgs) -> Result<Vec<Input>, u8> {
+    let exe = std::env::current_exe()
+        .map_err(|e| usage(&format!("cannot find the rpcspec executable: {e}")))?;
+    let settings = RunSettings {
+        timeout: args.timeout,
+        filters: args.filters.clone(),
+    };
+    let total = manifest.targets.len();
+    let runs = crate::run_parallel(&manifest.targets, args.jobs, &|_, _| {}, |spec| {
+        let run = run_target(&exe, &manifest.dir, spec, &settings);
+        match &run {
+            Ok(r) => {
+                let mut c = Counts::default();
+                r.results.iter().for_each(|x| c.add(Some(x.verdict)));
+                eprintln!(
+                    "rpcspec matrix: {}: {} results, {} pass, {} not passing",
+                    spec.name,
+                    r.results.len(),
+                    c.pass,
+                    r.results.len() - c.pass
+                );
+            }
+            Err(e) => eprintln!("rpcspec matrix: {}: no report: {e}", spec.name),
+        }
+        run
+    });
+    debug_assert_eq!(runs.len(), total);
+    Ok(manifest
+        .targets
+        .iter()
+        .zip(runs)
+        .map(|(spec, run)| Input {
+            name: spec.name.clone(),
+            version: spec.version.clone(),
+            notes: spec.notes.clone(),
+            role: spec.role.clone(),
+            run,
+        })
+        .collect())
+}
+
+/// The `--merge` inputs: with a manifest, one per manifest target in its
+/// order (matched by file stem; a target without a file gets an error
+/// column); without, one per file in the order given.
+fn merge_files(manifest: Option<&Manifest>, files: &[PathBuf]) -> Result<Vec<Input>, u8> {
+    let mut parsed: Vec<(String, Run)> = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(file).map_err(|error| {
+            usage(
+                &Error::Io {
+                    path: file.clone(),
+                    error,
+                }
+                .to_string(),
+            )
+        })?;
+        let run = parse_report(file, &text).map_err(|e| usage(&e.to_string()))?;
+        let stem = file
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        if parsed.iter().any(|(n, _)| *n == stem) {
+            return Err(usage(&format!(
+                "{}: a second report named `{stem}` (the file stem names the column)",
+                file.display()
+            )));
+        }
+        parsed.push((stem, run));
+    }
+    let Some(manifest) = manifest else {
+        return Ok(parsed
+            .into_iter()
+            .map(|(name, run)| Input {
+                name,
+                version: String::new(),
+                notes: String::new(),
+                role: run.role.clone(),
+                run: Ok(run),
+            })
+            .collect());
+    };
+    if let Some((stem, _)) = parsed
+        .iter()
+        .find(|(n, _)| !manifest.targets.iter().any(|t| t.name == *n))
+    {
+        return Err(usage(&format!(
+            "report `{stem}` names no target of the manifest"
+        )));
+    }
+    Ok(manifest
+        .targets
+        .iter()
+        .map(|spec| Input {
+            name: spec.name.clone(),
+            version: spec.version.clone(),
+            notes: spec.notes.clone(),
+            role: spec.role.clone(),
+            run: parsed
+                .iter()
+                .find(|(n, _)| *n == spec.name)
+                .map(|(_, r)| r.clone())
+                .ok_or_else(|| format!("no report given for `{}`", spec.name)),
+        })
+        .collect())
+}
+
+/// At most `max` characters of `text`, saying how many were left out.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+        None => text.to_owned(),
+    }
+}

@@ -1,0 +1,470 @@
+//! `rpcspec matrix`: merging real reports (the reference server's and
+//! `cat`'s), manifests and their errors, the Markdown table, and the HTML
+//! page in a real headless browser.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command as Std,
+    sync::OnceLock,
+};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Three cases `cat` fails in three ways: FAIL on two plans, FAIL on five,
+/// TIMEOUT on five.
+const FILTERS: [&str; 3] = [
+    "framing/lines/eof-flushes",
+    "framing/lines/last-line-without-newline",
+    "jsonrpc/ids/string",
+];
+
+fn rpcspec() -> Command {
+    let mut cmd = Command::cargo_bin("rpcspec").expect("the rpcspec binary is built");
+    cmd.env("SOURCE_DATE_EPOCH", "0");
+    cmd
+}
+
+fn exe() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("rpcspec")
+}
+
+fn filter_args() -> Vec<String> {
+    let mut args = vec!["--timeout".to_owned(), "2".to_owned()];
+    for f in FILTERS {
+        args.extend(["--filter".to_owned(), f.to_owned()]);
+    }
+    args
+}
+
+/// JSON reports of the reference server (`reference.json`) and of `cat`
+/// (`cat.json`), made once by `rpcspec run --format json`.
+fn reports() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix-reports");
+        fs::create_dir_all(&dir).unwrap();
+        for (name, target) in [("reference", vec![]), ("cat", vec!["--", "cat"])] {
+            let out = rpcspec()
+                .args(["run", "--format", "json"])
+                .args(filter_args())
+                .args(target)
+                .output()
+                .unwrap();
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            fs::write(dir.join(format!("{name}.json")), out.stdout).unwrap();
+        }
+        dir
+    })
+}
+
+fn merged(format: &str) -> String {
+    let dir = reports();
+    let out = rpcspec()
+        .args(["matrix", "--format", format, "--merge"])
+        .arg(dir.join("reference.json"))
+        .arg(dir.join("cat.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn cell<'a>(m: &'a Value, id: &str, target: usize) -> &'a Value {
+    let row = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id}"));
+    &row["cells"][target]
+}
+
+#[test]
+fn merging_two_reports_gives_a_cell_per_case_and_target() {
+    let m: Value = serde_json::from_str(&merged("json")).unwrap();
+    assert_eq!(m["generated"], "1970-01-01");
+    let names: Vec<&str> = m["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["reference", "cat"]);
+    let ids: Vec<&str> = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    // Report order, grouped by area.
+    assert_eq!(
+        ids,
+        [
+            "framing/lines/last-line-without-newline",
+            "framing/lines/eof-flushes",
+            "jsonrpc/ids/string"
+        ]
+    );
+    assert_eq!(m["rows"][0]["area"], "framing/lines");
+    for id in ids {
+        let pass = cell(&m, id, 0);
+        assert_eq!(pass["verdict"], "PASS", "{id}");
+        assert!(pass.get("evidence").is_none(), "{id}");
+    }
+    // The worst verdict, every plan's verdict, and evidence per plan.
+    let eof = cell(&m, "framing/lines/eof-flushes", 1);
+    assert_eq!(eof["verdict"], "FAIL");
+    assert_eq!(eof["plans"].as_array().unwrap().len(), 5);
+    let evidence = eof["evidence"].as_array().unwrap();
+    assert_eq!(evidence.len(), 5);
+    assert_eq!(evidence[0]["plan"], "whole");
+    assert!(!evidence[0]["sent"].as_array().unwrap().is_empty());
+    let last = cell(&m, "framing/lines/last-line-without-newline", 1);
+    assert_eq!(last["verdict"], "FAIL");
+    let rule = &last["evidence"][0]["evidence"][0]["rule"];
+    assert_eq!(rule["id"], "framing.unterminated");
+    assert!(rule["section"].as_str().unwrap().contains("NDJSON"));
+    assert_eq!(cell(&m, "jsonrpc/ids/string", 1)["verdict"], "TIMEOUT");
+    // Summaries: cells and (case, plan) results.
+    assert_eq!(m["targets"][0]["cells"]["pass"], 3);
+    assert_eq!(m["targets"][1]["cells"]["fail"], 2);
+    assert_eq!(m["targets"][1]["cells"]["timeout"], 1);
+    assert_eq!(m["targets"][1]["results"]["fail"], 7);
+}
+
+#[test]
+fn markdown_of_two_reports() {
+    insta::assert_snapshot!("markdown_of_two_reports", merged("md"));
+}
+
+/// A manifest in a temporary directory: the reference server, `cat`, and
+/// a program that does not exist.
+fn manifest(dir: &Path) -> PathBuf {
+    let path = dir.join("manifest.toml");
+    let text = format!(
+        r#"
+[[target]]
+name = "reference"
+version = "built-in"
+command = [{exe:?}, "serve"]
+notes = "the reference server"
+
+[[target]]
+name = "cat"
+version = "coreutils"
+command = ["sh", "-c", "test \"$GREETING\" = hello && test -f here.txt && exec cat"]
+env = {{ GREETING = "hello" }}
+
+[[target]]
+name = "missing"
+command = ["no-such-program-rpcspec"]
+"#,
+        exe = exe().display().to_string()
+    );
+    fs::write(&path, text).unwrap();
+    // The targets run in the manifest's directory: `cat` checks it.
+    fs::write(dir.join("here.txt"), "").unwrap();
+    path
+}
+
+#[test]
+fn a_manifest_runs_every_target_with_its_env_and_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = manifest(dir.path());
+    let out = rpcspec()
+        .current_dir(std::env::temp_dir())
+        .args(["matrix", "--jobs", "3", "--format", "md"])
+        .arg(&path)
+        .args(filter_args())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The same table as merging the reports, plus an ERROR column for the
+    // target that cannot start.
+    insta::assert_snapshot!(
+        "markdown_of_a_manifest",
+        String::from_utf8(out.stdout).unwrap()
+    );
+}
+
+#[test]
+fn merging_with_a_manifest_names_columns_and_flags_missing_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = manifest(dir.path());
+    let out = rpcspec()
+        .args(["matrix", "--format", "json"])
+        .arg(&path)
+        .arg("--merge")
+        .arg(reports().join("cat.json"))
+        .arg(reports().join("reference.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Manifest order, versions from the manifest.
+    assert_eq!(m["targets"][0]["name"], "reference");
+    assert_eq!(m["targets"][0]["version"], "built-in");
+    assert_eq!(m["targets"][1]["name"], "cat");
+    let missing = &m["targets"][2];
+    assert_eq!(missing["error"], "no report given for `missing`");
+    assert_eq!(missing["cells"]["error"], 3);
+    let c = cell(&m, "jsonrpc/ids/string", 2);
+    assert_eq!(c["verdict"], "ERROR");
+    assert_eq!(
+        c["evidence"][0]["evidence"][0]["message"],
+        "no report given for `missing`"
+    );
+}
+
+#[test]
+fn bad_manifests_name_file_line_and_column() {
+    let cases: [(&str, &str); 8] = [
+        ("", "manifest.toml:1:1: no [[target]]"),
+        (
+            "[[target]]\nname = \"a\"\n",
+            "manifest.toml:1:1: missing field `command`",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = []\n",
+            "manifest.toml:3:11: `command` is empty",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\nrole = \"client\"\n",
+            "manifest.toml:4:8: unknown role `client`",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\ndialect = \"xml-rpc\"\n",
+            "manifest.toml:4:11: unknown dialect `xml-rpc`",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\n\n[[target]]\nname = \"a\"\ncommand = [\"y\"]\n",
+            "manifest.toml:6:8: a second target named `a`",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\ncomand = [\"y\"]\n",
+            "manifest.toml:4:1: unknown field `comand`",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"\n",
+            "manifest.toml:3:",
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("manifest.toml");
+    for (text, expected) in cases {
+        fs::write(&path, text).unwrap();
+        let out = rpcspec().arg("matrix").arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{text:?}: expected {expected:?} in {stderr:?}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn bad_reports_and_arguments_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("broken.json");
+    let start = r#"{"type":"start","data":{"target":"x","role":"server","dialect":"jsonrpc2","strict":false}}"#;
+    let checks = [
+        (
+            format!("{start}\nnot json\n"),
+            "broken.json:2: not a report event",
+        ),
+        (
+            format!(
+                "{start}\n{}\n",
+                r#"{"type":"result","data":{"id":"a/b","plan":"whole","verdict":"MAYBE"}}"#
+            ),
+            "broken.json:2: bad result event: unknown verdict `MAYBE`",
+        ),
+        ("\n".to_owned(), "broken.json:1: no start event"),
+    ];
+    for (text, expected) in checks {
+        fs::write(&report, &text).unwrap();
+        let out = rpcspec()
+            .args(["matrix", "--merge"])
+            .arg(&report)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(expected),
+            "expected {expected:?} in {stderr:?}"
+        );
+    }
+    // Neither a manifest nor reports.
+    rpcspec().arg("matrix").assert().code(2);
+    // Two reports with one name.
+    let out = rpcspec()
+        .args(["matrix", "--merge"])
+        .arg(reports().join("cat.json"))
+        .arg(reports().join("cat.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a second report named `cat`"));
+}
+
+#[test]
+fn html_escapes_everything_and_fetches_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("evil.json");
+    let start = r#"{"type":"start","data":{"target":"<script>alert(1)</script>","role":"server","dialect":"jsonrpc2","strict":false}}"#;
+    let result = r#"{"type":"result","data":{"id":"x/<b>y</b>","plan":"whole","title":"\"><img src=x onerror=alert(1)>","section":"s&s","verdict":"FAIL","evidence":[{"verdict":"FAIL","message":"<i>m</i>","rule":{"id":"r<","level":"MUST","section":"<s>","statement":"'q'"}}],"received":[{"at_ms":1,"line":1,"offset":0,"bytes":{"text":"</pre><script>x</script>"}}]}}"#;
+    fs::write(&report, format!("{start}\n{result}\n")).unwrap();
+    let out = rpcspec()
+        .args(["matrix", "--format", "html", "--merge"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8(out.stdout).unwrap();
+    for bad in [
+        "<script",
+        "<img",
+        "<b>",
+        "<i>",
+        "</pre><script",
+        "http://",
+        "https://",
+        "url(",
+    ] {
+        assert!(!html.contains(bad), "{bad} in the page");
+    }
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_eq!(html.matches("data-verdict=\"FAIL\"").count(), 1);
+}
+
+fn chromium() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("chromium"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let fixed = PathBuf::from("/usr/bin/chromium");
+        fixed.is_file().then_some(fixed)
+    })
+}
+
+fn headless(chromium: &Path, profile: &Path) -> Std {
+    let mut cmd = Std::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+/// The HTML page in a real browser: the DOM it builds has as many FAIL
+/// (and TIMEOUT) cells as the JSON model, and it renders at 1280 px and at
+/// phone width. The screenshots are kept in
+/// `target/tmp/matrix-screenshots/` to be looked at.
+#[test]
+fn html_renders_in_headless_chromium() {
+    let Some(chromium) = chromium() else {
+        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1: install Debian's `chromium` package"
+        );
+        eprintln!("chromium not installed: HTML browser test not run");
+        return;
+    };
+    let model: Value = serde_json::from_str(&merged("json")).unwrap();
+    let html = merged("html");
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix-screenshots");
+    fs::create_dir_all(&out_dir).unwrap();
+    let page = out_dir.join("matrix.html");
+    fs::write(&page, &html).unwrap();
+    let url = format!("file://{}", page.display());
+    let profile = tempfile::tempdir().unwrap();
+
+    let dom = headless(&chromium, profile.path())
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8(dom.stdout).unwrap();
+    let cells = |verdict: &str| -> usize {
+        model["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["cells"].as_array().unwrap())
+            .filter(|c| c["verdict"] == verdict)
+            .count()
+    };
+    for verdict in ["FAIL", "TIMEOUT", "PASS"] {
+        assert_eq!(
+            dom.matches(&format!("data-verdict=\"{verdict}\"")).count(),
+            cells(verdict),
+            "{verdict} cells in the DOM"
+        );
+    }
+    assert_eq!(cells("FAIL"), 2);
+    // Every non-pass cell opens to its evidence.
+    assert_eq!(
+        dom.matches("<details>").count(),
+        cells("FAIL") + cells("TIMEOUT")
+    );
+
+    for (name, size) in [("desktop", "1280,900"), ("phone", "390,844")] {
+        let png = out_dir.join(format!("{name}.png"));
+        let _ = fs::remove_file(&png);
+        let shot = headless(&chromium, profile.path())
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(format!("--window-size={size}"))
+            .arg(&url)
+            .output()
+            .unwrap();
+        assert!(
+            shot.status.success(),
+            "{}",
+            String::from_utf8_lossy(&shot.stderr)
+        );
+        let bytes = fs::read(&png).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: not a PNG");
+        // A blank page compresses to a few hundred bytes.
+        assert!(bytes.len() > 10_000, "{name}: {} bytes", bytes.len());
+        eprintln!("screenshot: {}", png.display());
+    }
+}
