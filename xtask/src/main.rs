@@ -5,6 +5,7 @@
 
 mod bench;
 mod fuzz;
+mod matrix;
 
 use std::{
     env,
@@ -78,6 +79,8 @@ commands:
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
+  matrix [--install] [--format md|html|json] [--output FILE]
+          install the pinned third-party implementations, or run them all (docs/matrix-results.md)
 ";
 
 fn main() -> ExitCode {
@@ -89,6 +92,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::fuzz(&root, &args[1..]),
         Some("bench") => bench::bench(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
+        Some("matrix") => matrix::matrix(&root, &args[1..]),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -4,9 +4,11 @@
 //! the case files ([`cases`]), drives any executable over stdin/stdout
 //! ([`target`], [`exec`]) under several write plans ([`plan`]), grades every
 //! answer with the reference framer and the matcher, and renders one report
-//! model ([`report`]) as human text, NDJSON or JUnit XML ([`render`]). It
-//! is the only crate of the workspace that spawns processes, reads the clock
-//! or prints.
+//! model ([`report`]) as human text, NDJSON or JUnit XML ([`render`]). Two
+//! more roles share that model: event-stream producers over stdio or HTTP
+//! ([`producer`], [`http`]) and NDJSON decoders ([`decoder`]); [`matrix`]
+//! merges many targets' reports into one table. It is the only crate of the
+//! workspace that spawns processes, opens sockets, reads the clock or prints.
 
 #![warn(missing_docs)]
 

@@ -1,0 +1,236 @@
+//! `cargo xtask matrix`: the third-party implementations matrix.
+//!
+//! `--install` puts the pinned implementations of `xtask/matrix/` into
+//! `xtask/matrix/.deps/` (ignored by git): the Python packages of
+//! `requirements.txt` with pip, the Node packages of `package-lock.json`
+//! with npm, and the jsonrpc-core adapter with cargo. Without it, the
+//! command builds rpcspec and runs `rpcspec matrix` on
+//! `xtask/matrix/manifest.toml`. In Markdown (the default) the table goes
+//! between the markers of `docs/matrix-results.md`, so `git diff` shows
+//! whether a run reproduced the published table; `--output FILE` writes the
+//! whole report to FILE instead.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::{Command, ExitCode},
+};
+
+const MATRIX_USAGE: &str = "\
+usage: cargo xtask matrix --install
+       cargo xtask matrix [--format md|html|json] [--output FILE]
+
+--install   pip, npm and cargo install the pinned implementations of
+            xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
+otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifest.toml`;
+            Markdown goes between the markers of docs/matrix-results.md unless
+            --output names a file
+";
+
+/// Where the published table lives, between these two lines.
+const RESULTS: &str = "docs/matrix-results.md";
+const BEGIN: &str = "<!-- matrix:begin (cargo xtask matrix writes this part) -->";
+const END: &str = "<!-- matrix:end -->";
+
+pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
+    let mut install = false;
+    let mut format = "md".to_owned();
+    let mut output: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--install" => install = true,
+            "--format" => match it.next().map(String::as_str) {
+                Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
+                _ => return usage("--format takes md, html or json"),
+            },
+            "--output" => match it.next() {
+                Some(f) => output = Some(PathBuf::from(f)),
+                None => return usage("--output takes a file"),
+            },
+            "-h" | "--help" => {
+                print!("{MATRIX_USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => return usage(&format!("unknown argument `{other}`")),
+        }
+    }
+    let dir = root.join("xtask/matrix");
+    if install {
+        return match self::install(&dir) {
+            Ok(()) => {
+                eprintln!(
+                    "xtask matrix: installed into {}",
+                    dir.join(".deps").display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("xtask matrix: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    match run(root, &dir, &format, output.as_deref()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask matrix: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn usage(problem: &str) -> ExitCode {
+    eprint!("xtask matrix: {problem}\n\n{MATRIX_USAGE}");
+    ExitCode::from(2)
+}
+
+/// Runs `program args` in `dir`, echoing the command line.
+fn step(dir: &Path, program: &str, args: &[&str]) -> Result<(), String> {
+    eprintln!("==> {program} {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{program} {}` failed ({status})", args.join(" ")))
+    }
+}
+
+fn install(dir: &Path) -> Result<(), String> {
+    // Every package is pinned in requirements.txt, dependencies included:
+    // --no-deps keeps pip from choosing anything else.
+    step(
+        dir,
+        "python3",
+        &[
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--upgrade",
+            "--no-deps",
+            "--target",
+            ".deps/python",
+            "-r",
+            "requirements.txt",
+        ],
+    )?;
+    // npm ci installs exactly the lock file, in the folder that holds it.
+    let node = dir.join(".deps/node");
+    fs::create_dir_all(&node).map_err(|e| format!("cannot create {}: {e}", node.display()))?;
+    for file in ["package.json", "package-lock.json"] {
+        fs::copy(dir.join(file), node.join(file))
+            .map_err(|e| format!("cannot copy {file} into {}: {e}", node.display()))?;
+    }
+    step(
+        dir,
+        "npm",
+        &[
+            "ci",
+            "--prefix",
+            ".deps/node",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+        ],
+    )?;
+    step(
+        dir,
+        "cargo",
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "--manifest-path",
+            "rust-jsonrpc-core/Cargo.toml",
+            "--target-dir",
+            ".deps/cargo-target",
+        ],
+    )
+}
+
+fn run(root: &Path, dir: &Path, format: &str, output: Option<&Path>) -> Result<ExitCode, String> {
+    if !dir.join(".deps").is_dir() {
+        return Err("nothing installed yet: run `cargo xtask matrix --install` first".into());
+    }
+    step(root, "cargo", &["build", "--release", "-p", "rpcspec"])?;
+    let rpcspec = root.join("target/release/rpcspec");
+    let manifest = dir.join("manifest.toml");
+    eprintln!(
+        "==> rpcspec matrix {} --format {format} --timeout 30 --jobs 1",
+        manifest.display()
+    );
+    let out = Command::new(&rpcspec)
+        .arg("matrix")
+        .arg(&manifest)
+        .args(["--format", format])
+        // The MCP SDK takes seconds to import on a busy machine: a generous
+        // deadline keeps slow starts from reading as TIMEOUT.
+        .args(["--timeout", "30"])
+        // One target at a time: on a small machine parallel targets starve
+        // each other and slow exits read as NON-STRICT (exit-on-eof).
+        .args(["--jobs", "1"])
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
+    if !out.stderr.is_empty() {
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // rpcspec exits 1 when a target fails a case: the table is still the
+    // result. Anything else is a broken run.
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return Err(format!("`rpcspec matrix` failed ({})", out.status));
+    }
+    let report = String::from_utf8(out.stdout).map_err(|_| "the report is not UTF-8")?;
+    let (path, text) = match output {
+        Some(path) => (root.join(path), report),
+        None if format == "md" => {
+            let path = root.join(RESULTS);
+            let doc = fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            (path, splice(&doc, &report)?)
+        }
+        None => {
+            print!("{report}");
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    eprintln!(
+        "xtask matrix: wrote {} (`git diff` shows what changed since the published table)",
+        path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `doc` with the part between [`BEGIN`] and [`END`] replaced by `table`.
+fn splice(doc: &str, table: &str) -> Result<String, String> {
+    let missing = || format!("{RESULTS} lacks the lines `{BEGIN}` and `{END}`");
+    let start = doc.find(BEGIN).ok_or_else(missing)? + BEGIN.len();
+    let end = doc[start..].find(END).ok_or_else(missing)? + start;
+    Ok(format!(
+        "{}\n\n{}\n\n{}",
+        &doc[..start],
+        table.trim(),
+        &doc[end..]
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_replaces_only_the_marked_part() {
+        let doc = format!("intro\n{BEGIN}\nold\n{END}\nafter\n");
+        assert_eq!(
+            splice(&doc, "| new |\n").unwrap(),
+            format!("intro\n{BEGIN}\n\n| new |\n\n{END}\nafter\n")
+        );
+        assert!(splice("no markers", "x").is_err());
+    }
+}
