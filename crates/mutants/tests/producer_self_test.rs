@@ -60,6 +60,12 @@ fn assert_clean(what: &str, results: &[CaseResult]) {
 #[test]
 fn reference_producers_pass_every_check() {
     assert_clean("events reference", &run("events", stdio("reference")));
+    // A pause past half the deadline after the first record is a slow
+    // model, not a held-back stream: the stdin gate stays open.
+    assert_clean(
+        "slow events reference",
+        &run("events", stdio("reference-slow")),
+    );
     assert_clean(
         "claude reference",
         &run("claude", stdio("claude-reference")),
@@ -144,6 +150,7 @@ const HTTP: &[(Behaviour, &[&str])] = &[
         &["producer/http/bad-request", "producer/http/status"],
     ),
     (Behaviour::ServerError, &["producer/http/status"]),
+    (Behaviour::Silent, &["producer/lifecycle/interrupted"]),
 ];
 
 #[test]
@@ -206,5 +213,51 @@ fn interrupted_names_the_last_record_and_the_tail() {
             && message.contains("last record (line")
             && message.contains("\"type\":\"meta\""),
         "{message}"
+    );
+}
+
+/// A profile whose producer reads its input to EOF (`stdin = "close"`):
+/// stdin closes after the input, and the process must still exit once its
+/// stream has ended.
+#[test]
+fn with_stdin_closed_after_the_input_a_lingering_producer_is_caught() {
+    let events = Profile::named("events").expect("shipped");
+    let text = std::fs::read_to_string(&events.source)
+        .or_else(|_| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../spec-cases")
+                    .join(&events.source),
+            )
+        })
+        .expect("the events profile file");
+    let text = text.replace("stdin = \"open\"", "stdin = \"close\"");
+    let profile =
+        Profile::parse(std::path::Path::new("closing.toml"), &text).expect("a valid profile");
+    assert!(!profile.stdin_open);
+    let cases = producer::load(None, &profile).expect("checks");
+    let lingers = producer::run(&cases, &profile, &stdio("lingers"), TIMEOUT, 4, &|_, _| {});
+    let exit = lingers
+        .iter()
+        .find(|r| r.id == "producer/lifecycle/exit-status" && r.plan == "prompt")
+        .expect("result");
+    assert_eq!(exit.verdict, Verdict::Fail, "{:?}", exit.evidence);
+    let reference = producer::run(
+        &cases,
+        &profile,
+        &stdio("reference"),
+        TIMEOUT,
+        4,
+        &|_, _| {},
+    );
+    assert_clean("reference, stdin closed after the input", &reference);
+    let streams = reference
+        .iter()
+        .find(|r| r.id == "producer/lifecycle/streams")
+        .expect("result");
+    assert_eq!(
+        streams.verdict,
+        Verdict::Skipped,
+        "not observable with stdin closed"
     );
 }

@@ -354,11 +354,27 @@ pub fn load_dir(root: &Path) -> Result<Vec<Case>, LoadError> {
     Ok(cases)
 }
 
+/// Deepest folder nesting read under a cases root: a symbolic link loop
+/// ends here instead of recursing until the stack overflows.
+const MAX_DEPTH: usize = 32;
+
 fn collect_toml(
     root: &Path,
     dir: &Path,
     out: &mut Vec<PathBuf>,
 ) -> Result<(), (PathBuf, std::io::Error)> {
+    if dir
+        .strip_prefix(root)
+        .map_or(0, |rel| rel.components().count())
+        > MAX_DEPTH
+    {
+        return Err((
+            dir.to_path_buf(),
+            std::io::Error::other(format!(
+                "folders nested over {MAX_DEPTH} deep (a symbolic link loop?)"
+            )),
+        ));
+    }
     let entries = std::fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), e))?;
     for entry in entries {
         let path = entry.map_err(|e| (dir.to_path_buf(), e))?.path();

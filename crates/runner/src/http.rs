@@ -32,13 +32,28 @@ impl Url {
             Some(i) => (&rest[..i], &rest[i..]),
             None => (rest, "/"),
         };
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (
-                h,
-                p.parse::<u16>()
-                    .map_err(|_| format!("`{url}`: bad port `{p}`"))?,
-            ),
-            _ => (authority, 80),
+        let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+            // An IPv6 literal: `[::1]` or `[::1]:8080`.
+            let (host, after) = rest
+                .split_once(']')
+                .ok_or_else(|| format!("`{url}`: unclosed `[` in the host"))?;
+            let port = match after {
+                "" => 80,
+                p => p
+                    .strip_prefix(':')
+                    .and_then(|p| p.parse::<u16>().ok())
+                    .ok_or_else(|| format!("`{url}`: bad port `{after}`"))?,
+            };
+            (host, port)
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (
+                    h,
+                    p.parse::<u16>()
+                        .map_err(|_| format!("`{url}`: bad port `{p}`"))?,
+                ),
+                None => (authority, 80),
+            }
         };
         if host.is_empty() {
             return Err(format!("`{url}`: no host"));
@@ -95,18 +110,22 @@ pub enum BodyEnd {
     Cut(String),
     /// The deadline passed.
     Timeout,
+    /// The caller stopped reading (`on_body` returned false).
+    Stopped,
 }
 
 /// Sends `POST url` with a JSON `body`, then hands the response's head to
 /// `on_head` and each piece of body to `on_body` as it arrives (a chunk of
 /// a chunked body, or the bytes of one read otherwise), with the time since
-/// the request was sent. Everything is bounded by `deadline`.
+/// the request was sent; `on_body` returns false to stop reading.
+/// Informational (1xx) heads are skipped. Everything is bounded by
+/// `deadline` but the name lookup, which the system resolver bounds.
 pub fn post(
     url: &Url,
     body: &[u8],
     deadline: Instant,
     on_head: &mut dyn FnMut(&Head),
-    on_body: &mut dyn FnMut(&[u8], Duration),
+    on_body: &mut dyn FnMut(&[u8], Duration) -> bool,
 ) -> Result<BodyEnd, String> {
     let remaining = || deadline.saturating_duration_since(Instant::now());
     let addr = (url.host.as_str(), url.port)
@@ -117,6 +136,7 @@ pub fn post(
     let stream = TcpStream::connect_timeout(&addr, remaining().max(Duration::from_millis(1)))
         .map_err(|e| format!("cannot connect to {}:{}: {e}", url.host, url.port))?;
     let _ = stream.set_nodelay(true);
+    let _ = stream.set_write_timeout(Some(remaining().max(Duration::from_millis(1))));
     let mut writer = stream
         .try_clone()
         .map_err(|e| format!("socket clone: {e}"))?;
@@ -125,7 +145,11 @@ pub fn post(
          Accept: application/x-ndjson, application/jsonl, application/json-seq, application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\nUser-Agent: rpcspec\r\n\r\n",
         url.path,
-        url.host,
+        if url.host.contains(':') {
+            format!("[{}]", url.host)
+        } else {
+            url.host.clone()
+        },
         url.port,
         body.len()
     );
@@ -139,20 +163,28 @@ pub fn post(
         inner: BufReader::new(stream),
         deadline,
     };
-    let head = match read_head(&mut reader) {
-        Ok(h) => h,
-        Err(e) if e.kind() == io::ErrorKind::TimedOut => return Ok(BodyEnd::Timeout),
-        Err(e) => return Err(format!("bad response head: {e}")),
+    let head = loop {
+        match read_head(&mut reader) {
+            // 100 Continue, 103 Early Hints: the real head follows.
+            Ok(h) if (100..200).contains(&h.status) && h.status != 101 => continue,
+            Ok(h) => break h,
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => return Ok(BodyEnd::Timeout),
+            Err(e) => return Err(format!("bad response head: {e}")),
+        }
     };
     on_head(&head);
+    let mut stopped = false;
+    let mut take = |b: &[u8]| {
+        stopped = !on_body(b, sent.elapsed());
+        !stopped
+    };
     let result = match head.framing {
-        BodyFraming::Chunked => read_chunked(&mut reader, &mut |b| on_body(b, sent.elapsed())),
-        BodyFraming::Length(n) => {
-            read_sized(&mut reader, Some(n), &mut |b| on_body(b, sent.elapsed()))
-        }
-        BodyFraming::Close => read_sized(&mut reader, None, &mut |b| on_body(b, sent.elapsed())),
+        BodyFraming::Chunked => read_chunked(&mut reader, &mut take),
+        BodyFraming::Length(n) => read_sized(&mut reader, Some(n), &mut take),
+        BodyFraming::Close => read_sized(&mut reader, None, &mut take),
     };
     Ok(match result {
+        _ if stopped => BodyEnd::Stopped,
         Ok(()) => BodyEnd::Complete,
         Err(e) if e.kind() == io::ErrorKind::TimedOut => BodyEnd::Timeout,
         Err(e) => BodyEnd::Cut(e.to_string()),
@@ -281,7 +313,9 @@ fn read_head(r: &mut impl BufRead) -> io::Result<Head> {
 /// Largest chunk accepted (a chunk size line is the server's claim).
 const MAX_CHUNK: u64 = 64 << 20;
 
-fn read_chunked(r: &mut impl BufRead, on_body: &mut dyn FnMut(&[u8])) -> io::Result<()> {
+/// Reads a chunked body, handing each chunk to `on_body` until it returns
+/// false.
+fn read_chunked(r: &mut impl BufRead, on_body: &mut dyn FnMut(&[u8]) -> bool) -> io::Result<()> {
     loop {
         let line = read_line(r)?;
         let size = line.split(';').next().unwrap_or_default().trim();
@@ -303,7 +337,9 @@ fn read_chunked(r: &mut impl BufRead, on_body: &mut dyn FnMut(&[u8])) -> io::Res
                 e
             }
         })?;
-        on_body(&chunk);
+        if !on_body(&chunk) {
+            return Ok(());
+        }
         if !read_line(r)?.is_empty() {
             return Err(invalid("a chunk is not followed by CRLF".to_owned()));
         }
@@ -313,7 +349,7 @@ fn read_chunked(r: &mut impl BufRead, on_body: &mut dyn FnMut(&[u8])) -> io::Res
 fn read_sized(
     r: &mut impl BufRead,
     length: Option<u64>,
-    on_body: &mut dyn FnMut(&[u8]),
+    on_body: &mut dyn FnMut(&[u8]) -> bool,
 ) -> io::Result<()> {
     let mut left = length;
     let mut buf = vec![0; 64 * 1024];
@@ -331,7 +367,9 @@ fn read_sized(
                 ))),
             };
         }
-        on_body(&buf[..n]);
+        if !on_body(&buf[..n]) {
+            return Ok(());
+        }
         if let Some(l) = &mut left {
             *l -= n as u64;
         }
@@ -356,16 +394,31 @@ mod tests {
         assert!(Url::parse("https://example.com").is_err());
         assert!(Url::parse("http://h:99999/").is_err());
         assert!(Url::parse("http:///x").is_err());
+        let v6 = Url::parse("http://[::1]:8080/s").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 8080));
+        assert_eq!(Url::parse("http://[::1]/").unwrap().port, 80);
+        assert!(Url::parse("http://[::1/").is_err());
     }
 
     #[test]
     fn chunked_bodies_keep_their_chunks() {
         let wire = b"5\r\nhello\r\n1;ext=1\r\n!\r\n0\r\nX-Trailer: 1\r\n\r\n";
         let mut chunks = Vec::new();
-        read_chunked(&mut &wire[..], &mut |c| chunks.push(c.to_vec())).unwrap();
+        read_chunked(&mut &wire[..], &mut |c| {
+            chunks.push(c.to_vec());
+            true
+        })
+        .unwrap();
         assert_eq!(chunks, [b"hello".to_vec(), b"!".to_vec()]);
         let cut = b"5\r\nhel";
-        assert!(read_chunked(&mut &cut[..], &mut |_| {}).is_err());
+        assert!(read_chunked(&mut &cut[..], &mut |_| true).is_err());
+        let mut seen = 0;
+        read_chunked(&mut &wire[..], &mut |_| {
+            seen += 1;
+            false
+        })
+        .unwrap();
+        assert_eq!(seen, 1, "a false from on_body stops the reading");
     }
 
     #[test]

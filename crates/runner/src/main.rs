@@ -481,6 +481,16 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
     }
     .map_err(|e| fail(&format!("case file error: {e}")))?;
     let cases = filtered(cases, |c| &c.id, &args.filters)?;
+    if let Some(unknown) = args
+        .plans
+        .iter()
+        .find(|p| !decoder::PLAN_KINDS.contains(&p.as_str()))
+    {
+        return Err(fail(&format!(
+            "unknown decoder plan `{unknown}` (known: {})",
+            decoder::PLAN_KINDS.join(", ")
+        )));
+    }
     let target = target_of(args)?;
     let work: Vec<_> = cases
         .iter()
@@ -491,6 +501,10 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
                 .map(move |p| (c, p))
         })
         .collect();
+    if work.is_empty() {
+        eprintln!("rpcspec: no case runs under the plans given");
+        return Err(exit::NO_CASES);
+    }
     let timeout = Duration::from_secs_f64(args.timeout);
     let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
         decoder::run_case(case, plan, &target, timeout)

@@ -840,3 +840,25 @@ fn check_json_prints_findings_then_a_summary() {
         serde_json::json!({"type": "summary", "data": {"findings": 3}})
     );
 }
+
+#[test]
+fn a_symbolic_link_loop_in_a_cases_folder_is_an_error_not_a_stack_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("a")).unwrap();
+    std::os::unix::fs::symlink("..", dir.path().join("a").join("up")).unwrap();
+    rpcspec()
+        .args(["list", "--cases"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("a symbolic link loop?"));
+}
+
+#[test]
+fn an_unknown_decoder_plan_is_refused_not_an_empty_pass() {
+    rpcspec()
+        .args(["run", "--role", "decoder", "--plans", "splits"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown decoder plan `splits`"));
+}

@@ -15,6 +15,10 @@ use serde_json::{Value, json};
 /// Every mutant: name and the bug it has.
 const MUTANTS: &[(&str, &str)] = &[
     ("reference", "none: the reference events producer"),
+    (
+        "reference-slow",
+        "none: the reference, pausing 1.8 s after its start record, as a slow model does",
+    ),
     ("no-done", "stops after the last token: no done record"),
     ("after-done", "writes one more token after done"),
     (
@@ -176,7 +180,12 @@ fn events(name: &str) -> io::Result<u8> {
     }
     for (i, w) in writes.iter().enumerate() {
         if i > 0 {
-            thread::sleep(Duration::from_millis(1));
+            let pause = if name == "reference-slow" && i == 1 {
+                1800
+            } else {
+                1
+            };
+            thread::sleep(Duration::from_millis(pause));
         }
         out.write_all(w)?;
         out.flush()?;

@@ -39,6 +39,8 @@ pub enum Behaviour {
     HtmlErrors,
     /// Every request answered 500.
     ServerError,
+    /// Reads the request and never answers.
+    Silent,
 }
 
 /// A running fixture; its thread lives as long as the test process.
@@ -134,6 +136,11 @@ fn serve(mut conn: TcpStream, behaviour: Behaviour) -> std::io::Result<()> {
     use Behaviour as B;
     let request = read_request(&conn)?;
     let prompt = request.get("prompt").and_then(Value::as_str);
+    if behaviour == B::Silent {
+        // Holds the connection open past any deadline, answering nothing.
+        thread::sleep(Duration::from_secs(30));
+        return Ok(());
+    }
     if behaviour == B::ServerError {
         return refuse(&mut conn, "500 Internal Server Error", false);
     }

@@ -329,17 +329,57 @@ fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observatio
         section: check.section.to_owned(),
         verdict: Verdict::Pass,
         evidence: Vec::new(),
-        sent: obs.sent.clone(),
-        received: obs.received.clone(),
-        stderr: obs.stderr.clone(),
+        sent: Vec::new(),
+        received: Vec::new(),
+        stderr: String::new(),
         exit: obs.exit.clone(),
         duration: obs.duration,
         baselined: false,
     };
+    result.evidence = evidence(check, profile, scenario, obs);
+    result.verdict = result
+        .evidence
+        .iter()
+        .map(|e| e.verdict)
+        .max()
+        .unwrap_or(Verdict::Pass);
+    // The run's bytes go with the results that need explaining only: one
+    // run is graded by every check, and a pass needs no evidence.
+    if !matches!(result.verdict, Verdict::Pass | Verdict::Skipped) {
+        result.sent = obs.sent.clone();
+        result.received = obs.received.clone();
+        result.stderr = obs.stderr.clone();
+        if obs.received_omitted > 0 {
+            result.evidence.push(note(
+                Verdict::Pass,
+                format!(
+                    "{} more lines were graded but are not shown (over 2000 lines or 1 MiB)",
+                    obs.received_omitted
+                ),
+            ));
+        }
+    }
+    result
+}
+
+/// What one check says about one run, as evidence (none for a pass).
+fn evidence(
+    check: &Check,
+    profile: &Profile,
+    scenario: &Scenario,
+    obs: &Observation,
+) -> Vec<Evidence> {
     if let Some(error) = &obs.error {
-        result.verdict = Verdict::Error;
-        result.evidence.push(note(Verdict::Error, error.clone()));
-        return result;
+        return vec![note(Verdict::Error, error.clone())];
+    }
+    if obs.no_head {
+        return vec![note(
+            Verdict::Timeout,
+            format!(
+                "no response head within the deadline ({:.1}s)",
+                obs.timeout.as_secs_f64()
+            ),
+        )];
     }
     let rule = RuleRef {
         id: check.id.replace('/', "."),
@@ -355,30 +395,24 @@ fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observatio
     } else {
         (check.grade)(profile, scenario, obs)
     };
-    match grade {
-        Grade::NotApplicable(why) => {
-            result.verdict = Verdict::Skipped;
-            result.evidence.push(note(Verdict::Skipped, why));
-            return result;
-        }
-        Grade::Findings(findings) => {
-            let verdict = rule.verdict();
-            for message in findings {
-                result.evidence.push(Evidence {
-                    verdict,
-                    rule: Some(rule.clone()),
-                    message,
-                    step: None,
-                    expected: Vec::new(),
-                    actual: Vec::new(),
-                });
-            }
-        }
-    }
+    let mut out: Vec<Evidence> = match grade {
+        Grade::NotApplicable(why) => return vec![note(Verdict::Skipped, why)],
+        Grade::Findings(findings) => findings
+            .into_iter()
+            .map(|message| Evidence {
+                verdict: rule.verdict(),
+                rule: Some(rule.clone()),
+                message,
+                step: None,
+                expected: Vec::new(),
+                actual: Vec::new(),
+            })
+            .collect(),
+    };
     // A run cut short by the deadline is a timeout for every check that
     // needed the rest of the stream.
     if obs.timed_out && check.id != "producer/lifecycle/streams" {
-        result.evidence.push(note(
+        out.push(note(
             Verdict::Timeout,
             format!(
                 "the deadline ({:.1}s) passed before the stream ended",
@@ -386,13 +420,7 @@ fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observatio
             ),
         ));
     }
-    result.verdict = result
-        .evidence
-        .iter()
-        .map(|e| e.verdict)
-        .max()
-        .unwrap_or(Verdict::Pass);
-    result
+    out
 }
 
 fn note(verdict: Verdict, message: String) -> Evidence {

@@ -24,8 +24,15 @@ const EXIT_GRACE: Duration = crate::exec::EXIT_GRACE;
 /// Most bytes kept from one run: a producer that floods is stopped.
 const OUTPUT_CAP: usize = 16 << 20;
 
-/// Longest run of lines tried as one pretty-printed record.
-const MAX_PENDING: usize = 4096;
+/// Longest run of lines tried as one pretty-printed record, in lines and
+/// in bytes: each new line re-parses the run.
+const MAX_PENDING: usize = 1024;
+const MAX_PENDING_BYTES: usize = 1 << 20;
+
+/// Most lines kept for a report, and most bytes of them: beyond, lines
+/// are counted, graded, and left out.
+const MAX_RECEIVED: usize = 2000;
+const MAX_RECEIVED_BYTES: usize = 1 << 20;
 
 /// One record of the stream: a JSON value (on one line, or pretty-printed
 /// over several).
@@ -93,6 +100,11 @@ pub enum Gate {
 pub struct Observation {
     pub(super) sent: Vec<Sent>,
     pub(super) received: Vec<Received>,
+    /// Lines graded but not kept in `received` (over the caps).
+    pub(super) received_omitted: u64,
+    received_bytes: usize,
+    /// No response head came before the deadline (HTTP).
+    pub(super) no_head: bool,
     pub(super) stderr: String,
     pub(super) exit: Option<String>,
     pub(super) duration: Duration,
@@ -167,26 +179,34 @@ impl Collector {
         (before..self.obs.records.len()).collect()
     }
 
+    /// Keeps a received line for the report, within the caps.
+    fn keep(&mut self, at_ms: u64, line: u64, offset: u64, bytes: &[u8]) {
+        let obs = &mut self.obs;
+        if obs.received.len() >= MAX_RECEIVED
+            || obs.received_bytes + bytes.len() > MAX_RECEIVED_BYTES
+        {
+            obs.received_omitted += 1;
+            return;
+        }
+        obs.received_bytes += bytes.len();
+        obs.received.push(Received {
+            at_ms,
+            line,
+            offset,
+            bytes: Bytes::new(bytes),
+        });
+    }
+
     fn event(&mut self, event: Event<'static>, at_ms: u64) {
         match event {
             Event::Line(line) => {
-                self.obs.received.push(Received {
-                    at_ms,
-                    line: line.number,
-                    offset: line.offset,
-                    bytes: Bytes::new(&line.bytes),
-                });
+                self.keep(at_ms, line.number, line.offset, &line.bytes);
                 let text = String::from_utf8_lossy(&line.bytes).into_owned();
                 self.line(line.number, line.offset, text, at_ms);
             }
             Event::Problem(p) => {
                 if !p.bytes.is_empty() || !matches!(p.kind, ProblemKind::Blank) {
-                    self.obs.received.push(Received {
-                        at_ms,
-                        line: p.number,
-                        offset: p.offset,
-                        bytes: Bytes::new(&p.bytes),
-                    });
+                    self.keep(at_ms, p.number, p.offset, &p.bytes);
                 }
                 let len = match p.kind {
                     ProblemKind::Overlong { len, .. } => len as usize,
@@ -234,7 +254,11 @@ impl Collector {
                     self.record(first, first_offset, joined, value, Some(number), at_ms);
                     return;
                 }
-                Err(e) if e.is_eof() && self.pending.len() < MAX_PENDING => {
+                Err(e)
+                    if e.is_eof()
+                        && self.pending.len() < MAX_PENDING
+                        && joined.len() < MAX_PENDING_BYTES =>
+                {
                     self.pending.push((number, offset, text));
                     return;
                 }
@@ -342,6 +366,9 @@ fn observe_stdio(
     let mut closed_at: Option<Instant> = None;
     let mut total = 0usize;
     let mut exited = false;
+    // The gate closes stdin at half the deadline only while the producer
+    // has written nothing at all: a slow stream that has begun is left be.
+    let mut gate_armed = profile.stdin_open;
     loop {
         if exited && c.obs.stdout_closed {
             break;
@@ -351,7 +378,7 @@ fn observe_stdio(
         if let Some(t) = closed_at {
             wake = wake.min(t + EXIT_GRACE);
         }
-        if !running.stdin_closed() {
+        if gate_armed && !running.stdin_closed() {
             wake = wake.min(gate_at);
         }
         if now >= wake {
@@ -363,7 +390,8 @@ fn observe_stdio(
                 c.obs.lingered = true;
                 break;
             }
-            // The gate: half the deadline and no end record with stdin open.
+            // The gate: half the deadline, stdin open, and not a byte yet.
+            gate_armed = false;
             running.close_stdin();
             closed_at = Some(now);
             c.obs.gate = Some(Gate::NeverEnded);
@@ -374,6 +402,9 @@ fn observe_stdio(
         };
         match msg {
             Msg::Stdout(bytes) => {
+                if closed_at.is_none() {
+                    gate_armed = false;
+                }
                 total += bytes.len();
                 if total > OUTPUT_CAP {
                     c.obs.error = Some(format!(
@@ -410,8 +441,9 @@ fn observe_stdio(
                         }
                         if !running.stdin_closed() {
                             running.close_stdin();
-                            closed_at = Some(Instant::now());
                         }
+                        // From here the process has the exit grace to end.
+                        closed_at.get_or_insert_with(Instant::now);
                     }
                 }
             }
@@ -482,12 +514,14 @@ fn observe_http(
         },
         &mut |bytes, at| {
             pieces += 1;
-            if raw.len() < OUTPUT_CAP {
-                raw.extend_from_slice(bytes);
+            if raw.len() + bytes.len() > OUTPUT_CAP {
+                return false;
             }
+            raw.extend_from_slice(bytes);
             if let Some(c) = collector.borrow_mut().as_mut() {
                 c.push(bytes, at.as_millis() as u64);
             }
+            true
         },
     );
     let end = match end {
@@ -505,26 +539,37 @@ fn observe_http(
     }
     obs.sent = sent;
     obs.timed_out = end == BodyEnd::Timeout;
+    if end == BodyEnd::Stopped {
+        obs.error = Some(format!(
+            "the response body passed {} MiB: stopped",
+            OUTPUT_CAP >> 20
+        ));
+    }
     obs.gate = Some(Gate::NotUsed);
-    let bad = profile.bad_request.as_ref().map(|bad| {
-        let mut status = None;
-        let mut bytes = Vec::new();
-        http::post(
-            &url,
-            bad.as_bytes(),
-            Instant::now() + timeout,
-            &mut |h| status = Some((h.status, h.header("content-type").map(str::to_owned))),
-            &mut |b, _| {
-                if bytes.len() < 64 * 1024 {
+    // The bad request is sent only to an endpoint that answers at all.
+    let bad = profile
+        .bad_request
+        .as_ref()
+        .filter(|_| head.is_some())
+        .map(|bad| {
+            let mut status = None;
+            let mut bytes = Vec::new();
+            http::post(
+                &url,
+                bad.as_bytes(),
+                Instant::now() + timeout,
+                &mut |h| status = Some((h.status, h.header("content-type").map(str::to_owned))),
+                &mut |b, _| {
+                    // The start of an error body is enough to judge it.
                     bytes.extend_from_slice(b);
-                }
-            },
-        )
-        .and_then(|_| {
-            let (s, t) = status.ok_or("no response")?;
-            Ok((s, t, bytes))
-        })
-    });
+                    bytes.len() < 64 * 1024
+                },
+            )
+            .and_then(|_| {
+                let (s, t) = status.ok_or("no response")?;
+                Ok((s, t, bytes))
+            })
+        });
     if let Some(h) = head {
         obs.http = Some(HttpSeen {
             status: h.status,
@@ -537,7 +582,8 @@ fn observe_http(
             bad,
         });
     } else {
-        obs.error = Some("no response head before the deadline".to_owned());
+        obs.timed_out = true;
+        obs.no_head = true;
     }
     obs.duration = started.elapsed();
     obs
@@ -769,6 +815,7 @@ pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observati
             BodyEnd::Complete => "the response body ended".to_owned(),
             BodyEnd::Cut(e) => format!("the connection broke ({e})"),
             BodyEnd::Timeout => "the deadline passed".to_owned(),
+            BodyEnd::Stopped => "rpcspec stopped reading".to_owned(),
         }
     } else if obs.timed_out {
         "the deadline passed".to_owned()
@@ -907,14 +954,11 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
             BodyFraming::Length(n) => vec![format!(
                 "the body was sent with Content-Length: {n}: sized, so buffered whole before the first byte was sent"
             )],
-            _ if first == last => vec![format!(
-                "all {} records arrived in one {} (of {}): the stream was buffered, not written as produced",
+            // Chunks are the server's flushes; reads of an unframed body
+            // are TCP's, which may merge fast writes: judged on chunks only.
+            BodyFraming::Chunked if first == last => vec![format!(
+                "all {} records arrived in one chunk (of {}): the stream was buffered, not written as produced",
                 obs.records.len(),
-                if h.framing == BodyFraming::Chunked {
-                    "chunk"
-                } else {
-                    "read"
-                },
                 h.pieces
             )],
             _ => Vec::new(),
@@ -926,8 +970,8 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
         ),
         Gate::Passed => findings(Vec::new()),
         Gate::Held => findings(vec![format!(
-            "no end record by half the deadline ({:.1}s) with stdin open; once stdin closed the stream completed: \
-             records were held back (a buffered stdout, or waiting for EOF)",
+            "nothing on stdout by half the deadline ({:.1}s) with stdin open; once stdin closed the whole stream \
+             arrived: records were held back (a buffered stdout, or waiting for EOF)",
             obs.timeout.as_secs_f64() / 2.0
         )]),
         Gate::NeverEnded => {
