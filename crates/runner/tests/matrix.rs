@@ -361,6 +361,237 @@ fn html_escapes_everything_and_fetches_nothing() {
     assert_eq!(html.matches("data-verdict=\"FAIL\"").count(), 1);
 }
 
+/// `rpcspec matrix --merge FILE` of a report written to `dir/NAME.json`.
+fn merge_report(dir: &Path, name: &str, text: &str, format: &str) -> std::process::Output {
+    let report = dir.join(format!("{name}.json"));
+    fs::write(&report, text).unwrap();
+    rpcspec()
+        .args(["matrix", "--format", format, "--merge"])
+        .arg(&report)
+        .output()
+        .unwrap()
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// A result event (one line of a JSON report).
+fn result_event(id: &str, plan: &str, verdict: &str, message: &str, rule: &str) -> String {
+    let mut data = serde_json::json!({"id": id, "plan": plan, "verdict": verdict});
+    if verdict != "PASS" {
+        let mut e = serde_json::json!({"verdict": verdict, "message": message});
+        if !rule.is_empty() {
+            e["rule"] = serde_json::json!({
+                "id": rule, "level": "SHOULD", "section": "§1", "statement": "s"
+            });
+        }
+        data["evidence"] = serde_json::json!([e]);
+    }
+    serde_json::json!({"type": "result", "data": data}).to_string()
+}
+
+const PRODUCER_START: &str =
+    r#"{"type":"start","data":{"target":"p","role":"producer","dialect":"events","strict":false}}"#;
+
+/// For a producer the plans are scenarios, and a check may not apply in
+/// one (SKIPPED) yet be NON-STRICT in another: the cell must show the
+/// finding, not SKIPPED, and count only the plans that ran.
+#[test]
+fn a_cell_is_skipped_only_when_every_plan_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        PRODUCER_START.to_owned(),
+        result_event("events/ids/a", "one", "SKIPPED", "not applicable", ""),
+        result_event(
+            "events/ids/a",
+            "two",
+            "NON-STRICT",
+            "id reused",
+            "ids.fresh",
+        ),
+        result_event("events/ids/a", "three", "PASS", "", ""),
+        result_event("events/ids/b", "one", "SKIPPED", "not applicable", ""),
+        result_event("events/ids/b", "two", "SKIPPED", "not applicable", ""),
+        result_event("events/ids/c", "one", "PASS", "", ""),
+        result_event("events/ids/c", "two", "SKIPPED", "not applicable", ""),
+        result_event("events/ids/d", "one", "SKIPPED", "not applicable", ""),
+        result_event("events/ids/d", "two", "FAIL", "no id", "ids.present"),
+    ];
+    let text = lines.join("\n") + "\n";
+    let m: Value =
+        serde_json::from_str(&stdout_of(&merge_report(dir.path(), "p", &text, "json"))).unwrap();
+    assert_eq!(cell(&m, "events/ids/a", 0)["verdict"], "NON-STRICT");
+    assert_eq!(cell(&m, "events/ids/b", 0)["verdict"], "SKIPPED");
+    assert_eq!(cell(&m, "events/ids/c", 0)["verdict"], "PASS");
+    assert_eq!(cell(&m, "events/ids/d", 0)["verdict"], "FAIL");
+    let cells = &m["targets"][0]["cells"];
+    assert_eq!(
+        [
+            &cells["non_strict"],
+            &cells["skipped"],
+            &cells["pass"],
+            &cells["fail"]
+        ],
+        [1, 1, 1, 1]
+    );
+    assert_eq!(m["targets"][0]["results"]["skipped"], 5);
+
+    let md = stdout_of(&merge_report(dir.path(), "p", &text, "md"));
+    let row = |name: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("no row {name} in {md}"))
+            .to_owned()
+    };
+    // `k/n`: plans not passing of those run (skipped ones count in neither).
+    assert_eq!(row("a"), "| `a` | ~ NON-STRICT 1/2 [1] |");
+    assert_eq!(row("b"), "| `b` | ⊘ SKIPPED |");
+    assert_eq!(row("c"), "| `c` | ✔ PASS |");
+    assert_eq!(row("d"), "| `d` | ✘ FAIL 1/1 [2] |");
+    // The note has the finding, not the scenario it did not apply to.
+    assert!(
+        md.contains("1. **p** · `events/ids/a`: NON-STRICT (two): id reused (`ids.fresh`, §1)\n"),
+        "{md}"
+    );
+    assert!(!md.contains("not applicable"), "{md}");
+}
+
+/// `cat a.json b.json > both.json` must not silently keep only b.
+#[test]
+fn a_second_report_in_one_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = fs::read_to_string(reports().join("reference.json")).unwrap();
+    let second = fs::read_to_string(reports().join("cat.json")).unwrap();
+    let out = merge_report(dir.path(), "both", &format!("{first}{second}"), "json");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let line = first.lines().count() + 1;
+    assert!(
+        stderr.contains(&format!(
+            "both.json:{line}: a second report starts at line {line}: give each report as its own file"
+        )),
+        "{stderr}"
+    );
+}
+
+/// The unescaped `|`s of a GFM table row: its cell boundaries. (A `\|` is
+/// content; this report's ids hold no other backslash.)
+fn boundaries(row: &str) -> usize {
+    let mut n = 0;
+    let mut escaped = false;
+    for c in row.chars() {
+        match c {
+            '\\' => escaped = !escaped,
+            '|' if !escaped => n += 1,
+            _ => escaped = false,
+        }
+        if c != '\\' {
+            escaped = false;
+        }
+    }
+    n
+}
+
+/// Ids, plans and rules come from reports: a backtick or a `|` in one must
+/// not end a code span or a table cell early.
+#[test]
+fn markdown_escapes_ids_plans_and_rules_from_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = r#"{"type":"start","data":{"target":"x|y","role":"server","dialect":"jsonrpc2","strict":false}}"#;
+    let lines = [
+        start.to_owned(),
+        result_event("odd/a`b|c", "p|1", "FAIL", "m|n *x* &amp;", "r``|q"),
+        result_event("odd/`edge", "whole", "FAIL", "m", "r"),
+        result_event("odd/back\\|slash", "whole", "NON-STRICT", "m", ""),
+        result_event("odd/", "whole", "PASS", "", ""),
+    ];
+    let md = stdout_of(&merge_report(
+        dir.path(),
+        "a|b`c",
+        &(lines.join("\n") + "\n"),
+        "md",
+    ));
+    // Every row of a table has as many cells as its header.
+    let mut header = None;
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            header = None;
+            continue;
+        }
+        let n = boundaries(line);
+        assert_eq!(*header.get_or_insert(n), n, "{line:?} in\n{md}");
+    }
+    for expected in [
+        // A fence longer than the id's backtick runs; `|` escaped in tables.
+        "| ``a`b\\|c`` | ✘ FAIL [1] |",
+        "| `` `edge `` | ✘ FAIL [2] |",
+        // A backslash before `|` is escaped as text, not put in a span.
+        "| back\\\\\\|slash | ~ NON-STRICT [3] |",
+        "|  | ✔ PASS |",
+        "| a\\|b\\`c |",
+        // Outside tables a span keeps `|` as it is.
+        "1. **a\\|b\\`c** · ``odd/a`b|c``: FAIL (p\\|1): m\\|n \\*x\\* \\&amp; (```r``|q```, §1)\n",
+        "2. **a\\|b\\`c** · ``odd/`edge``: FAIL (whole): m (`r`, §1)\n",
+        "3. **a\\|b\\`c** · `odd/back\\|slash`: NON-STRICT (whole): m\n",
+    ] {
+        assert!(md.contains(expected), "{expected:?} not in\n{md}");
+    }
+}
+
+/// Reports that are not what `rpcspec run` writes are errors naming their
+/// line, never panics.
+#[test]
+fn malformed_reports_are_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = r#"{"type":"start","data":{"target":"x","role":"server","dialect":"jsonrpc2"}}"#;
+    let checks = [
+        ("{\"type\":\"start\"}\n", "m.json:1: bad start event"),
+        (
+            "{\"type\":\"start\",\"data\":{\"role\":7}}\n",
+            "m.json:1: bad start event",
+        ),
+        ("{\"type\":7}\n", "m.json:1: not a report event"),
+        ("[]\n", "m.json:1: not a report event"),
+        (
+            "{\"type\":\"result\",\"data\":{\"id\":\"a\",\"plan\":\"p\",\"verdict\":\"PASS\"}}\n",
+            "m.json:1: a result before the start event",
+        ),
+        (
+            &*format!(
+                "{start}\n{{\"type\":\"result\",\"data\":{{\"id\":\"a\",\"verdict\":\"PASS\"}}}}\n"
+            ),
+            "m.json:2: bad result event: missing field `plan`",
+        ),
+        (
+            &*format!(
+                "{start}\n{{\"type\":\"result\",\"data\":{{\"id\":\"a\",\"plan\":\"p\",\"verdict\":\"FAIL\",\"received\":[{{\"line\":-1,\"bytes\":{{\"text\":\"x\"}}}}]}}}}\n"
+            ),
+            "m.json:2: bad result event",
+        ),
+        (
+            &*format!("{start}\n{}\n", "[".repeat(10_000)),
+            "m.json:2: not a report event",
+        ),
+    ];
+    for (text, expected) in checks {
+        let out = merge_report(dir.path(), "m", text, "html");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{text:?}: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{text:?}: {expected:?} not in {stderr:?}"
+        );
+    }
+}
+
 fn chromium() -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)

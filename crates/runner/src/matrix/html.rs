@@ -121,7 +121,7 @@ pub fn render(m: &Matrix) -> String {
     out.push_str("</table>\n</div>\n");
     let _ = writeln!(
         out,
-        "<footer>rpcspec {} · every cell is the worst verdict of the case's write plans against that target; <code>k/n</code> counts the plans that did not pass.</footer>",
+        "<footer>rpcspec {} · every cell is the worst verdict of the case's plans against that target (SKIPPED only when every plan was); <code>k/n</code>: plans not passing of those run.</footer>",
         env!("CARGO_PKG_VERSION")
     );
     out.push_str("</body>\n</html>\n");
@@ -389,7 +389,9 @@ fn lines(out: &mut String, title: &str, items: impl Iterator<Item = String>) {
     }
     let _ = write!(
         out,
-        "<dt>{}</dt><dd><pre>{}</pre></dd>",
+        // The newline after `<pre>` is dropped by the parser, so text
+        // that starts with one keeps it.
+        "<dt>{}</dt><dd><pre>\n{}</pre></dd>",
         esc(title),
         items.join("\n")
     );

@@ -1,7 +1,12 @@
 //! The matrix as Markdown, for a README: a summary table of the targets,
-//! then a table per area (cell: symbol, verdict, `not passing/plans`, and a
+//! then a table per area (cell: symbol, verdict, `not passing/run`, and a
 //! note number), each followed by its notes: one line per cell that did not
 //! pass, with the plans, the rule and the message.
+//!
+//! Everything a report says (names, ids, plans, messages) is untrusted
+//! text: it is escaped ([`escape`]) or put in a code span that cannot be
+//! closed early ([`code`]), and in a table `|` is always `\|`
+//! ([`cell_code`]), so no report can break a table row or add markup.
 
 use std::fmt::Write as _;
 
@@ -78,7 +83,7 @@ pub fn render(m: &Matrix) -> String {
         out.push('\n');
         let mut notes = String::new();
         for row in rows {
-            let _ = write!(out, "| `{}` |", row.name());
+            let _ = write!(out, "| {} |", cell_code(row.name()));
             for (t, cell) in m.targets.iter().zip(&row.cells) {
                 let Some(cell) = cell else {
                     let _ = write!(out, " {} |", symbol(None));
@@ -127,10 +132,15 @@ pub fn legend() -> String {
 }
 
 /// `[n] target · case id: VERDICT (plans): message (rule)`, one line per
-/// distinct first finding among the cell's plans.
+/// distinct first finding among the cell's plans. Skipped plans are left
+/// out: the cell's verdict comes from the plans that ran.
 fn note_line(out: &mut String, n: usize, target: &str, id: &str, cell: &Cell) {
     let mut groups: Vec<(Verdict, String, Vec<&str>)> = Vec::new();
-    for p in &cell.evidence {
+    for p in cell
+        .evidence
+        .iter()
+        .filter(|p| p.verdict != Verdict::Skipped)
+    {
         let what = finding(p);
         match groups
             .iter_mut()
@@ -140,9 +150,13 @@ fn note_line(out: &mut String, n: usize, target: &str, id: &str, cell: &Cell) {
             None => groups.push((p.verdict, what, vec![&p.plan])),
         }
     }
-    let _ = write!(out, "{n}. **{}** · `{id}`", escape(target));
+    let _ = write!(out, "{n}. **{}** · {}", escape(target), code(id));
     for (i, (verdict, what, plans)) in groups.iter().enumerate() {
-        let plans: Vec<&str> = plans.iter().copied().filter(|p| !p.is_empty()).collect();
+        let plans: Vec<String> = plans
+            .iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| escape(p))
+            .collect();
         let plans = if plans.is_empty() {
             String::new()
         } else {
@@ -166,18 +180,19 @@ fn finding(p: &PlanEvidence) -> String {
     };
     let message = escape(&clip(&e.message, NOTE));
     match &e.rule {
-        Some(rule) => format!("{message} (`{}`, {})", rule.id, escape(&rule.section)),
+        Some(rule) => format!("{message} ({}, {})", code(&rule.id), escape(&rule.section)),
         None => message,
     }
 }
 
-/// Escapes Markdown's punctuation and keeps a cell on one line.
-fn escape(text: &str) -> String {
+/// Escapes Markdown's punctuation (with `|` as `\|`, so a table cell holds
+/// it) and keeps a cell on one line.
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '\n' | '\r' | '\t' => out.push(' '),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '$' => {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '$' | '&' | '~' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -185,4 +200,49 @@ fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// `text` as an inline code span in a table cell: [`code`], with `|` as
+/// `\|` (GFM takes that out of the cell before it reads the span). Text
+/// with a backslash right before a `|` is [`escape`]d instead: renderers
+/// disagree on whether `\\|` ends the cell.
+pub fn cell_code(text: &str) -> String {
+    if text.contains("\\|") {
+        return escape(text);
+    }
+    code(text).replace('|', "\\|")
+}
+
+/// `text` as an inline code span (outside tables: there a `\|` would show
+/// its backslash): fenced with more backticks than its longest run of them,
+/// padded with a space when it starts or ends with a backtick or a space,
+/// on one line. Blank text is [`escape`]d instead (a span of only spaces
+/// keeps them all; an empty one is no span).
+pub fn code(text: &str) -> String {
+    let text: String = text
+        .chars()
+        .map(|c| {
+            if matches!(c, '\n' | '\r' | '\t') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    if text.trim().is_empty() {
+        return escape(&text);
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
 }

@@ -2,8 +2,8 @@
 //!
 //! Cases are the rows (grouped by area: the case id up to its last `/`),
 //! targets the columns, and each cell the worst verdict of that case's
-//! plans against that target, with the evidence of every plan that did not
-//! pass. Three renderers read the one [`Matrix`] model: Markdown ([`md`]),
+//! plans against that target (see [`worst`]), with the evidence of every
+//! plan that did not pass. Three renderers read the one [`Matrix`] model: Markdown ([`md`]),
 //! a self-contained HTML page ([`html`]) and JSON (the model, serialised).
 //!
 //! The matrix is built from JSON reports (`rpcspec run --format json`)
@@ -137,8 +137,8 @@ pub struct Column {
     pub error: Option<String>,
     /// Counts per (case, plan) result.
     pub results: Counts,
-    /// Counts per cell (a case's worst verdict); `not_run` counts rows it
-    /// has no result for.
+    /// Counts per cell (a case's worst verdict, see [`worst`]); `not_run`
+    /// counts rows it has no result for.
     pub cells: Counts,
 }
 
@@ -220,7 +220,8 @@ impl Row {
 /// One (case, target).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Cell {
-    /// The worst verdict of the plans.
+    /// The worst verdict of the plans ([`worst`]): SKIPPED only when every
+    /// plan was skipped.
     pub verdict: Verdict,
     /// Every plan's verdict, in report order.
     pub plans: Vec<PlanVerdict>,
@@ -230,22 +231,61 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// How many plans did not pass.
-    pub fn not_passed(&self) -> usize {
+    /// How many plans ran (were not skipped).
+    pub fn ran(&self) -> usize {
         self.plans
             .iter()
-            .filter(|p| p.verdict != Verdict::Pass)
+            .filter(|p| p.verdict != Verdict::Skipped)
             .count()
     }
 
-    /// `3/5` (plans not passing of all plans) for a failing or
-    /// non-strict cell of several plans, else nothing (a skipped case skips
-    /// every plan).
+    /// How many plans ran and did not pass.
+    pub fn not_passed(&self) -> usize {
+        self.plans
+            .iter()
+            .filter(|p| !matches!(p.verdict, Verdict::Pass | Verdict::Skipped))
+            .count()
+    }
+
+    /// `3/5` (plans not passing of the plans run: skipped plans count in
+    /// neither) for a cell of several plans whose verdict is neither PASS
+    /// nor SKIPPED, else nothing.
     pub fn ratio(&self) -> Option<String> {
         let counted = !matches!(self.verdict, Verdict::Pass | Verdict::Skipped);
-        (counted && self.plans.len() > 1)
-            .then(|| format!("{}/{}", self.not_passed(), self.plans.len()))
+        (counted && self.plans.len() > 1).then(|| format!("{}/{}", self.not_passed(), self.ran()))
     }
+}
+
+/// How bad a verdict is, for a cell: [`Verdict`]'s own order except that
+/// SKIPPED ranks just above PASS (a check that does not apply to one plan
+/// must not hide what another plan found).
+pub fn severity(verdict: Verdict) -> u8 {
+    match verdict {
+        Verdict::Pass => 0,
+        Verdict::Skipped => 1,
+        Verdict::NonStrict => 2,
+        Verdict::Fail => 3,
+        Verdict::Timeout => 4,
+        Verdict::Crash => 5,
+        Verdict::Error => 6,
+    }
+}
+
+/// A cell's verdict from its plans' verdicts: SKIPPED only when every plan
+/// was skipped, otherwise the worst ([`severity`]) of the plans that were
+/// not; `None` for no plans. For a producer the "plans" are scenarios, and
+/// a check may not apply in one (SKIPPED) yet be NON-STRICT in another.
+pub fn worst(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
+    let mut skipped = false;
+    let mut worst: Option<Verdict> = None;
+    for v in verdicts {
+        if v == Verdict::Skipped {
+            skipped = true;
+        } else if worst.is_none_or(|w| severity(v) > severity(w)) {
+            worst = Some(v);
+        }
+    }
+    worst.or(skipped.then_some(Verdict::Skipped))
 }
 
 /// A plan's verdict.
@@ -391,7 +431,8 @@ pub fn parse_verdict(name: &str) -> Option<Verdict> {
     ALL_VERDICTS.into_iter().find(|v| v.as_str() == name)
 }
 
-/// Every verdict, best first.
+/// Every verdict, in the report's order (PASS first): the order of legends
+/// and summary columns. Cells rank them by [`severity`].
 pub const ALL_VERDICTS: [Verdict; 7] = [
     Verdict::Pass,
     Verdict::NonStrict,
@@ -516,6 +557,16 @@ pub fn parse_report(file: &Path, text: &str) -> Result<Run, Error> {
             serde_json::from_str(line).map_err(|e| at(n, format!("not a report event: {e}")))?;
         match env.kind.as_str() {
             "start" => {
+                if run.is_some() {
+                    // Not a restart: `cat a.json b.json` would silently
+                    // drop a's results.
+                    return Err(at(
+                        n,
+                        format!(
+                            "a second report starts at line {n}: give each report as its own file"
+                        ),
+                    ));
+                }
                 let s: Start = serde_json::from_value(env.data)
                     .map_err(|e| at(n, format!("bad start event: {e}")))?;
                 run = Some(Run {
@@ -624,7 +675,6 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
                         plans: Vec::new(),
                         evidence: Vec::new(),
                     });
-                    cell.verdict = cell.verdict.max(r.verdict);
                     cell.plans.push(PlanVerdict {
                         plan: r.plan.clone(),
                         verdict: r.verdict,
@@ -639,6 +689,12 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
                             stderr: r.stderr.clone(),
                             exit: r.exit.clone(),
                         });
+                    }
+                }
+                for cell in cells.iter_mut().flatten() {
+                    // A cell is made with its first plan: never `None`.
+                    if let Some(v) = worst(cell.plans.iter().map(|p| p.verdict)) {
+                        cell.verdict = v;
                     }
                 }
                 Column {
