@@ -16,6 +16,7 @@
 //! choice is graded PASS, NON-STRICT or INFO instead of FAIL.
 
 use std::{
+    borrow::Cow,
     io::{self, Read, Write},
     path::Path,
     time::{Duration, Instant},
@@ -616,8 +617,14 @@ fn expected(stream: &[u8]) -> Vec<Slot> {
                 };
                 match p.kind {
                     ProblemKind::Blank => {
-                        let end = p.offset as usize + p.bytes.len();
-                        slot.blank_crlf = Some(stream.get(end) == Some(&b'\r'));
+                        // Only an empty line shows a leaked \r (a decoder
+                        // may skip `\r\n` and `\n` yet reject `  \t`): the
+                        // framer strips the \r of \r\n, so an empty line
+                        // ends in \r\n if a \r is its first byte.
+                        if p.bytes.is_empty() {
+                            let at = stream.get(p.offset as usize);
+                            slot.blank_crlf = Some(at == Some(&b'\r'));
+                        }
                         slot.skip = Some(PLAIN);
                         slot.error = Some(Choice {
                             verdict: Verdict::Pass,
@@ -655,7 +662,12 @@ fn expected(stream: &[u8]) -> Vec<Slot> {
                 slot
             }
         };
-        if std::mem::take(&mut bom) && slot.blank_crlf.is_none() {
+        // Rejecting the line after a byte order mark is NON-STRICT only
+        // when the line is otherwise a plain value: a line the decoder must
+        // (or may) reject anyway stays a plain rejection.
+        if std::mem::take(&mut bom)
+            && matches!(slot.value, Some((_, choice)) if choice.rule.is_none())
+        {
             slot.error = Some(Choice {
                 verdict: Verdict::NonStrict,
                 rule: Some(&BOM),
@@ -688,6 +700,50 @@ impl Said {
 struct Item {
     said: Said,
     line: u64,
+}
+
+/// The adapter's contract records, kept within bounds however many it
+/// writes: the first `keep` before its first end record (the rest only
+/// counted, since a flood is not worth aligning one by one), that end
+/// record, and the first [`MAX_MISMATCHES`] after it (the rest counted).
+struct Records {
+    keep: usize,
+    before: Vec<Item>,
+    before_count: usize,
+    end: Option<Item>,
+    after: Vec<Item>,
+    after_count: usize,
+}
+
+impl Records {
+    /// Room for `keep` records before the end: grading a stream of N
+    /// records looks at no more than `4 * N + 64`.
+    fn new(keep: usize) -> Records {
+        Records {
+            keep,
+            before: Vec::new(),
+            before_count: 0,
+            end: None,
+            after: Vec::new(),
+            after_count: 0,
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        if self.end.is_some() {
+            self.after_count += 1;
+            if self.after.len() < MAX_MISMATCHES {
+                self.after.push(item);
+            }
+        } else if matches!(item.said, Said::End(_)) {
+            self.end = Some(item);
+        } else {
+            self.before_count += 1;
+            if self.before.len() < self.keep {
+                self.before.push(item);
+            }
+        }
+    }
 }
 
 /// Numbers compare by value (`1.0` is `1`), everything else exactly.
@@ -849,14 +905,9 @@ fn align(slots: &[Slot], records: &[Item]) -> Vec<Op> {
 }
 
 /// Grades the adapter's records against the stream's slots.
-fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
+fn grade(slots: &[Slot], all: &Records) -> Vec<Evidence> {
     let mut out = Vec::new();
-    let end_at = items
-        .iter()
-        .position(|i| matches!(i.said, Said::End(_)))
-        .unwrap_or(items.len());
-    // A flood of records is not worth aligning one by one.
-    let records = &items[..end_at.min(4 * slots.len() + 64)];
+    let records = &all.before[..];
     let ops = align(slots, records);
     let mut took = vec![Took::Missing; slots.len()];
     let mut mismatches = Vec::new();
@@ -947,13 +998,13 @@ fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
             format!("and {more} more mismatches"),
         ));
     }
-    if records.len() < end_at {
+    if records.len() < all.before_count {
         out.push(evidence(
             Verdict::Fail,
             &EXTRA,
             format!(
                 "{} records for a stream of {} lines; the rest are not graded",
-                end_at,
+                all.before_count,
                 slots.len()
             ),
         ));
@@ -961,26 +1012,8 @@ fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
 
     // A decoder that keeps the \r of \r\n only shows it on a blank line:
     // `\r` alone is not JSON, while `\r` after a value is JSON whitespace.
-    let blank = |crlf: bool| {
-        slots
-            .iter()
-            .zip(&took)
-            .filter(move |(s, _)| s.blank_crlf == Some(crlf))
-            .map(|(s, t)| (s, *t))
-    };
-    let treated = |crlf: bool, t: Took| blank(crlf).find(|(_, took)| *took == t);
-    let leak = treated(false, Took::Skip)
-        .zip(treated(true, Took::Error))
-        .or_else(|| treated(true, Took::Skip).zip(treated(false, Took::Error)));
-    if let Some(((skipped, _), (rejected, _))) = leak {
-        out.push(evidence(
-            Verdict::Fail,
-            &CRLF,
-            format!(
-                "the \\r of \\r\\n leaked into the record: blank line {} was skipped but blank line {} was rejected (one ends in \\n, the other in \\r\\n)",
-                skipped.line, rejected.line
-            ),
-        ));
+    if let Some(message) = blank_leak(slots, &took) {
+        out.push(evidence(Verdict::Fail, &CRLF, message));
     }
 
     // The end record.
@@ -1002,11 +1035,7 @@ fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
         Some(v) => format!("its last value {} is not done or error", show_json(v)),
         None => "it holds no value".to_owned(),
     };
-    let ends: Vec<&Item> = items
-        .iter()
-        .filter(|i| matches!(i.said, Said::End(_)))
-        .collect();
-    match ends.first() {
+    match &all.end {
         None => {
             let mut e = evidence(
                 Verdict::Fail,
@@ -1027,26 +1056,106 @@ fn grade(slots: &[Slot], items: &[Item]) -> Vec<Evidence> {
                 e.actual = vec![end.said.show()];
                 out.push(e);
             }
-            if let Some(after) = items.get(end_at + 1) {
+            if let Some(after) = all.after.first() {
                 let mut e = evidence(
                     Verdict::Fail,
                     &CONTRACT,
                     format!(
                         "stdout line {}: {} more record(s) after the end record",
-                        after.line,
-                        items.len() - end_at - 1
+                        after.line, all.after_count
                     ),
                 );
-                e.actual = items[end_at + 1..]
-                    .iter()
-                    .take(MAX_MISMATCHES)
-                    .map(|i| i.said.show())
-                    .collect();
+                e.actual = all.after.iter().map(|i| i.said.show()).collect();
                 out.push(e);
             }
         }
     }
     out
+}
+
+/// The finding when the decoder treats blank `\n` lines and blank `\r\n`
+/// lines differently, one kind skipped and the other rejected.
+///
+/// Error records carry no line number, so which of several adjacent
+/// optional lines an error answers is the alignment's guess. This asks
+/// instead which policies fit the records: in each run of lines answered
+/// by nothing or an error (between delivered values), the errors must be
+/// the required ones, plus the empty lines of each kind the policy
+/// rejects, plus up to one per other optional line (a whitespace-only line
+/// may go either way). Only when no policy that treats both kinds alike
+/// fits is it a leak; the message names which kind was skipped when the
+/// records tell, and says only that they differ when they do not.
+fn blank_leak(slots: &[Slot], took: &[Took]) -> Option<String> {
+    /// One run: errors, required errors, empty `\n` lines, empty `\r\n`
+    /// lines, other optional lines.
+    #[derive(Default)]
+    struct Run {
+        errors: usize,
+        required: usize,
+        lf: usize,
+        crlf: usize,
+        free: usize,
+    }
+    let mut runs = vec![Run::default()];
+    for (slot, t) in slots.iter().zip(took) {
+        if !matches!(t, Took::Skip | Took::Error) {
+            runs.push(Run::default());
+            continue;
+        }
+        let run = runs.last_mut().expect("never empty");
+        run.errors += usize::from(*t == Took::Error);
+        match (slot.skip, slot.blank_crlf) {
+            (None, _) => run.required += 1,
+            (Some(_), Some(false)) => run.lf += 1,
+            (Some(_), Some(true)) => run.crlf += 1,
+            (Some(_), None) => run.free += 1,
+        }
+    }
+    let fits = |reject_lf: bool, reject_crlf: bool| {
+        runs.iter().all(|r| {
+            let need =
+                r.required + usize::from(reject_lf) * r.lf + usize::from(reject_crlf) * r.crlf;
+            (need..=need + r.free).contains(&r.errors)
+        })
+    };
+    if fits(false, false) || fits(true, true) {
+        return None;
+    }
+    let first = |crlf: bool| slots.iter().find(|s| s.blank_crlf == Some(crlf));
+    let (lf, crlf) = (first(false)?, first(true)?);
+    let name = |s: &Slot| {
+        let ending = if s.blank_crlf == Some(true) {
+            "\\r\\n"
+        } else {
+            "\\n"
+        };
+        format!("blank line {} ({ending})", s.line)
+    };
+    let (a, b) = if lf.line < crlf.line {
+        (lf, crlf)
+    } else {
+        (crlf, lf)
+    };
+    let what = match (fits(false, true), fits(true, false)) {
+        (true, true) => format!(
+            "{} and {} were treated differently: one skipped, one rejected",
+            name(a),
+            name(b)
+        ),
+        (lf_skipped, crlf_skipped) if lf_skipped || crlf_skipped => {
+            let did = |s: &Slot| {
+                if (s.blank_crlf == Some(false)) == lf_skipped {
+                    "skipped"
+                } else {
+                    "rejected"
+                }
+            };
+            format!("{} was {} and {} {}", name(a), did(a), name(b), did(b))
+        }
+        // No policy fits at all: not a matter of line endings.
+        _ => return None,
+    };
+    Some(format!("{what}; the \\r of \\r\\n leaked into the record"))
 }
 
 /// `\uD800`-`\uDFFF` escapes that are not a high-low pair, replaced by
@@ -1197,7 +1306,6 @@ pub fn run_case(
             return result;
         }
     };
-    let deadline = started + timeout;
     let mut writes = plan.writes(&case.stream, &case.ends);
     if writes.len() > 1
         && plan.kind() != "whole"
@@ -1214,13 +1322,19 @@ pub fn run_case(
             bytes: shown_bytes(&w.bytes),
         });
     }
-    if !writes.is_empty() {
+    // The timeout runs from when the last write is due: the pauses (the
+    // wait for a slow-starting target above all) are the runner's, not
+    // the target's.
+    let deadline = Instant::now() + at + timeout;
+    let mut written = writes.is_empty();
+    if !written {
         running.write(writes);
     }
     running.close_stdin();
 
+    let slots = expected(&case.stream);
     let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
-    let mut events: Vec<(Event<'static>, Duration)> = Vec::new();
+    let mut out = Output::new(4 * slots.len() + 64);
     let (mut stdout_closed, mut exit, mut output) = (false, None, 0usize);
     let mut timed_out = false;
     let mut grace: Option<Instant> = None;
@@ -1235,11 +1349,22 @@ pub fn run_case(
                 break;
             }
             timed_out = true;
+            let what = if !written {
+                "read the whole stream".to_owned()
+            } else {
+                format!(
+                    "{} (the stream was written and its stdin closed)",
+                    if stdout_closed {
+                        "exited"
+                    } else {
+                        "closed its stdout"
+                    }
+                )
+            };
             result.evidence.push(note(
                 Verdict::Timeout,
                 format!(
-                    "the decoder had not {} {timeout:?} after the stream was written and its stdin closed; killed",
-                    if stdout_closed { "exited" } else { "closed its stdout" }
+                    "the decoder had not {what} {timeout:?} after the last write was due; killed"
                 ),
             ));
             running.kill();
@@ -1262,79 +1387,22 @@ pub fn run_case(
                     }
                     continue;
                 }
-                framer.push(&bytes, |e| events.push((e.into_owned(), elapsed)));
+                framer.push(&bytes, |e| out.event(e, elapsed));
             }
             Msg::StdoutClosed => stdout_closed = true,
             Msg::Exited(status) => exit = Some(status),
-            Msg::Wrote | Msg::WriteFailed(_) => {}
+            Msg::Wrote | Msg::WriteFailed(_) => written = true,
         }
     }
     let elapsed = running.elapsed();
-    framer.finish(|e| events.push((e.into_owned(), elapsed)));
+    framer.finish(|e| out.event(e, elapsed));
+    let (records, received, findings) = out.finish();
+    result.received = received;
+    result.evidence.extend(findings);
 
-    let mut items = Vec::new();
-    for (event, at) in events {
-        let (number, offset, bytes) = match &event {
-            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
-            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
-        };
-        if result.received.len() < MAX_RECEIVED
-            && !matches!(&event, Event::Problem(p) if p.kind == ProblemKind::Bom)
-        {
-            result.received.push(Received {
-                at_ms: at.as_millis() as u64,
-                line: number,
-                offset,
-                bytes: shown_bytes(bytes),
-            });
-        }
-        let text = match &event {
-            Event::Line(l) => l.as_str().unwrap_or_default().to_owned(),
-            Event::Problem(p) => {
-                let mut e = evidence(
-                    Verdict::Fail,
-                    &CONTRACT,
-                    format!("stdout line {number}: {}", p.kind),
-                );
-                if p.kind == ProblemKind::Truncated {
-                    // The record is still read: only its newline is missing.
-                    e.verdict = Verdict::NonStrict;
-                    e.message.push_str("; read anyway");
-                    result.evidence.push(e);
-                    String::from_utf8_lossy(&p.bytes).into_owned()
-                } else {
-                    result.evidence.push(e);
-                    continue;
-                }
-            }
-        };
-        let repaired = replace_lone_surrogates(&text);
-        if repaired.is_some() {
-            result.evidence.push(evidence(
-                Verdict::Fail,
-                &UTF8,
-                format!(
-                    "stdout line {number} holds lone surrogates (such as Python's surrogateescape makes of invalid bytes): the decoder passed bytes that are not UTF-8 into a value (read here as U+FFFD)"
-                ),
-            ));
-        }
-        match contract_record(repaired.as_deref().unwrap_or(&text)) {
-            Ok(said) => items.push(Item { said, line: number }),
-            Err(why) => {
-                let mut e = evidence(
-                    Verdict::Fail,
-                    &CONTRACT,
-                    format!("stdout line {number} is not a contract record: {why}"),
-                );
-                e.actual = vec![show_bytes(text.as_bytes())];
-                result.evidence.push(e);
-            }
-        }
-    }
-    let has_end = items.iter().any(|i| matches!(i.said, Said::End(_)));
     if let Some(status) = exit {
         result.exit = Some(describe_exit(status));
-        if !status.success() && !running.killed() && !has_end {
+        if !status.success() && !running.killed() && records.end.is_none() {
             result.evidence.push(note(
                 Verdict::Crash,
                 format!(
@@ -1344,22 +1412,13 @@ pub fn run_case(
             ));
         }
     }
-    if !timed_out || !items.is_empty() {
-        let slots = expected(&case.stream);
-        result.evidence.extend(grade(&slots, &items));
+    if !timed_out || records.before_count > 0 || records.end.is_some() {
+        result.evidence.extend(grade(&slots, &records));
     }
     result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
     drop(running);
 
-    for e in &mut result.evidence {
-        if e.verdict == Verdict::Fail {
-            match case.level {
-                Level::Must => {}
-                Level::Should => e.verdict = Verdict::NonStrict,
-                _ => e.verdict = Verdict::Pass,
-            }
-        }
-    }
+    cap_by_level(case.level, &mut result.evidence);
     result.verdict = result
         .evidence
         .iter()
@@ -1368,6 +1427,149 @@ pub fn run_case(
         .unwrap_or(Verdict::Pass);
     result.duration = started.elapsed();
     result
+}
+
+/// A case's level caps the FAILs about its stream's records (SHOULD makes
+/// them NON-STRICT, INFO a pass): the level says how firmly the specs ask
+/// for the reading the case is about. A wrong or missing end record and
+/// output that breaks the adapter contract are FAILs at every level: no
+/// reading of the stream excuses them.
+fn cap_by_level(level: Level, evidence: &mut [Evidence]) {
+    for e in evidence {
+        let about_records = e
+            .rule
+            .as_ref()
+            .is_some_and(|r| r.id != END.id && r.id != CONTRACT.id);
+        if e.verdict == Verdict::Fail && about_records {
+            match level {
+                Level::Must => {}
+                Level::Should => e.verdict = Verdict::NonStrict,
+                _ => e.verdict = Verdict::Pass,
+            }
+        }
+    }
+}
+
+/// What an adapter's stdout says, read line by line as it arrives: its
+/// contract records (within the bounds of [`Records`]), the first
+/// [`MAX_RECEIVED`] lines for the report, and the findings about lines
+/// that are not contract records or carry lone surrogates, the first
+/// [`MAX_MISMATCHES`] of each kind one by one and the rest counted. An
+/// adapter that loops printing `{}` thus costs bounded memory up to the
+/// output cap.
+struct Output {
+    records: Records,
+    received: Vec<Received>,
+    findings: Vec<Evidence>,
+    /// Lines that are not contract records: how many.
+    not_records: usize,
+    /// Lines with lone surrogates: how many.
+    surrogates: usize,
+}
+
+impl Output {
+    fn new(keep: usize) -> Output {
+        Output {
+            records: Records::new(keep),
+            received: Vec::new(),
+            findings: Vec::new(),
+            not_records: 0,
+            surrogates: 0,
+        }
+    }
+
+    /// One event of the framer reading stdout, `at` after the start.
+    fn event(&mut self, event: Event<'_>, at: Duration) {
+        let (number, offset, bytes) = match &event {
+            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
+            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
+        };
+        let bom = matches!(&event, Event::Problem(p) if p.kind == ProblemKind::Bom);
+        if self.received.len() < MAX_RECEIVED && !bom {
+            self.received.push(Received {
+                at_ms: at.as_millis() as u64,
+                line: number,
+                offset,
+                bytes: shown_bytes(bytes),
+            });
+        }
+        let text = match &event {
+            Event::Line(l) => Cow::Borrowed(l.as_str().unwrap_or_default()),
+            Event::Problem(p) if p.kind == ProblemKind::Truncated => {
+                // The record is still read: only its newline is missing.
+                let e = evidence(
+                    Verdict::NonStrict,
+                    &CONTRACT,
+                    format!("stdout line {number}: {}; read anyway", p.kind),
+                );
+                self.findings.push(e);
+                String::from_utf8_lossy(&p.bytes)
+            }
+            Event::Problem(p) => {
+                self.not_record(evidence(
+                    Verdict::Fail,
+                    &CONTRACT,
+                    format!("stdout line {number}: {}", p.kind),
+                ));
+                return;
+            }
+        };
+        let repaired = replace_lone_surrogates(&text);
+        if repaired.is_some() {
+            self.surrogates += 1;
+            if self.surrogates <= MAX_MISMATCHES {
+                self.findings.push(evidence(
+                    Verdict::Fail,
+                    &UTF8,
+                    format!(
+                        "stdout line {number} holds lone surrogates (such as Python's surrogateescape makes of invalid bytes): the decoder passed bytes that are not UTF-8 into a value (read here as U+FFFD)"
+                    ),
+                ));
+            }
+        }
+        match contract_record(repaired.as_deref().unwrap_or(&text)) {
+            Ok(said) => self.records.push(Item { said, line: number }),
+            Err(why) => {
+                let mut e = evidence(
+                    Verdict::Fail,
+                    &CONTRACT,
+                    format!("stdout line {number} is not a contract record: {why}"),
+                );
+                e.actual = vec![show_bytes(text.as_bytes())];
+                self.not_record(e);
+            }
+        }
+    }
+
+    fn not_record(&mut self, e: Evidence) {
+        self.not_records += 1;
+        if self.not_records <= MAX_MISMATCHES {
+            self.findings.push(e);
+        }
+    }
+
+    /// The records, the lines kept for the report, and the findings.
+    fn finish(mut self) -> (Records, Vec<Received>, Vec<Evidence>) {
+        if let Some(more) = self.not_records.checked_sub(MAX_MISMATCHES)
+            && more > 0
+        {
+            self.findings.push(evidence(
+                Verdict::Fail,
+                &CONTRACT,
+                format!("and {more} more stdout lines that are not contract records"),
+            ));
+        }
+        if let Some(more) = self.surrogates.checked_sub(MAX_MISMATCHES)
+            && more > 0
+        {
+            self.findings.push(evidence(
+                Verdict::Fail,
+                &UTF8,
+                format!("and {more} more stdout lines with lone surrogates"),
+            ));
+        }
+        (self.records, self.received, self.findings)
+    }
 }
 
 /// The reference decoder (`rpcspec serve --role decoder`): the contract's
@@ -1450,22 +1652,47 @@ mod tests {
         String::from_utf8(out).unwrap()
     }
 
-    fn items(output: &str) -> Vec<Item> {
-        output
-            .lines()
-            .enumerate()
-            .map(|(n, l)| Item {
-                said: contract_record(l).unwrap(),
-                line: n as u64 + 1,
-            })
-            .collect()
+    /// The findings of grading `output` (the adapter's stdout) for
+    /// `stream`, read as `run_case` reads it.
+    fn findings(stream: &[u8], output: &str) -> Vec<Evidence> {
+        let slots = expected(stream);
+        let mut out = Output::new(4 * slots.len() + 64);
+        let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+        framer.push(output.as_bytes(), |e| out.event(e, Duration::ZERO));
+        framer.finish(|e| out.event(e, Duration::ZERO));
+        let (records, _, mut findings) = out.finish();
+        findings.extend(grade(&slots, &records));
+        findings
     }
 
     fn verdicts(stream: &[u8], output: &str) -> Vec<(Verdict, String)> {
-        grade(&expected(stream), &items(output))
+        findings(stream, output)
             .into_iter()
             .map(|e| (e.verdict, e.rule.map(|r| r.id).unwrap_or_default()))
             .collect()
+    }
+
+    fn case_of(stream: &[u8]) -> DecoderCase {
+        DecoderCase {
+            id: "decoder/t/x".into(),
+            title: String::new(),
+            section: String::new(),
+            level: Level::Must,
+            stream: stream.to_vec(),
+            ends: vec![stream.len()],
+            only: None,
+            source: Location {
+                file: "t.toml".into(),
+                line: 1,
+                column: 1,
+            },
+        }
+    }
+
+    fn sh(script: &str) -> Target {
+        Target {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+        }
     }
 
     #[test]
@@ -1514,6 +1741,186 @@ mod tests {
         assert!(
             got.contains(&(Verdict::Fail, "decoder.crlf".to_owned())),
             "{got:?}"
+        );
+    }
+
+    #[test]
+    fn blank_lines_treated_differently_are_named_truly() {
+        let stream = b"{\"a\":1}\n\n\r\n{\"type\":\"done\"}\n";
+        let message = |out: &str| {
+            findings(stream, out)
+                .into_iter()
+                .find(|e| e.rule.as_ref().is_some_and(|r| r.id == "decoder.crlf"))
+                .map(|e| e.message)
+                .unwrap_or_default()
+        };
+        // The leaks-cr mutant: skips line 2, rejects line 3. Nothing in its
+        // output tells which blank line the error is about.
+        let out = "{\"value\":{\"a\":1}}\n{\"error\":\"x\"}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        assert_eq!(
+            message(out),
+            r"blank line 2 (\n) and blank line 3 (\r\n) were treated differently: one skipped, one rejected; the \r of \r\n leaked into the record"
+        );
+        // With a value between them, the order of the records tells.
+        let stream = b"\r\n{\"a\":1}\n\n{\"type\":\"done\"}\n";
+        let out = "{\"error\":\"x\"}\n{\"value\":{\"a\":1}}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        let got = findings(stream, out);
+        assert_eq!(
+            got.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(),
+            [
+                "line 1 (byte 0) ``: the decoder answered {\"error\":\"x\"} (a blank line is skipped or rejected: both are documented choices)",
+                r"blank line 1 (\r\n) was rejected and blank line 3 (\n) skipped; the \r of \r\n leaked into the record",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_skipped_empty_line_and_a_rejected_whitespace_line_agree() {
+        // Empty lines skipped, the whitespace-only one rejected: allowed,
+        // whichever blank line the alignment gives the error to.
+        let stream = b"\n\r\n  \t \n{\"type\":\"done\"}\n";
+        let out = "{\"error\":\"x\"}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        assert_eq!(
+            verdicts(stream, out),
+            [(Verdict::Pass, "decoder.blank-line".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_skipped_crlf_line_and_a_rejected_whitespace_line_agree() {
+        // Skipping empty lines and rejecting whitespace-only ones are both
+        // allowed; neither line shows a leaked \r.
+        let stream = b"\n\r\n  \t \n  \t \r\n{\"type\":\"done\"}\n";
+        let out = "{\"error\":\"x\"}\n{\"error\":\"x\"}\n{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        assert_eq!(
+            verdicts(stream, out),
+            [
+                (Verdict::Pass, "decoder.blank-line".to_owned()),
+                (Verdict::Pass, "decoder.blank-line".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_bad_line_after_a_bom_is_rejected_plainly() {
+        let done = "{\"value\":{\"type\":\"done\"}}\n{\"end\":\"complete\"}\n";
+        let out = format!("{{\"error\":\"x\"}}\n{done}");
+        for stream in [
+            &b"\xEF\xBB\xBF{\"a\":\n{\"type\":\"done\"}\n"[..],
+            b"\xEF\xBB\xBF{\"t\":\"\xFF\"}\n{\"type\":\"done\"}\n",
+        ] {
+            assert_eq!(verdicts(stream, &out), [], "{stream:?}");
+        }
+        // A good line after it: rejecting is NON-STRICT.
+        let stream = b"\xEF\xBB\xBF{\"a\":1}\n{\"type\":\"done\"}\n";
+        assert_eq!(
+            verdicts(stream, &out),
+            [(Verdict::NonStrict, "decoder.bom".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_flood_of_output_is_kept_within_bounds() {
+        let stream = b"{\"type\":\"done\"}\n";
+        let mut out = String::new();
+        for _ in 0..5000 {
+            out.push_str("not json\n\n{\"value\":\"\\udcff\"}\n");
+        }
+        out.push_str("{\"end\":\"complete\"}\n");
+        for _ in 0..5000 {
+            out.push_str("{\"value\":{}}\n");
+        }
+        let slots = expected(stream);
+        let mut reader = Output::new(4 * slots.len() + 64);
+        let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+        framer.push(out.as_bytes(), |e| reader.event(e, Duration::ZERO));
+        framer.finish(|e| reader.event(e, Duration::ZERO));
+        let (records, received, findings) = reader.finish();
+        assert_eq!(records.before.len(), 68);
+        assert_eq!(records.before_count, 5000);
+        assert_eq!(records.after.len(), MAX_MISMATCHES);
+        assert_eq!(records.after_count, 5000);
+        assert_eq!(received.len(), MAX_RECEIVED);
+        assert_eq!(findings.len(), 2 * MAX_MISMATCHES + 2);
+        let last: Vec<&str> = findings[2 * MAX_MISMATCHES..]
+            .iter()
+            .map(|e| e.message.as_str())
+            .collect();
+        assert_eq!(
+            last,
+            [
+                "and 9988 more stdout lines that are not contract records",
+                "and 4988 more stdout lines with lone surrogates"
+            ]
+        );
+        let graded = grade(&slots, &records);
+        assert_eq!(
+            graded.last().unwrap().message,
+            "stdout line 15002: 5000 more record(s) after the end record"
+        );
+        assert_eq!(graded.last().unwrap().actual.len(), MAX_MISMATCHES);
+    }
+
+    #[test]
+    fn the_level_caps_record_findings_only() {
+        let stream = b"{\"a\":\r1}\n{\"type\":\"done\"}\n";
+        // Split on the \r, and the end record wrong.
+        let out = "{\"error\":\"1\"}\n{\"error\":\"2\"}\n{\"value\":{\"type\":\"done\"}}\nnot json\n{\"end\":\"interrupted\"}\n";
+        let mut found = findings(stream, out);
+        cap_by_level(Level::Should, &mut found);
+        let got: Vec<(Verdict, String)> = found
+            .into_iter()
+            .map(|e| (e.verdict, e.rule.map(|r| r.id).unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Verdict::Fail, "decoder.contract".to_owned()),
+                (Verdict::NonStrict, "decoder.record".to_owned()),
+                (Verdict::NonStrict, "decoder.extra-record".to_owned()),
+                (Verdict::Fail, "decoder.end".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slow_start_does_not_use_up_the_timeout() {
+        // Starts in 0.6 s, so the split plan waits at least 0.9 s before its
+        // first write: longer than the timeout, which must not count it.
+        let target = sh(
+            "sleep 0.6; cat >/dev/null; echo '{\"value\":{\"type\":\"done\"}}'; echo '{\"end\":\"complete\"}'",
+        );
+        let case = case_of(b"{\"type\":\"done\"}\n");
+        let result = run_case(
+            &case,
+            &DecoderPlan::Split(3),
+            &target,
+            Duration::from_millis(800),
+        );
+        assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
+        assert!(result.sent[0].at_ms >= 900, "{:?}", result.sent[0].at_ms);
+    }
+
+    #[test]
+    fn a_timeout_says_what_the_decoder_had_not_done() {
+        let message = |script: &str, stream: &[u8]| {
+            let result = run_case(
+                &case_of(stream),
+                &DecoderPlan::Whole,
+                &sh(script),
+                Duration::from_millis(300),
+            );
+            assert_eq!(result.verdict, Verdict::Timeout);
+            result.evidence[0].message.clone()
+        };
+        // More than a pipe holds, never read.
+        assert_eq!(
+            message("sleep 5", &[b'\n'; 1 << 20]),
+            "the decoder had not read the whole stream 300ms after the last write was due; killed"
+        );
+        assert_eq!(
+            message("cat >/dev/null; sleep 5", b"{}\n"),
+            "the decoder had not closed its stdout (the stream was written and its stdin closed) 300ms after the last write was due; killed"
         );
     }
 
