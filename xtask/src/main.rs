@@ -79,8 +79,9 @@ commands:
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
-  matrix [--install] [--format md|html|json] [--output FILE]
-          install the pinned third-party implementations, or run them all (docs/matrix-results.md)
+  matrix [--install] [--decoders] [--format md|html|json] [--output FILE]
+          install the pinned third-party implementations, or run them all (docs/matrix-results.md);
+          --decoders: the real NDJSON decoders (docs/decoders.md)
 ";
 
 fn main() -> ExitCode {

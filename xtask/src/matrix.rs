@@ -8,7 +8,10 @@
 //! `xtask/matrix/manifest.toml`. In Markdown (the default) the table goes
 //! between the markers of `docs/matrix-results.md`, so `git diff` shows
 //! whether a run reproduced the published table; `--output FILE` writes the
-//! whole report to FILE instead.
+//! whole report to FILE instead. `--decoders` does the same for the real
+//! NDJSON decoders of `xtask/matrix/decoders.toml` (standard libraries and
+//! two adapters of `crates/mutants`: nothing to install), into
+//! `docs/decoders.md`.
 
 use std::{
     fs,
@@ -18,28 +21,74 @@ use std::{
 
 const MATRIX_USAGE: &str = "\
 usage: cargo xtask matrix --install
-       cargo xtask matrix [--format md|html|json] [--output FILE]
+       cargo xtask matrix [--decoders] [--format md|html|json] [--output FILE]
 
 --install   pip, npm and cargo install the pinned implementations of
             xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
 otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifest.toml`;
             Markdown goes between the markers of docs/matrix-results.md unless
             --output names a file
+--decoders  the real NDJSON decoders of xtask/matrix/decoders.toml instead, into
+            docs/decoders.md (nothing to install)
 ";
 
-/// Where the published table lives, between these two lines.
-const RESULTS: &str = "docs/matrix-results.md";
+/// Which matrix: its manifest, the page its table goes into, what to build
+/// first, and how `rpcspec matrix` is run.
+struct Which {
+    manifest: &'static str,
+    results: &'static str,
+    build: &'static [&'static str],
+    needs_install: bool,
+    /// `--timeout` and `--jobs` for `rpcspec matrix`.
+    timeout: &'static str,
+    jobs: &'static str,
+}
+
+const SERVERS: Which = Which {
+    manifest: "manifest.toml",
+    results: "docs/matrix-results.md",
+    build: &["build", "--release", "-p", "rpcspec"],
+    needs_install: true,
+    // The MCP SDK takes seconds to import on a busy machine: a generous
+    // deadline keeps slow starts from reading as TIMEOUT. One target at a
+    // time: on a small machine parallel targets starve each other and slow
+    // exits read as NON-STRICT (exit-on-eof).
+    timeout: "30",
+    jobs: "1",
+};
+
+const DECODERS: Which = Which {
+    manifest: "decoders.toml",
+    results: "docs/decoders.md",
+    build: &[
+        "build",
+        "--release",
+        "-p",
+        "rpcspec",
+        "-p",
+        "rpcspec-mutants",
+    ],
+    needs_install: false,
+    // A decoder's deadline starts once its stream is written; the split
+    // plans' pauses before it scale with the adapter's start-up.
+    timeout: "10",
+    jobs: "2",
+};
+
+/// The published table lives between these two lines of its page.
 const BEGIN: &str = "<!-- matrix:begin (cargo xtask matrix writes this part) -->";
 const END: &str = "<!-- matrix:end -->";
 
 pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
     let mut install = false;
+    let mut which = &SERVERS;
     let mut format = "md".to_owned();
     let mut output: Option<PathBuf> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--install" => install = true,
+            "--decoders" => which = &DECODERS,
             "--format" => match it.next().map(String::as_str) {
                 Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
                 _ => return usage("--format takes md, html or json"),
@@ -71,7 +120,7 @@ pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
             }
         };
     }
-    match run(root, &dir, &format, output.as_deref()) {
+    match run(root, &dir, which, &format, output.as_deref()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("xtask matrix: {e}");
@@ -153,27 +202,31 @@ fn install(dir: &Path) -> Result<(), String> {
     )
 }
 
-fn run(root: &Path, dir: &Path, format: &str, output: Option<&Path>) -> Result<ExitCode, String> {
-    if !dir.join(".deps").is_dir() {
+fn run(
+    root: &Path,
+    dir: &Path,
+    which: &Which,
+    format: &str,
+    output: Option<&Path>,
+) -> Result<ExitCode, String> {
+    if which.needs_install && !dir.join(".deps").is_dir() {
         return Err("nothing installed yet: run `cargo xtask matrix --install` first".into());
     }
-    step(root, "cargo", &["build", "--release", "-p", "rpcspec"])?;
+    step(root, "cargo", which.build)?;
     let rpcspec = root.join("target/release/rpcspec");
-    let manifest = dir.join("manifest.toml");
+    let manifest = dir.join(which.manifest);
     eprintln!(
-        "==> rpcspec matrix {} --format {format} --timeout 30 --jobs 1",
-        manifest.display()
+        "==> rpcspec matrix {} --format {format} --timeout {} --jobs {}",
+        manifest.display(),
+        which.timeout,
+        which.jobs
     );
     let out = Command::new(&rpcspec)
         .arg("matrix")
         .arg(&manifest)
         .args(["--format", format])
-        // The MCP SDK takes seconds to import on a busy machine: a generous
-        // deadline keeps slow starts from reading as TIMEOUT.
-        .args(["--timeout", "30"])
-        // One target at a time: on a small machine parallel targets starve
-        // each other and slow exits read as NON-STRICT (exit-on-eof).
-        .args(["--jobs", "1"])
+        .args(["--timeout", which.timeout])
+        .args(["--jobs", which.jobs])
         .current_dir(root)
         .output()
         .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
@@ -189,10 +242,10 @@ fn run(root: &Path, dir: &Path, format: &str, output: Option<&Path>) -> Result<E
     let (path, text) = match output {
         Some(path) => (root.join(path), report),
         None if format == "md" => {
-            let path = root.join(RESULTS);
+            let path = root.join(which.results);
             let doc = fs::read_to_string(&path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            (path, splice(&doc, &report)?)
+            (path, splice(&doc, &report, which.results)?)
         }
         None => {
             print!("{report}");
@@ -208,8 +261,8 @@ fn run(root: &Path, dir: &Path, format: &str, output: Option<&Path>) -> Result<E
 }
 
 /// `doc` with the part between [`BEGIN`] and [`END`] replaced by `table`.
-fn splice(doc: &str, table: &str) -> Result<String, String> {
-    let missing = || format!("{RESULTS} lacks the lines `{BEGIN}` and `{END}`");
+fn splice(doc: &str, table: &str, page: &str) -> Result<String, String> {
+    let missing = || format!("{page} lacks the lines `{BEGIN}` and `{END}`");
     let start = doc.find(BEGIN).ok_or_else(missing)? + BEGIN.len();
     let end = doc[start..].find(END).ok_or_else(missing)? + start;
     Ok(format!(
@@ -228,9 +281,9 @@ mod tests {
     fn splice_replaces_only_the_marked_part() {
         let doc = format!("intro\n{BEGIN}\nold\n{END}\nafter\n");
         assert_eq!(
-            splice(&doc, "| new |\n").unwrap(),
+            splice(&doc, "| new |\n", "page.md").unwrap(),
             format!("intro\n{BEGIN}\n\n| new |\n\n{END}\nafter\n")
         );
-        assert!(splice("no markers", "x").is_err());
+        assert!(splice("no markers", "x", "page.md").is_err());
     }
 }

@@ -131,6 +131,10 @@ pub fn legend() -> String {
         .join(" · ")
 }
 
+/// Most plans named in a note; a longer list is cut (decoder cases run
+/// under dozens of split plans).
+const SHOWN_PLANS: usize = 6;
+
 /// `[n] target · case id: VERDICT (plans): message (rule)`, one line per
 /// distinct first finding among the cell's plans. Skipped plans are left
 /// out: the cell's verdict comes from the plans that ran.
@@ -159,6 +163,14 @@ fn note_line(out: &mut String, n: usize, target: &str, id: &str, cell: &Cell) {
             .collect();
         let plans = if plans.is_empty() {
             String::new()
+        } else if plans.len() > SHOWN_PLANS && plans.len() == cell.ran() {
+            format!(" (all {} plans)", plans.len())
+        } else if plans.len() > SHOWN_PLANS {
+            format!(
+                " ({}, and {} more)",
+                plans[..SHOWN_PLANS - 1].join(", "),
+                plans.len() - (SHOWN_PLANS - 1)
+            )
         } else {
             format!(" ({})", plans.join(", "))
         };
@@ -245,4 +257,57 @@ pub fn code(text: &str) -> String {
         ""
     };
     format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::{PlanEvidence, PlanVerdict};
+
+    fn cell(failed: usize, passed: usize) -> Cell {
+        let name = |i: usize| format!("split@{i}");
+        let plans = (0..failed + passed)
+            .map(|i| PlanVerdict {
+                plan: name(i),
+                verdict: if i < failed {
+                    Verdict::Fail
+                } else {
+                    Verdict::Pass
+                },
+            })
+            .collect();
+        let evidence = (0..failed)
+            .map(|i| PlanEvidence {
+                plan: name(i),
+                verdict: Verdict::Fail,
+                evidence: Vec::new(),
+                sent: Vec::new(),
+                received: Vec::new(),
+                stderr: String::new(),
+                exit: None,
+            })
+            .collect();
+        Cell {
+            verdict: Verdict::Fail,
+            plans,
+            evidence,
+        }
+    }
+
+    fn note(c: &Cell) -> String {
+        let mut out = String::new();
+        note_line(&mut out, 1, "t", "a/b", c);
+        out
+    }
+
+    #[test]
+    fn notes_name_few_plans_and_count_many() {
+        assert!(note(&cell(2, 1)).contains("FAIL (split@0, split@1):"));
+        assert!(note(&cell(30, 0)).contains("FAIL (all 30 plans):"));
+        let cut = note(&cell(30, 2));
+        assert!(
+            cut.contains("FAIL (split@0, split@1, split@2, split@3, split@4, and 25 more):"),
+            "{cut}"
+        );
+    }
 }
