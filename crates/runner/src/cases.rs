@@ -427,49 +427,16 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         let message = e.message().trim_end().to_owned();
         at(e.span().unwrap_or(0..0), message)
     })?;
-    let prefix = file.with_extension("");
-    let prefix = prefix
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/");
+    let prefix = id_prefix(file);
     let mut cases: Vec<Case> = Vec::new();
     for spanned in def.case {
         let case_span = spanned.span();
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        if name.is_empty()
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
-        {
-            return Err(at(
-                name_span,
-                format!("case name `{name}` must be lower-case letters, digits, `-` and `.`"),
-            ));
-        }
-        let id = format!("{prefix}/{name}");
-        if let Some(first) = cases.iter().find(|c| c.id == id) {
-            return Err(at(
-                name_span,
-                format!(
-                    "duplicate case name `{name}` (first at line {})",
-                    first.source.line
-                ),
-            ));
-        }
-        let level = match def.level.as_ref().as_str() {
-            "MUST" => Level::Must,
-            "SHOULD" => Level::Should,
-            "INFO" => Level::Info,
-            other => {
-                return Err(at(
-                    def.level.span(),
-                    format!("level `{other}` is not one of MUST, SHOULD, INFO"),
-                ));
-            }
-        };
+        let id = case_id(&prefix, &name, cases.iter().map(|c| (&c.id, c.source.line)))
+            .map_err(|e| at(name_span, e))?;
+        let level = parse_level(def.level.as_ref()).map_err(|e| at(def.level.span(), e))?;
         let plans =
             match def.plans {
                 None => ALL_PLANS.to_vec(),
@@ -703,6 +670,52 @@ fn substitute(template: &str, n: u32) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The id prefix of a case file: its path relative to the cases root,
+/// without `.toml`, `/`-separated (`jsonrpc/examples`).
+pub fn id_prefix(file: &Path) -> String {
+    file.with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The id of case `name` in the file with id prefix `prefix`, given the
+/// (id, line) of the cases before it: an error for a malformed or repeated
+/// name.
+pub fn case_id<'a>(
+    prefix: &str,
+    name: &str,
+    before: impl IntoIterator<Item = (&'a String, usize)>,
+) -> Result<String, String> {
+    if name.is_empty()
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+    {
+        return Err(format!(
+            "case name `{name}` must be lower-case letters, digits, `-` and `.`"
+        ));
+    }
+    let id = format!("{prefix}/{name}");
+    match before.into_iter().find(|(other, _)| **other == id) {
+        Some((_, line)) => Err(format!(
+            "duplicate case name `{name}` (first at line {line})"
+        )),
+        None => Ok(id),
+    }
+}
+
+/// A case's `level`: `MUST`, `SHOULD` or `INFO`.
+pub fn parse_level(text: &str) -> Result<Level, String> {
+    match text {
+        "MUST" => Ok(Level::Must),
+        "SHOULD" => Ok(Level::Should),
+        "INFO" => Ok(Level::Info),
+        other => Err(format!("level `{other}` is not one of MUST, SHOULD, INFO")),
+    }
 }
 
 /// The line and column of byte `offset` of `text`, in `file`.

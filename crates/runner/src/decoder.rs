@@ -29,7 +29,7 @@ use serde_json::Value;
 use toml::Spanned;
 
 use crate::{
-    cases::{Listing, LoadError, Location, locate},
+    cases::{self, Listing, LoadError, Location, locate},
     plan::{SPLIT_PAUSE, Write as PlanWrite},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
     target::{Msg, Running, Target, describe_exit},
@@ -273,51 +273,18 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
         let message = e.message().trim_end().to_owned();
         at(e.span().unwrap_or(0..0), message)
     })?;
-    let prefix = file
-        .with_extension("")
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
+    let prefix = cases::id_prefix(file);
     let mut cases: Vec<DecoderCase> = Vec::new();
     for spanned in def.case {
         let case_span = spanned.span();
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        if name.is_empty()
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
-        {
-            return Err(at(
-                name_span,
-                format!("case name `{name}` must be lower-case letters, digits, `-` and `.`"),
-            ));
-        }
-        let id = format!("{prefix}/{name}");
-        if let Some(first) = cases.iter().find(|c| c.id == id) {
-            return Err(at(
-                name_span,
-                format!(
-                    "duplicate case name `{name}` (first at line {})",
-                    first.source.line
-                ),
-            ));
-        }
+        let id = cases::case_id(&prefix, &name, cases.iter().map(|c| (&c.id, c.source.line)))
+            .map_err(|e| at(name_span, e))?;
         let level = match &def.level {
             None => Level::Must,
-            Some(l) => match l.as_ref().as_str() {
-                "MUST" => Level::Must,
-                "SHOULD" => Level::Should,
-                "INFO" => Level::Info,
-                other => {
-                    return Err(at(
-                        l.span(),
-                        format!("level `{other}` is not one of MUST, SHOULD, INFO"),
-                    ));
-                }
-            },
+            Some(l) => cases::parse_level(l.as_ref()).map_err(|e| at(l.span(), e))?,
         };
         let only = match def.plans {
             None => None,
