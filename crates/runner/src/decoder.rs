@@ -1240,28 +1240,13 @@ pub fn run_case(
     timeout: Duration,
 ) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult {
-        id: case.id.clone(),
-        plan: plan.name(),
-        title: case.title.clone(),
-        section: case.section.clone(),
-        verdict: Verdict::Pass,
-        evidence: Vec::new(),
-        sent: Vec::new(),
-        received: Vec::new(),
-        stderr: String::new(),
-        exit: None,
-        duration: Duration::ZERO,
-        baselined: false,
-    };
-    let note = |verdict: Verdict, message: String| Evidence {
-        verdict,
-        rule: None,
-        message,
-        step: None,
-        expected: Vec::new(),
-        actual: Vec::new(),
-    };
+    let mut result = CaseResult::new(
+        case.id.clone(),
+        plan.name(),
+        case.title.clone(),
+        case.section.clone(),
+    );
+    let note = Evidence::note;
     let mut running = match Running::spawn(target) {
         Ok(r) => r,
         Err(e) => {

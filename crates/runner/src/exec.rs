@@ -65,20 +65,12 @@ pub const BARRIER_METHOD: &str = "rpcspec/barrier";
 /// Runs `case` under `plan` against a fresh `target` process.
 pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult {
-        id: case.id.clone(),
-        plan: plan.name().to_owned(),
-        title: case.title.clone(),
-        section: case.section.clone(),
-        verdict: Verdict::Pass,
-        evidence: Vec::new(),
-        sent: Vec::new(),
-        received: Vec::new(),
-        stderr: String::new(),
-        exit: None,
-        duration: Duration::ZERO,
-        baselined: false,
-    };
+    let mut result = CaseResult::new(
+        case.id.clone(),
+        plan.name().to_owned(),
+        case.title.clone(),
+        case.section.clone(),
+    );
     let lacking: Vec<&str> = case
         .requires
         .iter()
@@ -87,7 +79,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .collect();
     if !lacking.is_empty() {
         result.verdict = Verdict::Skipped;
-        result.evidence.push(note(
+        result.evidence.push(Evidence::note(
             Verdict::Skipped,
             format!("the target lacks {}", lacking.join(", ")),
         ));
@@ -118,7 +110,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         Ok(r) => r,
         Err(e) => {
             result.verdict = Verdict::Error;
-            result.evidence.push(note(
+            result.evidence.push(Evidence::note(
                 Verdict::Error,
                 format!("cannot start `{}`: {e}", target.display()),
             ));
@@ -353,7 +345,7 @@ impl<'o> Run<'o> {
         if !self.wait(done, deadline) && !self.timed_out {
             self.timed_out = true;
             self.stopped = true;
-            self.evidence.push(note(
+            self.evidence.push(Evidence::note(
                 Verdict::Timeout,
                 format!(
                     "the case deadline ({:?} from start) passed while waiting for {waiting_for}{}",
@@ -393,7 +385,7 @@ impl<'o> Run<'o> {
             Msg::Stdout(bytes) => {
                 self.output += bytes.len();
                 if self.output > self.opts.output_cap {
-                    self.evidence.push(note(
+                    self.evidence.push(Evidence::note(
                         Verdict::Fail,
                         format!(
                             "the target wrote more than {} bytes to stdout; stopped",
@@ -416,7 +408,7 @@ impl<'o> Run<'o> {
             Msg::WriteFailed(e) => {
                 self.pending_writes = self.pending_writes.saturating_sub(1);
                 if !self.running.killed() {
-                    self.evidence.push(note(
+                    self.evidence.push(Evidence::note(
                         Verdict::Crash,
                         format!("writing to the target's stdin failed: {e}"),
                     ));
@@ -427,7 +419,7 @@ impl<'o> Run<'o> {
                 self.exit = Some(status);
                 // Our own kill (flood, timeout, exit grace) is no crash.
                 if !self.running.stdin_closed() && !self.running.killed() {
-                    self.evidence.push(note(
+                    self.evidence.push(Evidence::note(
                         Verdict::Crash,
                         format!(
                             "the target ended ({}) before its stdin was closed",
@@ -458,7 +450,7 @@ impl<'o> Run<'o> {
                 section: "rpcspec".into(),
                 statement: "a stdio server exits once its input ends".into(),
             }),
-            ..note(
+            ..Evidence::note(
                 Verdict::NonStrict,
                 format!(
                     "the target was still running {EXIT_GRACE:?} after its stdin closed; killed"
@@ -533,7 +525,7 @@ impl<'o> Run<'o> {
                 let (first, last) = (&held[0].0, &held[held.len() - 1].0);
                 self.evidence.push(Evidence {
                     rule: Some(RuleRef::multi_line()),
-                    ..note(
+                    ..Evidence::note(
                         Verdict::Fail,
                         format!(
                             "stdout lines {}-{} are one JSON message spread over {} lines (pretty-printed)",
@@ -642,7 +634,7 @@ impl<'o> Run<'o> {
                 if f.rule.level == Level::Must && !case.allow.iter().any(|a| a == f.rule.id) {
                     self.evidence.push(Evidence {
                         rule: Some(RuleRef::from_rule(f.rule)),
-                        ..note(Verdict::Fail, f.detail.clone())
+                        ..Evidence::note(Verdict::Fail, f.detail.clone())
                     });
                 }
             }
@@ -684,7 +676,7 @@ impl<'o> Run<'o> {
         }
         for (id, count, verdict) in per_rule {
             if count > MAX_PER_RULE {
-                self.evidence.push(note(
+                self.evidence.push(Evidence::note(
                     verdict,
                     format!("… and {} more findings of {id}", count - MAX_PER_RULE),
                 ));
@@ -701,7 +693,7 @@ impl<'o> Run<'o> {
                         section: "rpcspec".into(),
                         statement: "a server exits with status 0 when its input ends".into(),
                     }),
-                    ..note(
+                    ..Evidence::note(
                         Verdict::NonStrict,
                         format!(
                             "the target ended with {} after stdin closed",
@@ -728,7 +720,7 @@ impl<'o> Run<'o> {
             .map(|g| g.received)
             .collect();
         if received > MAX_RECEIVED {
-            result.evidence.push(note(
+            result.evidence.push(Evidence::note(
                 Verdict::Pass,
                 format!(
                     "{} more lines received are not kept in the report",
@@ -1010,17 +1002,6 @@ fn perfect(table: &[Vec<Match>], ok: impl Fn(&Match) -> bool) -> bool {
     let edges: Vec<Vec<bool>> = table.iter().map(|r| r.iter().map(&ok).collect()).collect();
     let mut owner = vec![None; cols];
     (0..table.len()).all(|row| augment(row, &edges, &mut vec![false; cols], &mut owner))
-}
-
-fn note(verdict: Verdict, message: String) -> Evidence {
-    Evidence {
-        verdict,
-        rule: None,
-        message,
-        step: None,
-        expected: Vec::new(),
-        actual: Vec::new(),
-    }
 }
 
 /// A framing problem in the target's output.

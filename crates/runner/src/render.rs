@@ -376,12 +376,10 @@ fn xml(text: &str) -> String {
     out
 }
 
-/// `YYYY-MM-DDTHH:MM:SS` in UTC, without a zone (as the schema wants).
-fn utc_timestamp(now: SystemTime) -> String {
-    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
+/// The UTC (year, month, day) of `secs` since the Unix epoch (Howard
+/// Hinnant's civil-from-days).
+pub(crate) fn civil_date(secs: u64) -> (i64, i64, i64) {
+    let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
     let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
@@ -389,7 +387,14 @@ fn utc_timestamp(now: SystemTime) -> String {
     let mp = (5 * doy + 2) / 153;
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` in UTC, without a zone (as the schema wants).
+fn utc_timestamp(now: SystemTime) -> String {
+    let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let rem = secs % 86_400;
+    let (year, month, day) = civil_date(secs);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
         rem / 3600,

@@ -70,6 +70,20 @@ pub struct Evidence {
     pub actual: Vec<String>,
 }
 
+impl Evidence {
+    /// Evidence that names no rule: a timeout, a crash, a skip, a note.
+    pub fn note(verdict: Verdict, message: String) -> Evidence {
+        Evidence {
+            verdict,
+            rule: None,
+            message,
+            step: None,
+            expected: Vec::new(),
+            actual: Vec::new(),
+        }
+    }
+}
+
 /// A rule, as shown in a report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RuleRef {
@@ -262,6 +276,26 @@ pub struct CaseResult {
     /// Whether a baseline lists this result as a known failure.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
+}
+
+impl CaseResult {
+    /// A passing result with no evidence yet, to be filled in by a run.
+    pub fn new(id: String, plan: String, title: String, section: String) -> CaseResult {
+        CaseResult {
+            id,
+            plan,
+            title,
+            section,
+            verdict: Verdict::Pass,
+            evidence: Vec::new(),
+            sent: Vec::new(),
+            received: Vec::new(),
+            stderr: String::new(),
+            exit: None,
+            duration: Duration::ZERO,
+            baselined: false,
+        }
+    }
 }
 
 fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {

@@ -322,20 +322,14 @@ pub fn run(
 }
 
 fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observation) -> CaseResult {
-    let mut result = CaseResult {
-        id: check.id.to_owned(),
-        plan: scenario.name.clone(),
-        title: check.title.to_owned(),
-        section: check.section.to_owned(),
-        verdict: Verdict::Pass,
-        evidence: Vec::new(),
-        sent: Vec::new(),
-        received: Vec::new(),
-        stderr: String::new(),
-        exit: obs.exit.clone(),
-        duration: obs.duration,
-        baselined: false,
-    };
+    let mut result = CaseResult::new(
+        check.id.to_owned(),
+        scenario.name.clone(),
+        check.title.to_owned(),
+        check.section.to_owned(),
+    );
+    result.exit = obs.exit.clone();
+    result.duration = obs.duration;
     result.evidence = evidence(check, profile, scenario, obs);
     result.verdict = result
         .evidence
@@ -350,7 +344,7 @@ fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observatio
         result.received = obs.received.clone();
         result.stderr = obs.stderr.clone();
         if obs.received_omitted > 0 {
-            result.evidence.push(note(
+            result.evidence.push(Evidence::note(
                 Verdict::Pass,
                 format!(
                     "{} more lines were graded but are not shown (over 2000 lines or 1 MiB)",
@@ -370,10 +364,10 @@ fn evidence(
     obs: &Observation,
 ) -> Vec<Evidence> {
     if let Some(error) = &obs.error {
-        return vec![note(Verdict::Error, error.clone())];
+        return vec![Evidence::note(Verdict::Error, error.clone())];
     }
     if obs.no_head {
-        return vec![note(
+        return vec![Evidence::note(
             Verdict::Timeout,
             format!(
                 "no response head within the deadline ({:.1}s)",
@@ -396,7 +390,7 @@ fn evidence(
         (check.grade)(profile, scenario, obs)
     };
     let mut out: Vec<Evidence> = match grade {
-        Grade::NotApplicable(why) => return vec![note(Verdict::Skipped, why)],
+        Grade::NotApplicable(why) => return vec![Evidence::note(Verdict::Skipped, why)],
         Grade::Findings(findings) => findings
             .into_iter()
             .map(|message| Evidence {
@@ -412,7 +406,7 @@ fn evidence(
     // A run cut short by the deadline is a timeout for every check that
     // needed the rest of the stream.
     if obs.timed_out && check.id != "producer/lifecycle/streams" {
-        out.push(note(
+        out.push(Evidence::note(
             Verdict::Timeout,
             format!(
                 "the deadline ({:.1}s) passed before the stream ended",
@@ -421,15 +415,4 @@ fn evidence(
         ));
     }
     out
-}
-
-fn note(verdict: Verdict, message: String) -> Evidence {
-    Evidence {
-        verdict,
-        rule: None,
-        message,
-        step: None,
-        expected: Vec::new(),
-        actual: Vec::new(),
-    }
 }
