@@ -56,6 +56,7 @@ mod event;
 #[cfg(feature = "json")]
 mod json;
 pub mod read;
+pub mod syntax;
 mod utf8;
 
 use std::borrow::Cow;

@@ -1,7 +1,7 @@
 //! Pair replies with requests across a whole conversation.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry as Entry_;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -94,7 +94,9 @@ pub struct Reply {
 ///   array is the whole answer.
 /// * Every id each side used is remembered until the session is dropped
 ///   (to tell a duplicate reply from an unknown id, and for MCP's no-reuse
-///   rule), with where its replies came, for [`Session::replies`].
+///   rule), with where its replies came, for [`Session::replies`] — unless
+///   the session has a [window](Session::window), which bounds its memory
+///   for conversations of any length.
 #[derive(Debug)]
 pub struct Session {
     dialect: Dialect,
@@ -102,6 +104,9 @@ pub struct Session {
     sides: [Side; 2],
     messages: usize,
     events: EventsState,
+    /// How many requests (and invalid messages, and batches) of each side
+    /// are remembered; `None`: all of them.
+    window: Option<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -109,13 +114,26 @@ struct Side {
     /// Every id this side used for a request, by value.
     ids: IdMap<Entry>,
     /// Invalid requests awaiting an error reply with id null.
-    nulls: Vec<NullSlot>,
+    nulls: VecDeque<NullSlot>,
     /// Replies still due, over `ids` (the `nulls` with a key are counted there).
     due: usize,
     notifications: usize,
     /// Invalid requests answered with id null so far.
     nulls_answered: usize,
-    batches: Vec<Batch>,
+    /// The batches still remembered; `batches[0]` is batch number
+    /// `first_batch`.
+    batches: VecDeque<Batch>,
+    first_batch: usize,
+    /// With a window: the requests in the order sent, `(key, message)`,
+    /// for forgetting the oldest.
+    order: VecDeque<(Key, usize)>,
+}
+
+impl Side {
+    fn batch(&mut self, b: usize) -> Option<&mut Batch> {
+        b.checked_sub(self.first_batch)
+            .and_then(|i| self.batches.get_mut(i))
+    }
 }
 
 /// The latest request sent with one id.
@@ -137,9 +155,10 @@ struct Entry {
 }
 
 impl Entry {
-    fn record(&mut self, reply: Reply) {
+    fn record(&mut self, reply: Reply, window: Option<usize>) {
         match self.first {
             None => self.first = Some(reply),
+            Some(_) if window.is_some_and(|n| self.more.len() + 1 >= n) => {}
             Some(_) => self.more.push(reply),
         }
     }
@@ -198,7 +217,21 @@ impl Session {
             sides: Default::default(),
             messages: 0,
             events: EventsState::default(),
+            window: None,
         }
+    }
+
+    /// Bounds the session's memory: of each side, only the latest `n`
+    /// requests, `n` invalid messages awaiting an id-null reply and `n`
+    /// batches are remembered. A request that falls out of the window
+    /// unanswered is reported then (`session.unanswered`, saying so); a
+    /// reply to one that fell out is a reply to an unknown id; where the
+    /// replies to a request came ([`Session::replies`]) is kept for at
+    /// most `n` of them. Memory then depends on `n` (and on the length of
+    /// ids), never on the length of the conversation.
+    pub fn window(mut self, n: usize) -> Session {
+        self.window = Some(n.max(1));
+        self
     }
 
     /// The dialect the session checks.
@@ -212,8 +245,15 @@ impl Session {
     /// server sends is checked: the profile describes a producer's records,
     /// not its input.
     pub fn feed(&mut self, from: Direction, text: &str) -> Classified {
+        let classified = classify(text, &self.dialect);
+        self.feed_classified(from, classified)
+    }
+
+    /// [`feed`](Session::feed) for a message already
+    /// [classified](crate::classify) in this session's dialect, for callers
+    /// that look at the classification first (to tell its direction, say).
+    pub fn feed_classified(&mut self, from: Direction, mut classified: Classified) -> Classified {
         self.messages += 1;
-        let mut classified = classify(text, &self.dialect);
         let mut out = Vec::new();
         match self.dialect {
             // The profile describes the records a producer writes; what it
@@ -320,14 +360,19 @@ impl Session {
                     self.reply_array(from, kinds, out);
                     return;
                 }
+                let window = self.window;
                 let side = &mut self.sides[from.index()];
-                side.batches.push(Batch {
+                side.batches.push_back(Batch {
                     message,
                     notifications: 0,
                     keys: Vec::new(),
                     unwrapped: false,
                 });
-                let b = side.batches.len() - 1;
+                if window.is_some_and(|n| side.batches.len() > n) {
+                    side.batches.pop_front();
+                    side.first_batch += 1;
+                }
+                let b = side.first_batch + side.batches.len() - 1;
                 for (i, kind) in kinds.iter().enumerate() {
                     if is_reply(kind) {
                         let ctx = ReplyCtx {
@@ -380,8 +425,8 @@ impl Session {
             Kind::Notification { .. } => {
                 let side = &mut self.sides[from.index()];
                 side.notifications += 1;
-                if let Some(b) = batch {
-                    side.batches[b].notifications += 1;
+                if let Some(b) = batch.and_then(|b| side.batch(b)) {
+                    b.notifications += 1;
                 }
             }
             // Claude has no id-null error replies: a malformed control
@@ -397,13 +442,33 @@ impl Session {
                     self.expect(from, id, true, batch, member, out);
                     id.key()
                 });
-                self.sides[from.index()].nulls.push(NullSlot {
+                let window = self.window;
+                let side = &mut self.sides[from.index()];
+                side.nulls.push_back(NullSlot {
                     parse_error,
                     batch,
                     key,
                     message,
                     member,
                 });
+                if window.is_some_and(|n| side.nulls.len() > n) {
+                    let old = side.nulls.pop_front().expect("more than n");
+                    if let Some(e) = old.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
+                        side.due -= e.due as usize;
+                        e.due = 0;
+                    }
+                    let detail = format!(
+                        "the {} (message {old_message}, {from}) got no error reply before {} more awaited one (the session's window)",
+                        if old.parse_error {
+                            "unparseable message"
+                        } else {
+                            "invalid request"
+                        },
+                        window.unwrap_or(0),
+                        old_message = old.message,
+                    );
+                    out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
+                }
             }
             Kind::Success { .. }
             | Kind::Error { .. }
@@ -426,9 +491,16 @@ impl Session {
         let mcp = self.dialect == Dialect::Mcp;
         let message = self.messages;
         let key = id.key();
+        let window = self.window;
         let side = &mut self.sides[from.index()];
-        if let Some(b) = batch {
-            side.batches[b].keys.push(key.clone());
+        if let Some(b) = batch.and_then(|b| side.batch(b)) {
+            b.keys.push(key.clone());
+        }
+        if let Some(n) = window {
+            side.order.push_back((key.clone(), message));
+            if side.order.len() > n {
+                forget_oldest(side, from, n, member, out);
+            }
         }
         side.due += 1;
         let fresh = Entry {
@@ -507,9 +579,11 @@ impl Session {
         // Findings carry member indexes of the message fed (the reply), so
         // the request batch's member indexes go in the detail.
         let side = &mut self.sides[requester.index()];
-        let batch_message = side.batches[b].message;
+        let Some(entry) = side.batch(b) else { return };
+        let batch_message = entry.message;
+        let keys = std::mem::take(&mut entry.keys);
         let mut missing: Vec<(Option<usize>, String)> = Vec::new();
-        for key in std::mem::take(&mut side.batches[b].keys) {
+        for key in keys {
             if let Some(e) = side.ids.get_mut(&key)
                 && e.due > 0
                 && e.batch == Some(b)
@@ -539,6 +613,7 @@ impl Session {
     /// Pairs one reply sent `from` one side with a request of the other.
     fn reply(&mut self, from: Direction, kind: &Kind, ctx: ReplyCtx, out: &mut Vec<Finding>) {
         let requester = from.reverse();
+        let window = self.window;
         let push = |out: &mut Vec<Finding>, rule: &'static Rule, detail: String| {
             out.push(Finding::new(rule, ctx.member, detail));
         };
@@ -593,7 +668,7 @@ impl Session {
                 );
             }
             let batch = e.batch;
-            e.record(ctx.reply());
+            e.record(ctx.reply(), window);
             e.due -= 1;
             side.due -= 1;
             if e.due == 0 && e.invalid {
@@ -620,11 +695,11 @@ impl Session {
                     .or_else(|| nulls.iter().position(fit))
             });
             if let Some(i) = pick {
-                let null = side.nulls.remove(i);
+                let null = side.nulls.remove(i).expect("picked from nulls");
                 side.nulls_answered += 1;
                 if let Some(k) = &null.key {
                     if let Some(e) = side.ids.get_mut(k) {
-                        e.record(ctx.reply());
+                        e.record(ctx.reply(), window);
                     }
                     settle(side, k);
                 }
@@ -644,7 +719,10 @@ impl Session {
                 self.check_shape(requester, null.batch, ctx, out);
                 return;
             }
-            let in_batch = ctx.batch.map_or(0, |b| side.batches[b].notifications);
+            let in_batch = ctx
+                .batch
+                .and_then(|b| side.batch(b))
+                .map_or(0, |b| b.notifications);
             if in_batch > 0 || side.notifications > 0 {
                 let detail = if in_batch > 0 {
                     format!(
@@ -685,7 +763,7 @@ impl Session {
                 &r::SESSION_ID_TYPE_CHANGED,
                 format!("reply id {shown} answers request id {}", e.id),
             );
-            e.record(ctx.reply());
+            e.record(ctx.reply(), window);
             settle(side, &swapped);
             return;
         }
@@ -697,7 +775,7 @@ impl Session {
             );
             return;
         };
-        e.record(ctx.reply());
+        e.record(ctx.reply(), window);
         if e.cancelled {
             // One reply may cross the cancel; a second is a duplicate.
             e.cancelled = false;
@@ -726,7 +804,9 @@ impl Session {
     ) {
         match (batch, ctx.array) {
             (Some(b), false) => {
-                let batch = &mut self.sides[requester.index()].batches[b];
+                let Some(batch) = self.sides[requester.index()].batch(b) else {
+                    return;
+                };
                 if !batch.unwrapped {
                     batch.unwrapped = true;
                     let detail = format!(
@@ -895,5 +975,39 @@ fn names(list: &[String]) -> String {
             let init: Vec<String> = init.iter().map(|n| format!("`{n}`")).collect();
             format!("{} or `{last}`", init.join(", "))
         }
+    }
+}
+
+/// With a window of `n`: forgets the oldest request `side` sent, reporting
+/// it if it still awaits a reply. Entries replaced by a later request with
+/// the same id are skipped: their key now belongs to that one.
+fn forget_oldest(
+    side: &mut Side,
+    from: Direction,
+    n: usize,
+    member: Option<usize>,
+    out: &mut Vec<Finding>,
+) {
+    while let Some((key, message)) = side.order.pop_front() {
+        let Some(e) = side.ids.remove(&key) else {
+            continue;
+        };
+        if e.message != message {
+            // Rare: the id was used again since; keep the later request.
+            side.ids.insert(key, e);
+            continue;
+        }
+        if e.due > 0 {
+            side.due -= e.due as usize;
+            if e.invalid {
+                side.nulls.retain(|n| n.key.as_ref() != Some(&key));
+            }
+            let detail = format!(
+                "request id {} (message {}, {from}) got no reply before {n} later requests (the session's window)",
+                e.id, e.message
+            );
+            out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
+        }
+        return;
     }
 }

@@ -1,13 +1,22 @@
 //! `rpcspec check`: validate a captured NDJSON stream (a log, a transcript).
 //!
-//! Every framing problem is a finding; with a dialect, so is every message
+//! Every framing problem is a finding, and so is every line that is not
+//! exactly one JSON text (`json.parse`); with a dialect, so is every message
 //! rule and pairing problem. Pairing assumes the usual transcript: messages
 //! with a `method` come from the client, responses from the server.
+//!
+//! The check streams: findings go to a sink as they are found, at most
+//! [`Options::per_rule`] of each rule (the rest are counted), and the
+//! session has a [window](rpcspec_matcher::Session::window), so memory does
+//! not grow with the stream. A value pretty-printed over several lines is
+//! one `framing.multi-line` finding, not one per line.
 
+use std::collections::HashMap;
 use std::io::{self, Read};
 
-use rpcspec_framer::{BlankLines, Config, Event, read::Events};
-use rpcspec_matcher::{Dialect, Direction, Kind, Session, classify};
+use rpcspec_framer::syntax::{self, Syntax, SyntaxError};
+use rpcspec_framer::{BlankLines, Config, Event, Framer, Mode, ProblemKind};
+use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Rule, Session, classify, rules};
 use serde::Serialize;
 
 use crate::report::RuleRef;
@@ -25,63 +34,412 @@ pub struct Finding {
     pub message: String,
 }
 
-/// Checks everything `input` yields.
-pub fn check(input: impl Read, dialect: Option<&Dialect>) -> io::Result<Vec<Finding>> {
-    let mut findings = Vec::new();
-    let mut session = dialect.map(|d| Session::new(d.clone()));
-    let config = Config::default().blank_lines(BlankLines::Report);
-    let mut on_event = |event: Event<'_>, findings: &mut Vec<Finding>| match event {
-        Event::Problem(p) => findings.push(Finding {
-            line: p.number,
-            offset: p.offset,
-            rule: RuleRef::framing(p.kind),
-            message: p.to_string(),
-        }),
-        Event::Line(line) => {
-            let Some(session) = session.as_mut() else {
-                return;
-            };
-            let text = line.as_str().expect("the framer checks UTF-8");
-            let from = match classify(text, session.dialect()).kind {
-                Kind::Success { .. } | Kind::Error { .. } => Direction::ServerToClient,
-                Kind::Batch(members)
-                    if members
-                        .iter()
-                        .all(|m| matches!(m, Kind::Success { .. } | Kind::Error { .. })) =>
-                {
-                    Direction::ServerToClient
-                }
-                _ => Direction::ClientToServer,
-            };
-            for f in session.feed(from, text).findings {
-                findings.push(Finding {
-                    line: line.number,
-                    offset: line.offset,
-                    rule: RuleRef::from_rule(f.rule),
-                    message: detail(&f),
-                });
-            }
-        }
-    };
-    for event in Events::new(input, config) {
-        on_event(event?, &mut findings);
-    }
-    if let Some(session) = session.as_mut() {
-        for f in session.close() {
-            findings.push(Finding {
-                line: 0,
-                offset: 0,
-                rule: RuleRef::from_rule(f.rule),
-                message: detail(&f),
-            });
-        }
-    }
-    Ok(findings)
+/// What to check, and how much to show.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Also check every message and the pairing, in this dialect.
+    pub dialect: Option<Dialect>,
+    /// Check framing only: not whether each line is JSON.
+    pub framing_only: bool,
+    /// Records are RFC 7464 `application/json-seq` (RS-delimited).
+    pub seq: bool,
+    /// At most this many findings of one rule go to the sink; the rest are
+    /// counted. `None`: all of them.
+    pub per_rule: Option<u64>,
+    /// The pairing window: how many requests of each side are remembered.
+    pub window: usize,
 }
 
-fn detail(f: &rpcspec_matcher::Finding) -> String {
-    match f.member {
-        Some(i) => format!("batch member {i}: {}", f.detail),
-        None => f.detail.clone(),
+/// Default of [`Options::per_rule`].
+pub const PER_RULE: u64 = 100;
+/// Default of [`Options::window`].
+pub const WINDOW: usize = 50_000;
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            dialect: None,
+            framing_only: false,
+            seq: false,
+            per_rule: Some(PER_RULE),
+            window: WINDOW,
+        }
     }
+}
+
+/// What the whole stream held.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines (records) framed, problems included.
+    pub lines: u64,
+    /// Every finding, shown or not.
+    pub findings: u64,
+    /// Findings not passed to the sink because of [`Options::per_rule`].
+    pub not_shown: u64,
+    /// Findings per rule id, in the order each rule was first broken.
+    pub by_rule: Vec<(String, u64)>,
+    /// Values that were spread over several lines (pretty-printed JSON).
+    pub multi_line_values: u64,
+}
+
+/// A pretty-printed value spans at most this many lines before its lines are
+/// judged one by one, and (with a dialect) at most this many bytes are kept
+/// to classify it.
+const GATHER_LINES: u64 = 100_000;
+const GATHER_BYTES: usize = 16 << 20;
+
+/// Checks everything `input` yields, passing findings to `sink` as they are
+/// found. A read error, or an error from the sink (a closed stdout, say),
+/// ends the check.
+pub fn check(
+    mut input: impl Read,
+    opts: &Options,
+    sink: impl FnMut(&Finding) -> io::Result<()>,
+) -> io::Result<Summary> {
+    let mut config = Config::default().blank_lines(BlankLines::Report);
+    if opts.seq {
+        config = config.mode(Mode::JsonSeq);
+    }
+    let mut framer = Framer::new(config);
+    let mut checker = Checker {
+        opts,
+        session: opts
+            .dialect
+            .clone()
+            .map(|d| Session::new(d).window(opts.window)),
+        gather: None,
+        counts: HashMap::new(),
+        order: Vec::new(),
+        summary: Summary::default(),
+        sink,
+        failed: None,
+    };
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        framer.push(&chunk[..n], |e| checker.event(e));
+        if let Some(e) = checker.failed.take() {
+            return Err(e);
+        }
+    }
+    let bytes = framer.position();
+    framer.finish(|e| checker.event(e));
+    checker.end();
+    if let Some(e) = checker.failed.take() {
+        return Err(e);
+    }
+    let mut summary = checker.summary;
+    summary.bytes = bytes;
+    summary.by_rule = checker
+        .order
+        .iter()
+        .map(|id| (id.to_string(), checker.counts[id]))
+        .collect();
+    Ok(summary)
+}
+
+/// Lines held back while they might be one pretty-printed value.
+struct Gather {
+    syntax: Syntax,
+    first: (u64, u64),
+    last: u64,
+    lines: u64,
+    /// The lines so far, each with its own verdict as a line and, with a
+    /// dialect, its text (to judge it alone if the value fails).
+    held: Vec<Held>,
+    /// With a dialect: the lines joined by `\n`, to classify the value.
+    text: Option<String>,
+}
+
+struct Held {
+    number: u64,
+    offset: u64,
+    alone: Result<(), SyntaxError>,
+    text: Option<Box<str>>,
+}
+
+struct Checker<'o, F> {
+    opts: &'o Options,
+    session: Option<Session>,
+    gather: Option<Gather>,
+    counts: HashMap<&'static str, u64>,
+    order: Vec<&'static str>,
+    summary: Summary,
+    sink: F,
+    failed: Option<io::Error>,
+}
+
+impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
+    fn event(&mut self, event: Event<'_>) {
+        if self.failed.is_some() {
+            return;
+        }
+        match event {
+            Event::Line(line) => {
+                self.summary.lines += 1;
+                let text = line.as_str().expect("the framer checks UTF-8");
+                if self.opts.framing_only {
+                    self.feed(line.number, line.offset, text, None);
+                } else {
+                    self.line(line.number, line.offset, text);
+                }
+            }
+            Event::Problem(p) => {
+                if !matches!(p.kind, ProblemKind::Bom) {
+                    self.summary.lines += 1;
+                }
+                if let Some(g) = &mut self.gather {
+                    match p.kind {
+                        // Whitespace inside the value: keep gathering.
+                        ProblemKind::Blank => {}
+                        // The last line of a pretty-printed file often lacks
+                        // its newline: it may still close the value.
+                        ProblemKind::Truncated => {
+                            let closes = std::str::from_utf8(&p.bytes).ok().filter(|tail| {
+                                g.syntax.feed(b"\n").is_ok()
+                                    && g.syntax.feed(tail.as_bytes()).is_ok()
+                                    && g.syntax.is_complete()
+                            });
+                            match closes {
+                                Some(tail) => {
+                                    let tail = tail.to_owned();
+                                    self.close_gather(p.number, &tail);
+                                }
+                                None => self.flush_gather(),
+                            }
+                        }
+                        _ => self.flush_gather(),
+                    }
+                }
+                let id = RuleRef::framing_id(p.kind);
+                if self.count(id) {
+                    let finding = Finding {
+                        line: p.number,
+                        offset: p.offset,
+                        rule: RuleRef::framing(p.kind),
+                        message: p.to_string(),
+                    };
+                    self.emit(&finding);
+                }
+            }
+        }
+    }
+
+    /// One line, judged as JSON (and held back if it may open a
+    /// pretty-printed value).
+    fn line(&mut self, number: u64, offset: u64, text: &str) {
+        if let Some(g) = &mut self.gather {
+            let full = g.lines >= GATHER_LINES
+                || g.text
+                    .as_ref()
+                    .is_some_and(|t| t.len() + text.len() > GATHER_BYTES);
+            if !full && g.syntax.feed(b"\n").is_ok() && g.syntax.feed(text.as_bytes()).is_ok() {
+                if g.syntax.is_complete() {
+                    self.close_gather(number, text);
+                    return;
+                }
+                let alone = syntax::check(text.as_bytes());
+                g.lines += 1;
+                g.last = number;
+                g.held.push(Held {
+                    number,
+                    offset,
+                    text: self.session.is_some().then(|| text.into()),
+                    alone,
+                });
+                if let Some(t) = &mut g.text {
+                    t.push('\n');
+                    t.push_str(text);
+                }
+                return;
+            }
+            // Not one value after all: every line held is judged alone, and
+            // so is this one.
+            self.flush_gather();
+        }
+        // With a dialect the matcher parses the line anyway; the syntax
+        // checker runs only on what it rejects, for the exact reason (and
+        // because it has no depth limit).
+        let classified = self.session.as_ref().map(|s| classify(text, s.dialect()));
+        let alone = match &classified {
+            Some(c) if !c.breaks(rules::JSON_PARSE.id) => Ok(()),
+            _ => syntax::check(text.as_bytes()),
+        };
+        match alone {
+            Err(e) if e.is_incomplete() && opens_container(text) => {
+                let mut s = Syntax::new();
+                let _ = s.feed(text.as_bytes());
+                self.gather = Some(Gather {
+                    syntax: s,
+                    first: (number, offset),
+                    last: number,
+                    lines: 1,
+                    held: vec![Held {
+                        number,
+                        offset,
+                        alone: Err(e),
+                        text: self.session.is_some().then(|| text.into()),
+                    }],
+                    text: self.session.is_some().then(|| text.to_owned()),
+                });
+            }
+            alone => self.judged(number, offset, text, alone, classified),
+        }
+    }
+
+    /// A line whose JSON verdict is known.
+    fn judged(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        alone: Result<(), SyntaxError>,
+        classified: Option<Classified>,
+    ) {
+        if let Err(e) = &alone
+            && self.count(rules::JSON_PARSE.id)
+        {
+            let finding = Finding {
+                line: number,
+                offset,
+                rule: RuleRef::from_rule(&rules::JSON_PARSE),
+                message: format!("{e} (byte {} of the line)", e.offset()),
+            };
+            self.emit(&finding);
+        }
+        self.feed(number, offset, text, classified);
+    }
+
+    /// The gathered lines plus `last` are one value.
+    fn close_gather(&mut self, number: u64, last: &str) {
+        let g = self.gather.take().expect("gathering");
+        self.summary.multi_line_values += 1;
+        let (first, offset) = g.first;
+        if self.count("framing.multi-line") {
+            let finding = Finding {
+                line: first,
+                offset,
+                rule: RuleRef::multi_line(),
+                message: format!(
+                    "lines {first}–{number} are one JSON value spread over {} lines (pretty-printed?); \
+                     NDJSON needs each value on one line",
+                    number - first + 1
+                ),
+            };
+            self.emit(&finding);
+        }
+        if let Some(mut text) = g.text {
+            text.push('\n');
+            text.push_str(last);
+            self.feed(first, offset, &text, None);
+        }
+    }
+
+    /// The gathered lines are not one value: judge each alone.
+    fn flush_gather(&mut self) {
+        let Some(g) = self.gather.take() else { return };
+        for h in g.held {
+            let text = h.text.as_deref().unwrap_or("");
+            self.judged(h.number, h.offset, text, h.alone, None);
+        }
+    }
+
+    fn end(&mut self) {
+        self.flush_gather();
+        if let Some(session) = self.session.as_mut() {
+            let findings = session.close();
+            for f in findings {
+                self.matcher_finding(0, 0, &f);
+            }
+        }
+    }
+
+    /// A line or value to the session, if there is one. Lines that are not
+    /// JSON go too: an unparseable request awaits a -32700 reply. Their
+    /// `json.parse` finding is already out.
+    fn feed(&mut self, number: u64, offset: u64, text: &str, classified: Option<Classified>) {
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        if text.is_empty() {
+            return;
+        }
+        let classified = classified.unwrap_or_else(|| classify(text, session.dialect()));
+        let from = match &classified.kind {
+            Kind::Success { .. } | Kind::Error { .. } => Direction::ServerToClient,
+            Kind::Batch(members)
+                if members
+                    .iter()
+                    .all(|m| matches!(m, Kind::Success { .. } | Kind::Error { .. })) =>
+            {
+                Direction::ServerToClient
+            }
+            _ => Direction::ClientToServer,
+        };
+        let findings = session.feed_classified(from, classified).findings;
+        for f in &findings {
+            if f.rule.id == rules::JSON_PARSE.id && !self.opts.framing_only {
+                continue;
+            }
+            self.matcher_finding(number, offset, f);
+        }
+    }
+
+    fn matcher_finding(&mut self, line: u64, offset: u64, f: &rpcspec_matcher::Finding) {
+        let rule: &'static Rule = f.rule;
+        if !self.count(rule.id) {
+            return;
+        }
+        let message = match f.member {
+            Some(i) => format!("batch member {i}: {}", f.detail),
+            None => f.detail.clone(),
+        };
+        let finding = Finding {
+            line,
+            offset,
+            rule: RuleRef::from_rule(rule),
+            message,
+        };
+        self.emit(&finding);
+    }
+
+    /// Counts one finding of rule `id`; whether it is to be shown.
+    fn count(&mut self, id: &'static str) -> bool {
+        self.summary.findings += 1;
+        let n = self.counts.entry(id).or_insert(0);
+        if *n == 0 {
+            self.order.push(id);
+        }
+        *n += 1;
+        let shown = self.opts.per_rule.is_none_or(|max| *n <= max);
+        if !shown {
+            self.summary.not_shown += 1;
+        }
+        shown
+    }
+
+    fn emit(&mut self, finding: &Finding) {
+        if self.failed.is_none()
+            && let Err(e) = (self.sink)(finding)
+        {
+            self.failed = Some(e);
+        }
+    }
+}
+
+/// Whether the first thing on the line opens an object or an array.
+fn opens_container(text: &str) -> bool {
+    matches!(
+        text.trim_start_matches([' ', '\t', '\r'])
+            .as_bytes()
+            .first(),
+        Some(b'{' | b'[')
+    )
 }

@@ -4,7 +4,7 @@ use std::{
     ffi::OsString,
     fs,
     io::{self, IsTerminal, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     time::{Duration, Instant},
 };
@@ -189,8 +189,25 @@ struct CheckArgs {
     /// The stream to check; `-` or nothing reads stdin.
     file: Option<PathBuf>,
     /// Also check every message and the pairing, in this dialect.
-    #[arg(long, value_name = "DIALECT")]
+    #[arg(long, value_name = "DIALECT", conflicts_with = "framing_only")]
     rpc: Option<String>,
+    /// Check the framing only (UTF-8, line endings, blank lines), not that
+    /// each line is one JSON text.
+    #[arg(long)]
+    framing_only: bool,
+    /// The stream is RFC 7464 `application/json-seq`: records start with
+    /// the RS byte (0x1E), and a record may span lines.
+    #[arg(long)]
+    seq: bool,
+    /// Show at most N findings of each rule (the rest are counted in the
+    /// summary); 0 shows all.
+    #[arg(long, value_name = "N", default_value_t = check::PER_RULE)]
+    max_per_rule: u64,
+    /// With --rpc: pair replies with the latest N requests of each side; a
+    /// request older than that still unanswered is reported.
+    #[arg(long, value_name = "N", default_value_t = check::WINDOW as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    window: u64,
     /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     format: TextFormat,
@@ -593,42 +610,113 @@ fn check_cmd(args: CheckArgs) -> u8 {
             None => return fail(&format!("unknown dialect `{name}`")),
         },
     };
-    let findings = match &args.file {
-        Some(path) if path.as_os_str() != "-" => match fs::File::open(path) {
-            Ok(f) => check::check(io::BufReader::new(f), dialect.as_ref()),
-            Err(e) => return fail(&format!("cannot open {}: {e}", path.display())),
-        },
-        _ => check::check(io::stdin().lock(), dialect.as_ref()),
+    let opts = check::Options {
+        dialect,
+        framing_only: args.framing_only,
+        seq: args.seq,
+        per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
+        window: args.window as usize,
     };
-    let findings = match findings {
-        Ok(f) => f,
-        Err(e) => return fail(&format!("read error: {e}")),
-    };
-    let mut out = String::new();
-    for f in &findings {
-        match args.format {
-            TextFormat::Json => {
-                out.push_str(&render::envelope("finding", f));
-            }
-            TextFormat::Human => out.push_str(&format!(
-                "{}:{}: {}: {}",
-                f.line, f.offset, f.rule.id, f.message
-            )),
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let json = args.format == TextFormat::Json;
+    let sink = |f: &check::Finding| -> io::Result<()> {
+        if json {
+            out.write_all(render::envelope("finding", f).as_bytes())?;
+        } else {
+            write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
+            out.write_all(f.message.as_bytes())?;
         }
-        out.push('\n');
+        out.write_all(b"\n")
+    };
+    let checked = match &args.file {
+        Some(path) if path.as_os_str() != "-" => match open_stream(path) {
+            Ok(f) => check::check(f, &opts, sink),
+            Err(e) => return fail(&e),
+        },
+        _ => check::check(io::stdin().lock(), &opts, sink),
+    };
+    let summary = match checked {
+        Ok(s) => s,
+        // `rpcspec check big.log | head`: the reader has what it wanted.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return exit::FAILED,
+        Err(e) => {
+            eprintln!("rpcspec: read error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let written = if json {
+        writeln!(out, "{}", render::envelope("summary", &summary))
+    } else if summary.findings > 0 {
+        write_check_summary(&mut out, &summary, args.max_per_rule)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = written.and_then(|()| out.flush())
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("rpcspec: cannot write to stdout: {e}");
     }
-    if args.format == TextFormat::Json {
-        out.push_str(&render::envelope(
-            "summary",
-            &serde_json::json!({"findings": findings.len()}),
-        ));
-        out.push('\n');
-    }
-    emit(&out, false);
-    if findings.is_empty() {
+    if summary.findings == 0 {
         exit::OK
     } else {
         exit::FAILED
+    }
+}
+
+/// Opens a stream to check: a regular file, a FIFO or a character device;
+/// never a directory.
+fn open_stream(path: &Path) -> Result<fs::File, String> {
+    let f = fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    match f.metadata() {
+        Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
+        _ => Ok(f),
+    }
+}
+
+/// The closing lines of a human `check` report: counts by rule, what was not
+/// shown, and advice for pretty-printed JSON.
+fn write_check_summary(out: &mut impl Write, s: &check::Summary, per_rule: u64) -> io::Result<()> {
+    let rules: Vec<String> = s
+        .by_rule
+        .iter()
+        .map(|(id, n)| format!("{id} {n}"))
+        .collect();
+    writeln!(
+        out,
+        "{} in {} ({} bytes): {}",
+        plural(s.findings, "finding"),
+        plural(s.lines, "line"),
+        s.bytes,
+        rules.join(", ")
+    )?;
+    if s.not_shown > 0 {
+        writeln!(
+            out,
+            "{} not shown: at most {per_rule} of each rule are (--max-per-rule N; 0 shows all)",
+            plural(s.not_shown, "finding"),
+        )?;
+    }
+    if s.multi_line_values > 0 {
+        writeln!(
+            out,
+            "hint: {} spread over several lines (pretty-printed JSON); NDJSON needs one \
+             compact value per line: `json.dumps(v)` without indent, `JSON.stringify(v)`, `jq -c .`",
+            if s.multi_line_values == 1 {
+                "1 value is".to_owned()
+            } else {
+                format!("{} values are", s.multi_line_values)
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
     }
 }
 

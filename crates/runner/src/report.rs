@@ -112,41 +112,18 @@ impl RuleRef {
     /// a blank line are SHOULD-level (NDJSON readers may skip them); every
     /// other problem loses or corrupts a message and is MUST-level.
     pub fn framing(kind: rpcspec_framer::ProblemKind) -> RuleRef {
-        use rpcspec_framer::ProblemKind as K;
-        let (id, level, statement) = match kind {
-            K::Bom => (
-                "framing.bom",
-                "SHOULD",
-                "a stream does not start with a byte order mark",
-            ),
-            K::Blank => (
-                "framing.blank-line",
-                "SHOULD",
-                "every line holds a JSON value; a blank line holds none",
-            ),
-            K::InvalidUtf8 { .. } => ("framing.utf8", "MUST", "every line is UTF-8"),
-            K::Overlong { .. } => (
-                "framing.overlong",
-                "MUST",
-                "a line fits the reader's length limit",
-            ),
-            K::Truncated => (
-                "framing.unterminated",
-                "MUST",
-                "every line ends with \\n, the last one included",
-            ),
-            _ => (
-                "framing.record",
-                "MUST",
-                "records are delimited as RFC 7464 requires",
-            ),
-        };
+        let (id, level, statement) = framing_rule(kind);
         RuleRef {
             id: id.to_owned(),
             level: level.to_owned(),
             section: "NDJSON 1.0, JSON Lines".to_owned(),
             statement: statement.to_owned(),
         }
+    }
+
+    /// The id of [`RuleRef::framing`], without building it.
+    pub fn framing_id(kind: rpcspec_framer::ProblemKind) -> &'static str {
+        framing_rule(kind).0
     }
 
     /// One message written over several lines (pretty-printed).
@@ -381,6 +358,39 @@ impl Report {
     pub fn failed(&self) -> bool {
         let s = self.summary();
         s.failed > 0 || s.stale > 0
+    }
+}
+
+/// `(id, level, statement)` of the framing rule a problem breaks.
+fn framing_rule(kind: rpcspec_framer::ProblemKind) -> (&'static str, &'static str, &'static str) {
+    use rpcspec_framer::ProblemKind as K;
+    match kind {
+        K::Bom => (
+            "framing.bom",
+            "SHOULD",
+            "a stream does not start with a byte order mark",
+        ),
+        K::Blank => (
+            "framing.blank-line",
+            "SHOULD",
+            "every line holds a JSON value; a blank line holds none",
+        ),
+        K::InvalidUtf8 { .. } => ("framing.utf8", "MUST", "every line is UTF-8"),
+        K::Overlong { .. } => (
+            "framing.overlong",
+            "MUST",
+            "a line fits the reader's length limit",
+        ),
+        K::Truncated => (
+            "framing.unterminated",
+            "MUST",
+            "every line ends with \\n, the last one included",
+        ),
+        _ => (
+            "framing.record",
+            "MUST",
+            "records are delimited as RFC 7464 requires",
+        ),
     }
 }
 

@@ -738,7 +738,10 @@ fn check_a_clean_stream_prints_nothing() {
         .arg(&clean)
         .assert()
         .code(0)
-        .stdout("{\"type\":\"summary\",\"data\":{\"findings\":0}}\n");
+        .stdout(
+            "{\"type\":\"summary\",\"data\":{\"bytes\":127,\"lines\":3,\"findings\":0,\
+             \"not_shown\":0,\"by_rule\":[],\"multi_line_values\":0}}\n",
+        );
 }
 
 #[test]
@@ -756,6 +759,7 @@ fn check_reports_framing_problems() {
     2:8: framing.utf8: line 2 (byte 8): invalid utf-8 after 0 valid bytes: "\xff\xfe"
     3:11: framing.blank-line: line 3 (byte 11): blank line
     5:21: framing.unterminated: line 5 (byte 21): stream ended inside a line (no final newline): "{\"c\":3}"
+    3 findings in 5 lines (28 bytes): framing.utf8 1, framing.blank-line 1, framing.unterminated 1
     "#);
 }
 
@@ -795,7 +799,10 @@ fn check_rpc_reports_a_reply_to_an_unknown_id() {
         .arg(&file)
         .assert()
         .code(1);
-    insta::assert_snapshot!(text(&out.get_output().stdout), @"3:89: session.unknown-id: no request with id 7 awaits a reply");
+    insta::assert_snapshot!(text(&out.get_output().stdout), @r"
+    3:89: session.unknown-id: no request with id 7 awaits a reply
+    1 finding in 3 lines (125 bytes): session.unknown-id 1
+    ");
     // Without --rpc only framing is checked: nothing wrong.
     rpcspec()
         .arg("check")
@@ -835,9 +842,15 @@ fn check_json_prints_findings_then_a_summary() {
     );
     assert_eq!(findings[0]["data"]["line"], 2);
     assert_eq!(findings[0]["data"]["offset"], 8);
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["data"]["findings"], 3);
     assert_eq!(
-        *last,
-        serde_json::json!({"type": "summary", "data": {"findings": 3}})
+        last["data"]["by_rule"],
+        serde_json::json!([
+            ["framing.utf8", 1],
+            ["framing.blank-line", 1],
+            ["framing.unterminated", 1]
+        ])
     );
 }
 

@@ -381,3 +381,88 @@ fn an_id_alone_does_not_make_a_response() {
         "no pairing finding expected: {found:?}"
     );
 }
+
+#[test]
+fn a_window_forgets_old_requests_and_reports_the_unanswered_ones() {
+    let mut s = Session::new(Dialect::Jsonrpc2).window(2);
+    let req = |id: u32| format!(r#"{{"jsonrpc":"2.0","method":"m","id":{id}}}"#);
+    let ok = |id: u32| format!(r#"{{"jsonrpc":"2.0","result":0,"id":{id}}}"#);
+    let ids_of = |c: rpcspec_matcher::Classified| -> Vec<(&'static str, String)> {
+        c.findings
+            .into_iter()
+            .map(|f| (f.rule.id, f.detail))
+            .collect()
+    };
+    assert!(ids_of(s.feed(ClientToServer, &req(1))).is_empty());
+    assert!(ids_of(s.feed(ClientToServer, &req(2))).is_empty());
+    assert!(ids_of(s.feed(ServerToClient, &ok(2))).is_empty());
+    // The third request pushes the first, still unanswered, out of the window.
+    let out = ids_of(s.feed(ClientToServer, &req(3)));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].0, "session.unanswered");
+    assert!(out[0].1.contains("request id 1 (message 1"), "{out:?}");
+    assert!(out[0].1.contains("window"), "{out:?}");
+    // A late reply to it is now a reply to an unknown id.
+    let out = ids_of(s.feed(ServerToClient, &ok(1)));
+    assert_eq!(
+        out.iter().map(|f| f.0).collect::<Vec<_>>(),
+        ["session.unknown-id"]
+    );
+    // Within the window duplicates are still told apart from unknown ids.
+    assert_eq!(
+        ids_of(s.feed(ServerToClient, &ok(2)))
+            .iter()
+            .map(|f| f.0)
+            .collect::<Vec<_>>(),
+        ["session.duplicate-reply"]
+    );
+    // The fourth pushes out the answered second: nothing to report.
+    assert!(ids_of(s.feed(ClientToServer, &req(4))).is_empty());
+    assert_eq!(s.outstanding(ClientToServer), 2);
+    let left: Vec<String> = s.close().into_iter().map(|f| f.detail).collect();
+    assert_eq!(left.len(), 2, "{left:?}");
+    assert!(
+        left[0].contains("request id 3") && left[1].contains("request id 4"),
+        "{left:?}"
+    );
+}
+
+#[test]
+fn a_window_bounds_invalid_messages_and_batches_too() {
+    let mut s = Session::new(Dialect::Jsonrpc2).window(2);
+    for _ in 0..2 {
+        assert!(
+            s.feed(ClientToServer, "x")
+                .findings
+                .iter()
+                .all(|f| f.rule.id == "json.parse")
+        );
+    }
+    let third = s.feed(ClientToServer, "x");
+    let unanswered: Vec<_> = third
+        .findings
+        .iter()
+        .filter(|f| f.rule.id == "session.unanswered")
+        .collect();
+    assert_eq!(unanswered.len(), 1, "{:?}", third.findings);
+    assert!(
+        unanswered[0]
+            .detail
+            .contains("unparseable message (message 1")
+    );
+    assert_eq!(s.outstanding(ClientToServer), 2);
+    // Many batches, answered: nothing is left over and nothing is reported.
+    let mut s = Session::new(Dialect::Jsonrpc2).window(4);
+    for i in 0..100 {
+        let batch = format!(
+            r#"[{{"jsonrpc":"2.0","method":"a","id":{i}}},{{"jsonrpc":"2.0","method":"n"}}]"#
+        );
+        assert!(s.feed(ClientToServer, &batch).findings.is_empty());
+        let reply = format!(r#"[{{"jsonrpc":"2.0","result":1,"id":{i}}}]"#);
+        assert!(
+            s.feed(ServerToClient, &reply).findings.is_empty(),
+            "batch {i}"
+        );
+    }
+    assert!(s.close().is_empty());
+}

@@ -1,0 +1,384 @@
+//! `rpcspec check` as a streaming validator: every line that is not one JSON
+//! text is found, a pretty-printed value is one finding, and memory stays
+//! bounded whatever the length of the stream (streams generated on the fly,
+//! never written to disk).
+
+use std::{
+    fs,
+    io::{Read, Write},
+    process::{Command, Stdio},
+    thread,
+    time::Duration,
+};
+
+use assert_cmd::Command as AssertCommand;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
+
+fn rpcspec() -> AssertCommand {
+    let mut cmd = AssertCommand::new(BIN);
+    cmd.env("NO_COLOR", "1").timeout(Duration::from_secs(120));
+    cmd
+}
+
+fn stdout_of(args: &[&str], input: &[u8]) -> (i32, String) {
+    let out = rpcspec().args(args).write_stdin(input).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// The rule ids of the findings in a human report, in order.
+fn rule_ids(out: &str) -> Vec<&str> {
+    out.lines()
+        .filter(|l| {
+            let mut parts = l.splitn(3, ':');
+            parts.next().is_some_and(|p| p.parse::<u64>().is_ok())
+                && parts.next().is_some_and(|p| p.parse::<u64>().is_ok())
+        })
+        .filter_map(|l| l.split(": ").nth(1))
+        .collect()
+}
+
+#[test]
+fn a_line_that_is_not_json_is_a_json_parse_finding() {
+    let (code, out) = stdout_of(&["check", "-"], b"[1 true]\n");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with(
+            "1:0: json.parse: expected `,` or `]` after an array element, found `t` (byte 3 of the line)\n"
+        ),
+        "{out}"
+    );
+    // --framing-only is the old behaviour: the line is framed well.
+    let (code, out) = stdout_of(&["check", "--framing-only", "-"], b"[1 true]\n");
+    assert_eq!((code, out.as_str()), (0, ""));
+}
+
+/// Texts every JSON parser must reject, one class of error each, with the
+/// byte offset in the line where the checker must stop.
+const INVALID: &[(&str, &str)] = &[
+    ("[1,]", "trailing comma in an array"),
+    ("{\"a\":1,}", "trailing comma in an object"),
+    ("[,1]", "leading comma"),
+    ("[1,,2]", "double comma"),
+    ("{\"a\" 1}", "missing colon"),
+    ("{\"a\":}", "missing value"),
+    ("{a:1}", "unquoted key"),
+    ("{1:1}", "number as key"),
+    ("{'a':1}", "single quotes"),
+    ("[\"\\x\"]", "invalid escape"),
+    ("[\"\\u12\"]", "short unicode escape"),
+    ("[\"\\u12G4\"]", "non-hex unicode escape"),
+    ("[\"\\\"]", "escaped closing quote, unterminated"),
+    ("[\"a\tb\"]", "raw tab in a string"),
+    ("[\"a\u{1}b\"]", "raw control character"),
+    ("[\"a\u{0}b\"]", "raw NUL in a string"),
+    ("[1]\u{0}", "NUL after the value"),
+    ("[012]", "leading zero"),
+    ("[-01]", "negative leading zero"),
+    ("[1.]", "no digit after the point"),
+    ("[.5]", "no digit before the point"),
+    ("[1e]", "empty exponent"),
+    ("[1e+]", "signed empty exponent"),
+    ("[+1]", "leading plus"),
+    ("[-]", "lone minus"),
+    ("[0x10]", "hex number"),
+    ("[NaN]", "NaN"),
+    ("[Infinity]", "Infinity"),
+    ("[-Infinity]", "negative Infinity"),
+    ("[tru]", "truncated literal"),
+    ("[True]", "capitalised literal"),
+    ("[nul]", "truncated null"),
+    ("[undefined]", "undefined"),
+    ("[1 2]", "missing comma"),
+    ("{\"a\":1 \"b\":2}", "missing comma between members"),
+    ("[1]]", "extra close"),
+    ("[[1]", "unclosed nested array"),
+    ("{\"a\":[1}", "mismatched close"),
+    ("[1}", "object close for an array"),
+    ("{\"a\":1", "truncated object"),
+    ("[\"abc", "truncated string"),
+    ("{}{}", "two values"),
+    ("{\"a\":1} x", "trailing garbage"),
+    ("1 2", "two scalars"),
+    ("[1]//comment", "comment"),
+    ("/* c */ [1]", "leading comment"),
+    ("[\u{a0}1]", "non-breaking space as whitespace"),
+    ("[\u{2028}]", "line separator as whitespace"),
+    ("\u{c}[1]", "form feed as whitespace"),
+    ("[1,2,]", "trailing comma after several"),
+    ("abc", "bare word"),
+    ("'a'", "single-quoted string"),
+    ("]", "lone close"),
+    (":", "lone colon"),
+    ("\"a\":1", "member outside an object"),
+];
+
+/// Edge texts every JSON parser must accept.
+const VALID: &[&str] = &[
+    "0",
+    "-0",
+    "-0.0e-0",
+    "1E+2",
+    "123456789012345678901234567890",
+    "1e400",
+    "\"\"",
+    "\"\\u0000\\\"\\\\\\/\\b\\f\\n\\r\\t\"",
+    "\"\\ud83d\\ude00 é 中 😀\"",
+    "\"\u{2028}\u{2029}\u{85}\"",
+    "[]",
+    "{}",
+    " \t [ 1 , { \"a\" : [ ] } ] \t ",
+    "{\"\":\"\",\"a\":{\"a\":{\"a\":[true,false,null]}}}",
+    "{\"a\":1,\"a\":2}",
+    "true",
+    "null",
+];
+
+#[test]
+fn every_class_of_invalid_json_is_found_and_every_valid_edge_passes() {
+    let mut stream = String::new();
+    for (text, _) in INVALID {
+        stream.push_str(text);
+        stream.push('\n');
+    }
+    let (code, out) = stdout_of(&["check", "--format", "json", "-"], stream.as_bytes());
+    assert_eq!(code, 1);
+    let findings: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "finding")
+        .collect();
+    for (i, (text, what)) in INVALID.iter().enumerate() {
+        let line = i as u64 + 1;
+        let found: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["data"]["line"] == line)
+            .collect();
+        assert_eq!(found.len(), 1, "{what}: {text:?} gave {found:?}");
+        assert_eq!(
+            found[0]["data"]["rule"]["id"], "json.parse",
+            "{what}: {text:?} gave {found:?}"
+        );
+    }
+    assert_eq!(findings.len(), INVALID.len(), "{out}");
+
+    let mut stream = String::new();
+    for text in VALID {
+        stream.push_str(text);
+        stream.push('\n');
+    }
+    // A 5000-deep array is valid JSON: depth is a reader's limit, not a rule.
+    stream.push_str(&"[".repeat(5000));
+    stream.push_str(&"]".repeat(5000));
+    stream.push('\n');
+    let (code, out) = stdout_of(&["check", "-"], stream.as_bytes());
+    assert_eq!((code, out.as_str()), (0, ""));
+}
+
+#[test]
+fn a_pretty_printed_value_is_one_finding_with_advice() {
+    let value = serde_json::json!({"jsonrpc": "2.0", "result": {"tools": [{"name": "a"}, {"name": "b"}]}, "id": 1});
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    let lines = pretty.lines().count();
+    let mut stream = String::new();
+    for _ in 0..3 {
+        stream.push_str(&pretty);
+        stream.push('\n');
+    }
+    // The last value of a pretty-printed file often lacks its newline.
+    stream.pop();
+    let (code, out) = stdout_of(&["check", "-"], stream.as_bytes());
+    assert_eq!(code, 1);
+    let multi: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("framing.multi-line"))
+        .collect();
+    assert_eq!(multi.len(), 4, "{out}"); // three findings and the summary
+    assert!(
+        multi[0].starts_with(&format!(
+            "1:0: framing.multi-line: lines 1–{lines} are one JSON value"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("json.parse"), "{out}");
+    assert!(
+        out.contains("hint: 3 values are spread over several lines"),
+        "{out}"
+    );
+    assert!(out.contains("framing.unterminated"), "{out}");
+
+    // Lines that only look like the start of a value are judged one by one.
+    let (code, out) = stdout_of(&["check", "-"], b"{\"a\":\n1,\n{\"b\":2}\n");
+    assert_eq!(code, 1);
+    assert_eq!(rule_ids(&out), ["json.parse", "json.parse"], "{out}");
+    assert!(out.starts_with("1:0: json.parse"), "{out}");
+    assert!(out.contains("\n2:6: json.parse"), "{out}");
+    assert!(!out.contains("\n3:"), "{out}");
+}
+
+#[test]
+fn findings_beyond_the_cap_are_counted_not_printed() {
+    let (code, out) = stdout_of(
+        &["check", "--max-per-rule", "3", "-"],
+        &b"x\n\n".repeat(1000),
+    );
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 6 + 2, "{out}");
+    assert_eq!(
+        lines[6],
+        "2000 findings in 2000 lines (3000 bytes): json.parse 1000, framing.blank-line 1000"
+    );
+    assert_eq!(
+        lines[7],
+        "1994 findings not shown: at most 3 of each rule are (--max-per-rule N; 0 shows all)"
+    );
+    let (_, out) = stdout_of(
+        &["check", "--format", "json", "--max-per-rule", "0", "-"],
+        &b"x\n".repeat(500),
+    );
+    let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "summary");
+    assert_eq!(last["data"]["findings"], 500);
+    assert_eq!(last["data"]["not_shown"], 0);
+    assert_eq!(out.lines().count(), 501);
+}
+
+#[test]
+fn json_seq_records_are_checked_as_json() {
+    let stream = b"\x1e{\"a\":\n  1}\n\x1e[1 true]\n\x1e\"ok\"\n";
+    let (code, out) = stdout_of(&["check", "--seq", "-"], stream);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.starts_with("2:13: json.parse: expected `,` or `]`"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+}
+
+#[test]
+fn rpc_pairs_a_pretty_printed_reply_and_reports_json_parse_once() {
+    let stream = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"id\":1}\n{\n  \"jsonrpc\": \"2.0\",\n  \"result\": 1,\n  \"id\": 1\n}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\",\"id\":2\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n";
+    let (code, out) = stdout_of(&["check", "--rpc", "jsonrpc2", "-"], stream);
+    assert_eq!(code, 1);
+    // The reply to id 1 pairs although it spans five lines, the unparseable
+    // request is one json.parse, and its -32700 answers it.
+    assert_eq!(
+        rule_ids(&out),
+        ["framing.multi-line", "json.parse"],
+        "{out}"
+    );
+    assert!(out.contains("2 findings in 8 lines"), "{out}");
+}
+
+#[test]
+fn a_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = rpcspec().arg("check").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+}
+
+/// Runs `rpcspec check ARGS` on `total` bytes that `fill` writes into each
+/// block, and returns its peak RSS in KiB (VmHWM, read while it still runs:
+/// after the last byte is written, before stdin closes) and its stdout.
+fn peak_rss(args: &[&str], total: u64, mut fill: impl FnMut(&mut Vec<u8>) + Send) -> (u64, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).unwrap();
+        s
+    });
+    let hwm = || -> u64 {
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let mut stdin = child.stdin.take().unwrap();
+    let mut block = Vec::with_capacity(1 << 20);
+    let mut written = 0u64;
+    let mut peak = 0;
+    while written < total {
+        block.clear();
+        fill(&mut block);
+        stdin.write_all(&block).unwrap();
+        written += block.len() as u64;
+        peak = peak.max(hwm());
+    }
+    // Let it take in what the pipe still holds, then read the peak.
+    thread::sleep(Duration::from_millis(200));
+    peak = peak.max(hwm());
+    drop(stdin);
+    assert!(child.wait().unwrap().code().is_some());
+    (peak, reader.join().unwrap())
+}
+
+const BOUND_KIB: u64 = 64 * 1024;
+
+#[test]
+fn rpc_memory_stays_bounded_on_a_conversation_of_hundreds_of_megabytes() {
+    let mut id = 0u64;
+    let (peak, out) = peak_rss(&["check", "--rpc", "jsonrpc2", "-"], 256 << 20, |b| {
+        while b.len() < (1 << 20) - 512 {
+            id += 1;
+            write!(
+                b,
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"hello {id}\"}}}},\"id\":{id}}}\n\
+                 {{\"jsonrpc\":\"2.0\",\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"hello {id}\"}}]}},\"id\":{id}}}\n"
+            )
+            .unwrap();
+        }
+    });
+    assert_eq!(out, "", "a clean conversation has no finding");
+    assert!(peak > 0, "no VmHWM read");
+    assert!(
+        peak < BOUND_KIB,
+        "peak RSS {peak} KiB on 256 MiB of conversation"
+    );
+}
+
+#[test]
+fn memory_stays_bounded_on_ten_million_blank_lines_and_on_random_bytes() {
+    let (peak, out) = peak_rss(&["check", "-"], 10_000_000, |b| b.resize(1 << 20, b'\n'));
+    assert!(peak < BOUND_KIB, "peak RSS {peak} KiB on 10 M blank lines");
+    assert!(
+        out.contains("framing.blank-line 10485760"),
+        "{}",
+        &out[out.len().saturating_sub(500)..]
+    );
+    assert_eq!(out.lines().count(), 100 + 2);
+
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let (peak, out) = peak_rss(&["check", "--rpc", "jsonrpc2", "-"], 64 << 20, |b| {
+        while b.len() < 1 << 20 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    });
+    assert!(
+        peak < BOUND_KIB,
+        "peak RSS {peak} KiB on 64 MiB of random bytes"
+    );
+    assert!(
+        out.contains("framing.utf8"),
+        "{}",
+        &out[out.len().saturating_sub(500)..]
+    );
+}
