@@ -21,8 +21,10 @@ usage: cargo xtask bench [--mib N] [--runs N] [--reuse]
 Runs `cargo bench -p rpcspec-framer -p rpcspec-matcher` on N MiB workloads
 (default 64), times `rpcspec run` against the built-in server (median of
 --runs, default 5) against the floor of spawning as many trivial processes,
-measures the peak RSS of `rpcspec check` on a 1 GiB single-line stream, and
-prints the bars with PASS or MISS. --reuse skips criterion and reads the
+measures the peak RSS of `rpcspec check` on four generated streams (a 1 GiB
+single line, a 500 MB conversation with --rpc, 10 M blank lines, 200 MB of
+random bytes), times `rpcspec check --rpc` against Python's per-line
+`json.loads` on a 200 MB conversation, and prints the bars with PASS or MISS. --reuse skips criterion and reads the
 estimates of the last run from target/criterion.
 ";
 
@@ -111,11 +113,23 @@ pub fn bench(root: &Path, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    eprintln!("==> /usr/bin/time -v rpcspec check on a 1 GiB line");
-    let rss = match peak_rss(&rpcspec) {
-        Ok(kib) => Some(kib),
+    let mut rss = Vec::new();
+    for (what, args, total, mut fill) in rss_streams() {
+        eprintln!("==> /usr/bin/time -v rpcspec check: {what}");
+        let kib = match peak_rss(&rpcspec, args, total, &mut fill) {
+            Ok(kib) => Some(kib),
+            Err(e) => {
+                eprintln!("xtask bench: memory measurement failed: {e}");
+                None
+            }
+        };
+        rss.push((what, kib));
+    }
+    eprintln!("==> rpcspec check --rpc and Python's json.loads, {runs} times each");
+    let speed = match check_speed(&rpcspec, &root.join("target/rpcspec-bench"), runs) {
+        Ok(s) => Some(s),
         Err(e) => {
-            eprintln!("xtask bench: memory measurement failed: {e}");
+            eprintln!("xtask bench: check speed failed: {e}");
             None
         }
     };
@@ -123,7 +137,7 @@ pub fn bench(root: &Path, args: &[String]) -> ExitCode {
     println!();
     estimates.print_workloads();
     println!();
-    let misses = print_bars(&estimates, &whole, rss);
+    let misses = print_bars(&estimates, &whole, &rss, speed);
     println!();
     println!(
         "machine: {} cores, {}; whole run: median of {runs}; took {:.0?}",
@@ -335,9 +349,82 @@ fn median(v: &mut [Duration]) -> Duration {
     v[v.len() / 2]
 }
 
-/// Peak RSS in KiB of `rpcspec check` reading a 1 GiB stream that is one
-/// line without `\n`, streamed into its stdin (nothing written to disk).
-fn peak_rss(rpcspec: &Path) -> Result<u64, String> {
+/// The streams whose peak RSS `rpcspec check` is measured on: what, the
+/// arguments, the bytes, and what fills each block.
+fn rss_streams() -> Vec<(&'static str, &'static [&'static str], u64, Filler)> {
+    vec![
+        (
+            "1 GiB single line",
+            &["check"],
+            1 << 30,
+            Box::new(single_line()),
+        ),
+        (
+            "--rpc, 500 MB conversation",
+            &["check", "--rpc", "jsonrpc2"],
+            500_000_000,
+            Box::new(conversation()),
+        ),
+        (
+            "10 M blank lines",
+            &["check"],
+            10_000_000,
+            Box::new(|b: &mut Vec<u8>| b.resize(1 << 20, b'\n')),
+        ),
+        (
+            "200 MB random bytes",
+            &["check"],
+            200_000_000,
+            Box::new(random_bytes()),
+        ),
+    ]
+}
+
+type Filler = Box<dyn FnMut(&mut Vec<u8>)>;
+
+/// `{"data":"aaaa…` with no `\n`, ever.
+fn single_line() -> impl FnMut(&mut Vec<u8>) {
+    let mut first = true;
+    move |b| {
+        b.resize(1 << 20, b'a');
+        if std::mem::take(&mut first) {
+            b[..9].copy_from_slice(b"{\"data\":\"");
+        }
+    }
+}
+
+/// Requests and their replies, ids counting up: the conforming traffic of
+/// an MCP-style tool server.
+fn conversation() -> impl FnMut(&mut Vec<u8>) {
+    let mut id = 0u64;
+    move |b| {
+        while b.len() < (1 << 20) - 512 {
+            id += 1;
+            let _ = write!(
+                b,
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"hello {id}\"}}}},\"id\":{id}}}\n\
+                 {{\"jsonrpc\":\"2.0\",\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"hello {id}\"}}]}},\"id\":{id}}}\n"
+            );
+        }
+    }
+}
+
+/// xorshift64 bytes.
+fn random_bytes() -> impl FnMut(&mut Vec<u8>) {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    move |b| {
+        while b.len() < 1 << 20 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+}
+
+/// Peak RSS in KiB of `rpcspec ARGS` reading `total` bytes from its stdin,
+/// streamed from `fill` (nothing written to disk), by `/usr/bin/time -v`.
+fn peak_rss(rpcspec: &Path, args: &[&str], total: u64, fill: &mut Filler) -> Result<u64, String> {
     let time = Path::new("/usr/bin/time");
     if !time.exists() {
         return Err("/usr/bin/time is missing (Debian package `time`)".into());
@@ -345,7 +432,7 @@ fn peak_rss(rpcspec: &Path) -> Result<u64, String> {
     let mut child = Command::new(time)
         .arg("-v")
         .arg(rpcspec)
-        .arg("check")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -358,16 +445,15 @@ fn peak_rss(rpcspec: &Path) -> Result<u64, String> {
         let _ = io::Read::read_to_string(&mut stderr, &mut s);
         s
     });
-    let mut block = vec![b'a'; 1 << 20];
-    block[..9].copy_from_slice(b"{\"data\":\"");
-    stdin
-        .write_all(&block)
-        .map_err(|e| format!("writing to rpcspec check: {e}"))?;
-    block[..9].copy_from_slice(b"aaaaaaaaa");
-    for _ in 1..1024 {
+    let mut block = Vec::with_capacity(1 << 20);
+    let mut written = 0;
+    while written < total {
+        block.clear();
+        fill(&mut block);
         stdin
             .write_all(&block)
             .map_err(|e| format!("writing to rpcspec check: {e}"))?;
+        written += block.len() as u64;
     }
     drop(stdin);
     let _ = child.wait();
@@ -382,6 +468,57 @@ fn peak_rss(rpcspec: &Path) -> Result<u64, String> {
                 .ok()
         })
         .ok_or_else(|| format!("no peak RSS in the output of /usr/bin/time:\n{report}"))
+}
+
+/// `rpcspec check --rpc` against Python's per-line `json.loads` on the same
+/// generated file, interleaved: (median rpcspec, median Python) seconds.
+fn check_speed(rpcspec: &Path, dir: &Path, runs: usize) -> Result<(f64, f64, u64), String> {
+    fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = dir.join("conversation.ndjson");
+    let mut out = io::BufWriter::new(
+        fs::File::create(&file).map_err(|e| format!("{}: {e}", file.display()))?,
+    );
+    let mut fill = conversation();
+    let mut block = Vec::with_capacity(1 << 20);
+    let mut bytes = 0u64;
+    while bytes < 200_000_000 {
+        block.clear();
+        fill(&mut block);
+        out.write_all(&block).map_err(|e| e.to_string())?;
+        bytes += block.len() as u64;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    drop(out);
+    let time = |cmd: &mut Command| -> Result<f64, String> {
+        let input = fs::File::open(&file).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let status = cmd
+            .stdin(input)
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| e.to_string())?;
+        let elapsed = t.elapsed().as_secs_f64();
+        if !status.success() {
+            return Err(format!("{cmd:?} failed ({status})"));
+        }
+        Ok(elapsed)
+    };
+    let (mut ours, mut python) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        ours.push(time(
+            Command::new(rpcspec).args(["check", "--rpc", "jsonrpc2", "-"]),
+        )?);
+        python.push(time(Command::new("python3").args([
+            "-c",
+            "import json, sys\nfor line in sys.stdin.buffer:\n    json.loads(line)",
+        ]))?);
+    }
+    let _ = fs::remove_file(&file);
+    let med = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((med(&mut ours), med(&mut python), bytes))
 }
 
 fn cpu_model() -> String {
@@ -420,7 +557,12 @@ fn at_least(bar: &'static str, what: String, value: Option<f64>, min: f64) -> Ro
 }
 
 /// Prints the bars; returns how many were missed.
-fn print_bars(e: &Estimates, whole: &WholeRun, rss_kib: Option<u64>) -> usize {
+fn print_bars(
+    e: &Estimates,
+    whole: &WholeRun,
+    rss: &[(&str, Option<u64>)],
+    speed: Option<(f64, f64, u64)>,
+) -> usize {
     let mut rows = Vec::new();
     // (bar, bench, baseline, minimum): the bench's throughput over the
     // baseline's, per workload.
@@ -492,12 +634,29 @@ fn print_bars(e: &Estimates, whole: &WholeRun, rss_kib: Option<u64>) -> usize {
         e.speedup("matching-rpc", "session", "value-per-line"),
         1.6,
     ));
-    let mib = rss_kib.map(|k| k as f64 / 1024.0);
+    for &(what, kib) in rss {
+        let mib = kib.map(|k| k as f64 / 1024.0);
+        rows.push(Row {
+            bar: "5 peak RSS < 64 MiB",
+            what: format!("rpcspec check, {what}"),
+            shown: mib.map_or("n/a".into(), |m| format!("{m:.1} MiB")),
+            pass: mib.map(|m| m < 64.0),
+        });
+    }
+    let shown = speed.map_or("n/a".into(), |(ours, py, bytes)| {
+        format!(
+            "{:.2}x ({:.2} s, {:.0} MB/s; Python {:.2} s)",
+            py / ours,
+            ours,
+            bytes as f64 / ours / 1e6,
+            py
+        )
+    });
     rows.push(Row {
-        bar: "5 peak RSS < 64 MiB",
-        what: "rpcspec check, 1 GiB single line".into(),
-        shown: mib.map_or("n/a".into(), |m| format!("{m:.1} MiB")),
-        pass: mib.map(|m| m < 64.0),
+        bar: "7 check --rpc >= 5x Python json.loads",
+        what: "200 MB conversation, median of interleaved runs".into(),
+        shown,
+        pass: speed.map(|(ours, py, _)| py / ours >= 5.0),
     });
     let wall = whole.wall.as_secs_f64();
     rows.push(Row {
