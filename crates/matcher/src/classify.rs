@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use crate::dialect::{Dialect, EventsConfig};
 use crate::envelope::{self, Envelope, Field, JsonType, Parsed};
 use crate::id::{self, Id, IdKind};
+use crate::limits::{self, Limit};
 use crate::rules::{self as r, Level, Rule};
 
 /// One broken rule, with what exactly broke it.
@@ -132,6 +133,9 @@ pub struct Classified {
     /// Every rule the message breaks, in the order checked; empty for a
     /// conforming message.
     pub findings: Vec<Finding>,
+    /// The implementation limit the message is beyond, if any: a reader
+    /// may refuse it as a whole (see [`crate::limits`]).
+    pub limit: Option<Limit>,
 }
 
 impl Classified {
@@ -172,6 +176,7 @@ pub fn classify(text: &str, dialect: &Dialect) -> Classified {
     Classified {
         kind,
         findings: out,
+        limit: limits::beyond(text),
     }
 }
 

@@ -50,6 +50,16 @@
 //!   (§6), graded SHOULD; the replies still pair.
 //! * **Duplicate member names** (RFC 8259 §4 SHOULD) are reported for the
 //!   members the rules read; the last one is the one read.
+//! * **Limits are not violations** (RFC 8259 §9: a parser may limit depth,
+//!   number range and text size; JSON-RPC 2.0 §5.1: what it cannot parse
+//!   gets an error). A message nested deeper than 64 levels, longer than
+//!   64 KiB, or holding a number beyond 64-bit integers or doubles
+//!   ([`limits`]) may be answered with one error reply (-32700, -32600 or
+//!   -32603) sent alone, with `id` null or one of the message's ids, before
+//!   anything else of it is answered: that reply answers the whole message,
+//!   batch or not, graded `limit.refused` (INFO). An id-null reply still
+//!   goes first to an older invalid message awaiting one, and a single
+//!   request answered by its own id pairs as usual unless the code is -32700.
 //!
 //! The library does no I/O, reads no clock and starts no thread; it parses
 //! each message once, into raw JSON slices (`serde_json`'s `RawValue`),
@@ -61,11 +71,13 @@ mod classify;
 mod dialect;
 mod envelope;
 mod id;
+pub mod limits;
 pub mod rules;
 mod session;
 
 pub use classify::{Classified, Finding, Kind, Shape, classify};
 pub use dialect::{Dialect, EventsConfig};
 pub use id::{Id, IdKind, IdMatch};
+pub use limits::Limit;
 pub use rules::{Level, RULES, Rule};
 pub use session::{Direction, Reply, Session};

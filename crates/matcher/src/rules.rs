@@ -158,6 +158,9 @@ rules! {
     SESSION_ERROR_CODE_MEANING = "session.error-code-meaning", Should, "JSON-RPC 2.0 §5.1",
         "predefined codes keep their meaning: unparseable JSON gets -32700, an invalid request -32600, and parseable JSON never -32700";
 
+    LIMIT_REFUSED = "limit.refused", Info, "RFC 8259 §9; JSON-RPC 2.0 §5.1",
+        "a message beyond a common parser limit (nesting deeper than 64, a line over 64 KiB, a number beyond 64 bits) may be refused as a whole with one error reply (-32700, -32600 or -32603)";
+
     MCP_ID_TYPE = "mcp.id-type", Must, "MCP 2025-06-18 basic",
         "an id is a string or an integer, never null; an error response omits `id` when the request's id could not be read";
     MCP_ID_REUSED = "mcp.id-reused", Must, "MCP 2025-06-18 basic",

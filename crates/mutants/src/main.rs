@@ -18,6 +18,10 @@ use serde_json::Value;
 const MUTANTS: &[(&str, &str)] = &[
     ("reference", "none: the reference server"),
     (
+        "reference-nesting-limit",
+        "none: correct, but refuses a line nested deeper than 100 levels with one -32700, as Python's json does past its recursion limit",
+    ),
+    (
         "string-id-as-number",
         "echoes a numeric string id as a number (\"1\" -> 1)",
     ),
@@ -93,6 +97,10 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
     let config = Config::default();
     match name {
         "reference" => serve::run(input, output),
+        "reference-nesting-limit" => serve::run_with(input, output, config, |input| match input {
+            Input::Line(line) if nesting(line) > 100 => Some(error(PARSE_ERROR, "null")),
+            other => reference(other),
+        }),
         "chunk-as-message" => {
             let mut buf = vec![0; 64 * 1024];
             loop {
@@ -134,6 +142,27 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             mutate(other, line, respond(line))
         }),
     }
+}
+
+/// How deep `text` nests, counting brackets outside strings.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in text.bytes() {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') => in_string = false,
+            (true, ..) => {}
+            (false, _, b'"') => in_string = true,
+            (false, _, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, _, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 fn reference(input: Input<'_>) -> Option<String> {

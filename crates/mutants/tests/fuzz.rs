@@ -53,6 +53,32 @@ fn the_reference_server_has_no_finding() {
     assert!(found.is_empty(), "false findings: {found:?}");
 }
 
+/// A correct server may refuse what is beyond a parser's limits (RFC 8259
+/// §9) with one error: fuzzing one that does, over several seeds, finds
+/// nothing (it used to report `session.unanswered` for deep batches).
+#[test]
+fn a_server_with_a_nesting_limit_has_no_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let mut found = Vec::new();
+    for seed in 1..=5 {
+        let report = fuzz(
+            &target("reference-nesting-limit"),
+            &seeds,
+            &options(seed, 60, dir.path()),
+            &mut |_, _, _| {},
+        )
+        .unwrap();
+        found.extend(
+            report
+                .findings
+                .iter()
+                .map(|f| format!("seed {seed}: {} in {}", f.signature, f.file.display())),
+        );
+    }
+    assert!(found.is_empty(), "false findings: {found:?}");
+}
+
 #[test]
 fn a_mutant_is_found_and_the_finding_replays() {
     let dir = tempfile::tempdir().unwrap();

@@ -125,6 +125,12 @@ const CASES: &[(&str, &str, &str)] = &[
            < {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":null}"#,
     ),
     (
+        "limit.refused",
+        "jsonrpc2",
+        r#"> {"jsonrpc":"2.0","method":"a","params":[18446744073709551616],"id":1}
+           < {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#,
+    ),
+    (
         "session.unanswered",
         "jsonrpc2",
         r#"> {"jsonrpc":"2.0","method":"a","id":1}"#,

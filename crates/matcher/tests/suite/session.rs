@@ -466,3 +466,42 @@ fn a_window_bounds_invalid_messages_and_batches_too() {
     }
     assert!(s.close().is_empty());
 }
+
+#[test]
+fn a_deep_batch_refused_as_a_whole_does_not_steal_the_next_reply() {
+    let deep = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+    let script = format!(
+        r#"
+        > [{{"jsonrpc":"2.0","method":"a","id":1}},{deep}]
+        > {{"jsonrpc":"2.0","method":"b","id":2}}
+        < {{"jsonrpc":"2.0","error":{{"code":-32700,"message":"Parse error"}},"id":null}}
+        < {{"jsonrpc":"2.0","result":2,"id":2}}
+    "#
+    );
+    // One INFO for the refusal: no unanswered member, no duplicate, no
+    // batch-reply-array; the request that followed pairs with its reply.
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, &script),
+        ["message.object", "limit.refused"]
+    );
+    // Within the limits, the same reply is what it always was: wrong.
+    let script = r#"
+        > [{"jsonrpc":"2.0","method":"a","id":1},[[1]]]
+        < {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}
+    "#;
+    let got = rules(&Dialect::Jsonrpc2, script);
+    assert!(got.contains(&"session.unanswered"), "{got:?}");
+    assert!(!got.contains(&"limit.refused"), "{got:?}");
+}
+
+#[test]
+fn a_deep_request_refused_with_minus_32700_by_its_id_is_a_refusal() {
+    let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    let script = format!(
+        r#"
+        > {{"jsonrpc":"2.0","method":"a","params":{deep},"id":5}}
+        < {{"jsonrpc":"2.0","error":{{"code":-32700,"message":"Parse error"}},"id":5}}
+    "#
+    );
+    assert_eq!(rules(&Dialect::Jsonrpc2, &script), ["limit.refused"]);
+}
