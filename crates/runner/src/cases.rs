@@ -730,6 +730,14 @@ pub fn locate(file: &Path, text: &str, offset: usize) -> Location {
     }
 }
 
+/// Every feature the cases require, for validating `--without`.
+pub fn features(cases: &[Case]) -> std::collections::BTreeSet<String> {
+    cases
+        .iter()
+        .flat_map(|c| c.requires.iter().cloned())
+        .collect()
+}
+
 /// The cases shipped with rpcspec (`spec-cases/` at build time), embedded so
 /// an installed binary works anywhere.
 pub fn builtin() -> Result<Vec<Case>, LoadError> {

@@ -49,6 +49,9 @@ pub struct FuzzOptions {
 pub struct FuzzFinding {
     /// What kind of failure: the first failing rule id, or the verdict.
     pub signature: String,
+    /// The shape of the input that showed it ([`shape`]): with the
+    /// signature, the finding's root cause, found once per run.
+    pub shape: &'static str,
     /// The execution that found it (0-based).
     pub execution: u64,
     /// The result of the minimised input.
@@ -372,6 +375,31 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
     }
 }
 
+/// The shape of a scenario's input, for grouping findings by root cause:
+/// the first that applies of `beyond-limit` (a message past a parser limit:
+/// see `rpcspec_matcher::limits`), `not-json` (a line that does not parse),
+/// `batch`, and `messages`.
+pub fn shape(scenario: &Scenario) -> &'static str {
+    let classified: Vec<_> = scenario
+        .steps
+        .iter()
+        .flatten()
+        .map(|line| {
+            let text = String::from_utf8_lossy(line);
+            classify(text.trim_end(), &Dialect::Jsonrpc2)
+        })
+        .collect();
+    if classified.iter().any(|c| c.limit.is_some()) {
+        "beyond-limit"
+    } else if classified.iter().any(|c| c.breaks("json.parse")) {
+        "not-json"
+    } else if classified.iter().any(|c| matches!(c.kind, Kind::Batch(_))) {
+        "batch"
+    } else {
+        "messages"
+    }
+}
+
 /// What kind of failure a result is, for deduplication and minimisation.
 pub fn signature(result: &CaseResult) -> Option<String> {
     if !matches!(
@@ -559,8 +587,12 @@ pub fn fuzz(
         let scenario = scenario(opts.seed, n, seeds);
         let result = run_scenario(&scenario, target, &opts.run);
         if let Some(sig) = signature(&result)
-            && !report.findings.iter().any(|f| f.signature == sig)
+            && !report
+                .findings
+                .iter()
+                .any(|f| f.signature == sig && f.shape == shape(&scenario))
         {
+            let cause = shape(&scenario);
             let (small, result) = minimise(scenario, &sig, target, &opts.run);
             let name = format!("seed-{}-{n}", opts.seed);
             let origin = format!(
@@ -573,6 +605,7 @@ pub fn fuzz(
             std::fs::write(&file, case_file(&name, &small, &result, &origin))?;
             report.findings.push(FuzzFinding {
                 signature: sig,
+                shape: cause,
                 execution: n,
                 result,
                 file,

@@ -84,9 +84,9 @@ struct ServeArgs {
 
 #[derive(clap::Args)]
 struct FuzzArgs {
-    /// Stop after this many seconds.
-    #[arg(long, value_name = "SECS", default_value = "60")]
-    time: f64,
+    /// Stop after this long: `300`, `300s`, `5m`, `2h` (at most 30 days).
+    #[arg(long, value_name = "DURATION", default_value = "60", value_parser = duration_upto(30.0 * 86400.0))]
+    time: Duration,
     /// Stop after this many executions, if sooner.
     #[arg(long, value_name = "N")]
     executions: Option<u64>,
@@ -96,9 +96,9 @@ struct FuzzArgs {
     /// Dialect the target's messages are judged in.
     #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
     dialect: String,
-    /// Deadline per execution, in seconds.
-    #[arg(long, value_name = "SECS", default_value = "5")]
-    timeout: f64,
+    /// Deadline per execution: `5`, `5s`, `500ms` (at most an hour).
+    #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
+    timeout: Duration,
     /// Folder for the case files of findings.
     #[arg(long, value_name = "DIR", default_value = "rpcspec-fuzz-findings")]
     out: PathBuf,
@@ -126,9 +126,9 @@ struct RunArgs {
     /// Load cases from this directory instead of the shipped ones.
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
-    /// Deadline per case, in seconds (fractions allowed).
-    #[arg(long, value_name = "SECS", default_value = "5")]
-    timeout: f64,
+    /// Deadline per case: `5`, `2.5`, `5s`, `500ms` (at most an hour).
+    #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
+    timeout: Duration,
     /// Cases run in parallel (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -142,8 +142,9 @@ struct RunArgs {
     /// Dialect the target's messages are judged in.
     #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
     dialect: String,
-    /// A feature the target lacks (repeatable): cases requiring it are SKIPPED.
-    #[arg(long = "without", value_name = "FEATURE")]
+    /// Features the target lacks, comma-separated or repeated: cases
+    /// requiring one are SKIPPED (`rpcspec list` shows what each requires).
+    #[arg(long = "without", value_name = "FEATURE", value_delimiter = ',')]
     without: Vec<String>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -338,9 +339,6 @@ struct RoleRun {
 }
 
 fn run(args: RunArgs) -> u8 {
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        return fail("--timeout must be a positive number of seconds");
-    }
     if args.url.is_some() && args.role != Role::Producer {
         return fail("--url tests a streaming HTTP endpoint: use it with --role producer");
     }
@@ -429,12 +427,23 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         }
         plans
     };
-    let Some(dialect) = Dialect::from_name(&args.dialect) else {
-        return Err(fail(&format!("unknown dialect `{}`", args.dialect)));
+    let dialect = dialect_of(&args.dialect)?;
+    let own = match &args.cases {
+        Some(dir) => cases::load_dir(dir).unwrap_or_default(),
+        None => Vec::new(),
     };
+    let mut features = cases::features(&cases::builtin().unwrap_or_default());
+    features.extend(cases::features(&own));
+    if let Some(bad) = args.without.iter().find(|f| !features.contains(*f)) {
+        let known: Vec<&str> = features.iter().map(String::as_str).collect();
+        return Err(fail(&format!(
+            "unknown feature `{bad}` in --without (known: {})",
+            known.join(", ")
+        )));
+    }
     let target = target_of(args)?;
     let mut opts = RunOptions {
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: args.timeout,
         dialect: dialect.clone(),
         without: args.without.clone(),
         ..RunOptions::default()
@@ -481,7 +490,7 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         Some(url) => Source::Url(url.clone()),
         None => Source::Command(target_of(args)?),
     };
-    let timeout = Duration::from_secs_f64(args.timeout);
+    let timeout = args.timeout;
     let results = producer::run(&cases, &profile, &source, timeout, jobs_of(args), progress);
     Ok(RoleRun {
         target: source.display(),
@@ -522,7 +531,7 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         eprintln!("rpcspec: no case runs under the plans given");
         return Err(exit::NO_CASES);
     }
-    let timeout = Duration::from_secs_f64(args.timeout);
+    let timeout = args.timeout;
     let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
         decoder::run_case(case, plan, &target, timeout)
     });
@@ -603,12 +612,9 @@ fn list(args: ListArgs) -> u8 {
 }
 
 fn check_cmd(args: CheckArgs) -> u8 {
-    let dialect = match &args.rpc {
-        None => None,
-        Some(name) => match Dialect::from_name(name) {
-            Some(d) => Some(d),
-            None => return fail(&format!("unknown dialect `{name}`")),
-        },
+    let dialect = match args.rpc.as_deref().map(dialect_of).transpose() {
+        Ok(d) => d,
+        Err(code) => return code,
     };
     let opts = check::Options {
         dialect,
@@ -720,15 +726,53 @@ fn plural(n: u64, noun: &str) -> String {
     }
 }
 
-fn fuzz_cmd(args: FuzzArgs) -> u8 {
-    let Some(dialect) = Dialect::from_name(&args.dialect) else {
-        return fail(&format!("unknown dialect `{}`", args.dialect));
-    };
-    for (name, value) in [("--time", args.time), ("--timeout", args.timeout)] {
-        if !(value.is_finite() && value > 0.0) {
-            return fail(&format!("{name} must be a positive number of seconds"));
+/// The dialect named on the command line, or exit 2 with the known names.
+fn dialect_of(name: &str) -> Result<Dialect, u8> {
+    Dialect::from_name(name).ok_or_else(|| {
+        fail(&format!(
+            "unknown dialect `{name}` (known: jsonrpc2, lenient, mcp, claude, events)"
+        ))
+    })
+}
+
+/// A clap parser for a duration option within (0, `max_secs`]: `5`, `2.5`,
+/// `5s`, `500ms`, `5m`, `2h`.
+fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + Clone {
+    move |text: &str| {
+        let t = text.trim();
+        let (number, unit) = match t.strip_suffix("ms") {
+            Some(n) => (n, "ms"),
+            None => match t.strip_suffix(['s', 'm', 'h']) {
+                Some(n) => (n, &t[n.len()..]),
+                None => (t, "s"),
+            },
+        };
+        let scale = match unit {
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => unreachable!("units are matched above"),
+        };
+        let secs = number
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("`{text}` is not a duration (like 5, 2.5s, 500ms, 5m, 2h)"))?
+            * scale;
+        if !(secs.is_finite() && secs > 0.0 && secs <= max_secs) {
+            return Err(format!(
+                "`{text}` is out of range: more than 0 and at most {max_secs} s"
+            ));
         }
+        Ok(Duration::from_secs_f64(secs))
     }
+}
+
+fn fuzz_cmd(args: FuzzArgs) -> u8 {
+    let dialect = match dialect_of(&args.dialect) {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -742,10 +786,10 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
     let target = Target { argv: args.target };
     let opts = rpcspec::fuzz::FuzzOptions {
         seed,
-        time: Duration::from_secs_f64(args.time),
+        time: args.time,
         max_executions: args.executions,
         run: RunOptions {
-            timeout: Duration::from_secs_f64(args.timeout),
+            timeout: args.timeout,
             dialect,
             ..RunOptions::default()
         },
@@ -775,9 +819,10 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
     let mut out = String::new();
     for f in &report.findings {
         out.push_str(&format!(
-            "{}  {}  (execution {}) -> {}\n",
+            "{}  {}  on {} input (execution {}) -> {}\n",
             f.result.verdict.as_str(),
             f.signature,
+            f.shape,
             f.execution,
             f.file.display()
         ));
@@ -790,11 +835,17 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
             out.push_str(&format!("    {}\n", e.message));
         }
     }
+    let rules: std::collections::BTreeSet<&str> = report
+        .findings
+        .iter()
+        .map(|f| f.signature.as_str())
+        .collect();
     out.push_str(&format!(
-        "{} executions in {:.1}s, {} findings (seed {seed})\n",
+        "{} executions in {:.1}s, {} findings: distinct causes (rule and input shape), {} distinct rules (seed {seed})\n",
         report.executions,
         report.elapsed.as_secs_f64(),
-        report.findings.len()
+        report.findings.len(),
+        rules.len()
     ));
     emit(&out, false);
     if report.findings.is_empty() {

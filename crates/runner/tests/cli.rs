@@ -215,8 +215,53 @@ fn bad_usage_exits_2() {
     usage(&["run", "--timeout", "0"], "--timeout");
     usage(&["run", "--timeout=-1"], "--timeout");
     usage(&["run", "--timeout", "inf"], "--timeout");
+    usage(&["run", "--timeout", "1e20"], "out of range");
+    usage(&["run", "--timeout", "5 minutes"], "is not a duration");
+    usage(&["fuzz", "--time", "1e20", "--", "cat"], "out of range");
+    usage(&["fuzz", "--timeout", "0", "--", "cat"], "out of range");
+    usage(
+        &["run", "--without", "nonsense"],
+        "unknown feature `nonsense` in --without (known: batch, get_data, subtract, sum)",
+    );
+    usage(
+        &["run", "--without", "sum,nonsense"],
+        "unknown feature `nonsense`",
+    );
+    usage(
+        &["run", "--dialect", "mcp2"],
+        "(known: jsonrpc2, lenient, mcp, claude, events)",
+    );
     usage(&["run", "--filter", "[unclosed"], "bad --filter");
     usage(&["bogus"], "unrecognized subcommand");
+    // Lists are comma-separated or repeated, and durations take units.
+    let listed = |args: &[&str]| {
+        let out = rpcspec().args(args).assert().code(0);
+        text(&out.get_output().stdout)
+    };
+    let one = listed(&[
+        "run",
+        "--filter",
+        "jsonrpc/examples/*",
+        "--without",
+        "subtract,sum",
+        "--timeout",
+        "2500ms",
+    ]);
+    let two = listed(&[
+        "run",
+        "--filter",
+        "jsonrpc/examples/*",
+        "--without",
+        "subtract",
+        "--without",
+        "sum",
+        "--timeout",
+        "2.5s",
+    ]);
+    assert!(one.contains(" skipped"), "{one}");
+    let closing = |t: &str| t.lines().last().unwrap_or("").to_owned();
+    assert_eq!(closing(&one), closing(&two));
+    assert!(!closing(&one).contains(" 0 skipped"), "{one}");
     usage(
         &["check", "--rpc", "xml-rpc", "-"],
         "unknown dialect `xml-rpc`",
