@@ -85,6 +85,29 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         ));
         return result;
     }
+    // A case that needs some answered request uses the dialect's probe.
+    let probed;
+    let case = if uses_probe(case) {
+        match probe(&opts.dialect) {
+            Some(p) => {
+                probed = with_probe(case, &p);
+                &probed
+            }
+            None => {
+                result.verdict = Verdict::Skipped;
+                result.evidence.push(Evidence::note(
+                    Verdict::Skipped,
+                    format!(
+                        "the {} dialect has no probe request (`$probe`)",
+                        opts.dialect.name()
+                    ),
+                ));
+                return result;
+            }
+        }
+    } else {
+        case
+    };
     // In the lenient dialect `"jsonrpc"` may be absent from replies.
     let lenient;
     let case = if opts.dialect == Dialect::Lenient {
@@ -321,8 +344,8 @@ impl<'o> Run<'o> {
     fn barrier(&mut self, k: usize, plan: Plan) {
         let id = format!("\"rpcspec-barrier-{}\"", k + 1);
         let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
-        let line =
-            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{BARRIER_METHOD}\",\"id\":{id}}}{ending}");
+        let method = barrier_method(&self.opts.dialect);
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
         self.barriers.push(Id::parse(&id).expect("a JSON string"));
         self.send(
             vec![Write {
@@ -743,6 +766,109 @@ fn initiated(kind: &Kind) -> bool {
         Kind::Batch(members) => !members.is_empty() && members.iter().all(initiated),
         _ => false,
     }
+}
+
+/// A request every target of a dialect answers, and the members its reply
+/// holds: what a case sends as `"method": "$probe"` and expects as
+/// `"$probe-reply": true`, so that framing, ids, notifications, batches and
+/// concurrency are tested on servers that have none of the spec examples'
+/// methods. Plain JSON-RPC has no method every server has, so its probe is
+/// a method no server has, answered by any error with the exact id (the
+/// error code itself is `jsonrpc/examples/method-not-found`'s business, so
+/// a wrong code fails that case alone); MCP has `ping`.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe {
+    /// The method requested.
+    pub method: &'static str,
+    /// The reply's members besides `jsonrpc` and `id`, as pattern text.
+    pub reply: &'static str,
+}
+
+/// The probe of `dialect`, if it has one.
+pub fn probe(dialect: &Dialect) -> Option<Probe> {
+    match dialect {
+        Dialect::Jsonrpc2 | Dialect::Lenient => Some(Probe {
+            method: "rpcspec/probe",
+            reply: r#""error": "$object""#,
+        }),
+        Dialect::Mcp => Some(Probe {
+            method: "ping",
+            reply: r#""result": "$object""#,
+        }),
+        _ => None,
+    }
+}
+
+/// The method of the barrier request in `dialect`: MCP's `ping`, which a
+/// server answers even before `notifications/initialized` (the only request
+/// a client may send then), else [`BARRIER_METHOD`].
+fn barrier_method(dialect: &Dialect) -> &'static str {
+    match dialect {
+        Dialect::Mcp => "ping",
+        _ => BARRIER_METHOD,
+    }
+}
+
+const PROBE: &[u8] = b"$probe";
+
+/// Whether `case` sends or expects the probe.
+pub fn uses_probe(case: &Case) -> bool {
+    let sends = |step: &crate::cases::Step| match &step.send {
+        crate::cases::Send::Lines(l) | crate::cases::Send::Raw(l) => {
+            l.iter().any(|b| contains(b, PROBE))
+        }
+    };
+    let expects = |e: &Expect| match e {
+        Expect::Messages(ps) | Expect::Batch(ps) => ps.iter().any(Pattern::is_probe_reply),
+        _ => false,
+    };
+    case.steps.iter().any(|s| {
+        sends(s) || expects(&s.expect) || s.alternatives.iter().any(|a| expects(&a.expect))
+    })
+}
+
+/// `case` with the probe of its dialect put in.
+fn with_probe(case: &Case, probe: &Probe) -> Case {
+    let put = |e: &Expect| match e {
+        Expect::Messages(ps) => {
+            Expect::Messages(ps.iter().map(|p| p.with_probe(probe.reply)).collect())
+        }
+        Expect::Batch(ps) => Expect::Batch(ps.iter().map(|p| p.with_probe(probe.reply)).collect()),
+        other => other.clone(),
+    };
+    let mut case = case.clone();
+    for step in &mut case.steps {
+        let lines = match &mut step.send {
+            crate::cases::Send::Lines(l) | crate::cases::Send::Raw(l) => l,
+        };
+        for line in lines {
+            *line = replace(line, PROBE, probe.method.as_bytes());
+        }
+        step.expect = put(&step.expect);
+        for alt in &mut step.alternatives {
+            alt.expect = put(&alt.expect);
+        }
+    }
+    case
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn replace(hay: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(hay.len());
+    let mut i = 0;
+    while i < hay.len() {
+        if hay[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(hay[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 /// `case` opened by `preamble`'s steps.

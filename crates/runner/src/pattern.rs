@@ -20,6 +20,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, value::RawValue};
 
+/// The member that stands for a probe's reply in a pattern.
+pub const PROBE_REPLY: &str = "$probe-reply";
+
 /// A compiled expected message.
 #[derive(Debug, Clone)]
 pub struct Pattern {
@@ -89,6 +92,27 @@ impl Pattern {
             m.remove("jsonrpc");
         }
         p
+    }
+
+    /// The pattern with its `"$probe-reply": true` member, if it has one,
+    /// replaced by the members of the dialect's probe reply (`"error":
+    /// "$object"`, say): see [`crate::exec::Probe`].
+    pub fn with_probe(&self, reply: &str) -> Pattern {
+        let mut p = self.clone();
+        if let Value::Object(m) = &mut p.value
+            && m.remove(PROBE_REPLY).is_some()
+        {
+            let members: serde_json::Map<String, Value> =
+                serde_json::from_str(&format!("{{{reply}}}")).expect("a probe reply is members");
+            m.extend(members);
+            p.text = p.text.replace(&format!("\"{PROBE_REPLY}\": true"), reply);
+        }
+        p
+    }
+
+    /// Whether the pattern stands for the reply to a probe.
+    pub fn is_probe_reply(&self) -> bool {
+        self.value.get(PROBE_REPLY).is_some()
     }
 
     /// The pattern as written in the case file.
