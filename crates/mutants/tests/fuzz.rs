@@ -100,7 +100,11 @@ fn a_mutant_is_found_and_the_finding_replays() {
         .unwrap_or_else(|| {
             panic!(
                 "the bug is found within 100 executions: {:?}",
-                report.findings.iter().map(|f| &f.signature).collect::<Vec<_>>()
+                report
+                    .findings
+                    .iter()
+                    .map(|f| &f.signature)
+                    .collect::<Vec<_>>()
             )
         });
 

@@ -38,6 +38,9 @@ pub struct Case {
     pub plans: Vec<Plan>,
     /// Matcher rule ids this case tolerates in the target's messages.
     pub allow: Vec<String>,
+    /// Dialects the case cannot apply to, each with the passage that says
+    /// why: it is SKIPPED there as not applicable.
+    pub not_in: Vec<(String, String)>,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
     /// Where the case is defined.
@@ -228,8 +231,14 @@ struct CaseDef {
     plans: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     allow: Vec<String>,
+    #[serde(default = "no_dialects")]
+    not_in: Spanned<std::collections::BTreeMap<String, String>>,
     #[serde(default)]
     step: Vec<Spanned<StepDef>>,
+}
+
+fn no_dialects() -> Spanned<std::collections::BTreeMap<String, String>> {
+    Spanned::new(0..0, Default::default())
 }
 
 fn must() -> Spanned<String> {
@@ -466,6 +475,17 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             steps.push(step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?);
             steps.last_mut().expect("just pushed").source = locate(file, text, span.start);
         }
+        let not_in_span = def.not_in.span();
+        let not_in: Vec<(String, String)> = def.not_in.into_inner().into_iter().collect();
+        if let Some((bad, _)) = not_in
+            .iter()
+            .find(|(d, _)| crate::exec::dialect_named(d).is_none())
+        {
+            return Err(at(
+                not_in_span,
+                format!("unknown dialect `{bad}` in not_in"),
+            ));
+        }
         cases.push(Case {
             id,
             title: def.title,
@@ -474,6 +494,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             requires: def.requires,
             plans,
             allow: def.allow,
+            not_in,
             steps,
             source: locate(file, text, case_span.start),
         });
@@ -484,7 +505,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         let def = spanned.into_inner();
         let dialect_span = def.dialect.span();
         let dialect = def.dialect.into_inner();
-        if rpcspec_matcher::Dialect::from_name(&dialect).is_none() {
+        if crate::exec::dialect_named(&dialect).is_none() {
             return Err(at(dialect_span, format!("unknown dialect `{dialect}`")));
         }
         if preambles.iter().any(|p| p.dialect == dialect) {

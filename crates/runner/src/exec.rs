@@ -40,7 +40,23 @@ pub struct RunOptions {
     /// Handshakes: the one for `dialect`, if any, opens every case. The
     /// default is the shipped ones (`spec-cases/preambles.toml`).
     pub preambles: Vec<Preamble>,
+    /// The name of the handshake to use when it is not the dialect's own
+    /// (`codex`: the lenient dialect with the app-server's handshake).
+    pub handshake: Option<String>,
 }
+
+/// The dialects `--dialect` takes: the matcher's, plus `codex`, the
+/// lenient dialect opened by the Codex app-server's handshake. Returns the
+/// dialect and the name of its handshake.
+pub fn dialect_named(name: &str) -> Option<(Dialect, String)> {
+    match name {
+        "codex" => Some((Dialect::Lenient, "codex".to_owned())),
+        other => Dialect::from_name(other).map(|d| (d, other.to_owned())),
+    }
+}
+
+/// Every name [`dialect_named`] knows.
+pub const DIALECTS: &[&str] = &["jsonrpc2", "lenient", "codex", "mcp", "claude", "events"];
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -51,6 +67,7 @@ impl Default for RunOptions {
             output_cap: 16 << 20,
             preambles: crate::cases::builtin_preambles()
                 .expect("the shipped preambles load (tests/case_files.rs checks them)"),
+            handshake: None,
         }
     }
 }
@@ -82,6 +99,20 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         result.evidence.push(Evidence::note(
             Verdict::Skipped,
             format!("the target lacks {}", lacking.join(", ")),
+        ));
+        return result;
+    }
+    let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
+    let declared = case
+        .not_in
+        .iter()
+        .find(|(d, _)| d == handshake)
+        .map(|(_, why)| why.clone());
+    if let Some(why) = declared.or_else(|| not_applicable(case, &opts.dialect)) {
+        result.verdict = Verdict::Skipped;
+        result.evidence.push(Evidence::note(
+            Verdict::Skipped,
+            format!("not applicable in the {handshake} dialect: {why}"),
         ));
         return result;
     }
@@ -117,10 +148,8 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         case
     };
     // A dialect's handshake opens the conversation; its steps come first.
-    let preamble = opts
-        .preambles
-        .iter()
-        .find(|p| p.dialect == opts.dialect.name());
+    let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
+    let preamble = opts.preambles.iter().find(|p| p.dialect == handshake);
     let opened;
     let case = match preamble {
         Some(p) => {
@@ -797,6 +826,30 @@ pub fn probe(dialect: &Dialect) -> Option<Probe> {
         }),
         _ => None,
     }
+}
+
+/// Why `case` cannot apply to `dialect`, if it cannot: what it requires
+/// does not exist there.
+pub fn not_applicable(case: &Case, dialect: &Dialect) -> Option<String> {
+    if *dialect != Dialect::Mcp {
+        return None;
+    }
+    let example: Vec<&str> = case
+        .requires
+        .iter()
+        .map(String::as_str)
+        .filter(|r| matches!(*r, "subtract" | "sum" | "get_data"))
+        .collect();
+    if !example.is_empty() {
+        return Some(format!(
+            "MCP servers have no `{}` (the JSON-RPC 2.0 §7 example methods; MCP's methods are its own)",
+            example.join("`, `")
+        ));
+    }
+    case.requires.iter().any(|r| r == "batch").then(|| {
+        "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch"
+            .to_owned()
+    })
 }
 
 /// The method of the barrier request in `dialect`: MCP's `ping`, which a

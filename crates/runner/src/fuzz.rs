@@ -366,6 +366,7 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         requires: Vec::new(),
         plans: vec![scenario.plan],
         allow: Vec::new(),
+        not_in: Vec::new(),
         steps,
         source: Location {
             file: PathBuf::from("fuzz"),

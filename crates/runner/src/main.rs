@@ -427,7 +427,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         }
         plans
     };
-    let dialect = dialect_of(&args.dialect)?;
+    let (dialect, handshake) = handshake_of(&args.dialect)?;
     let own = match &args.cases {
         Some(dir) => cases::load_dir(dir).unwrap_or_default(),
         None => Vec::new(),
@@ -446,6 +446,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         timeout: args.timeout,
         dialect: dialect.clone(),
         without: args.without.clone(),
+        handshake: Some(handshake.clone()),
         ..RunOptions::default()
     };
     // A cases folder's own preambles come first (the first for a dialect
@@ -459,7 +460,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     let results = run_suite(&cases, &plans, &target, &opts, jobs_of(args), progress);
     Ok(RoleRun {
         target: target.display(),
-        dialect: dialect.name().to_owned(),
+        dialect: handshake,
         results,
     })
 }
@@ -728,9 +729,15 @@ fn plural(n: u64, noun: &str) -> String {
 
 /// The dialect named on the command line, or exit 2 with the known names.
 fn dialect_of(name: &str) -> Result<Dialect, u8> {
-    Dialect::from_name(name).ok_or_else(|| {
+    handshake_of(name).map(|(d, _)| d)
+}
+
+/// The dialect named on the command line and the name of its handshake.
+fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
+    rpcspec::exec::dialect_named(name).ok_or_else(|| {
         fail(&format!(
-            "unknown dialect `{name}` (known: jsonrpc2, lenient, mcp, claude, events)"
+            "unknown dialect `{name}` (known: {})",
+            rpcspec::exec::DIALECTS.join(", ")
         ))
     })
 }
@@ -769,7 +776,7 @@ fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + C
 }
 
 fn fuzz_cmd(args: FuzzArgs) -> u8 {
-    let dialect = match dialect_of(&args.dialect) {
+    let (dialect, handshake) = match handshake_of(&args.dialect) {
         Ok(d) => d,
         Err(code) => return code,
     };
@@ -791,6 +798,7 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
         run: RunOptions {
             timeout: args.timeout,
             dialect,
+            handshake: Some(handshake),
             ..RunOptions::default()
         },
         out: args.out,

@@ -745,6 +745,59 @@ fn serve_keeps_serving_after_bad_lines() {
         ));
 }
 
+#[test]
+fn a_case_that_cannot_apply_to_a_dialect_is_not_applicable_not_failed() {
+    // Decided before anything is spawned: the reference needs no handshake.
+    let out = rpcspec()
+        .args([
+            "run",
+            "--dialect",
+            "mcp",
+            "--filter",
+            "jsonrpc/ids/null",
+            "--filter",
+            "jsonrpc/concurrency/batch-of-five",
+            "-v",
+        ])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.contains(
+            "not applicable in the mcp dialect: MCP basic (requests): the id MUST NOT be null"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "not applicable in the mcp dialect: MCP 2025-06-18 removed JSON-RPC batching"
+        ),
+        "{stdout}"
+    );
+    // In its own dialect the same case runs.
+    let out = rpcspec()
+        .args(["run", "--filter", "jsonrpc/ids/null"])
+        .assert()
+        .code(0);
+    assert!(text(&out.get_output().stdout).contains("5 passed, 0 failed, 0 skipped"));
+}
+
+#[test]
+fn a_not_in_table_names_known_dialects() {
+    let dir = tempfile::tempdir().unwrap();
+    temp_file(
+        dir.path(),
+        "bad.toml",
+        b"[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\nnot_in = { mcq = \"typo\" }\n\n[[case.step]]\nsend = '{}'\nexpect_none = true\n",
+    );
+    rpcspec()
+        .args(["list", "--cases"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown dialect `mcq` in not_in"));
+}
+
 // rpcspec check
 
 fn temp_file(dir: &Path, name: &str, bytes: &[u8]) -> std::path::PathBuf {
