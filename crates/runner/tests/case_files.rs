@@ -445,7 +445,7 @@ expect_none = true
 
     let shipped = cases::builtin_preambles().expect("the shipped preambles load");
     let dialects: Vec<&str> = shipped.iter().map(|p| p.dialect.as_str()).collect();
-    assert_eq!(dialects, ["mcp"]);
+    assert_eq!(dialects, ["mcp", "codex"]);
     let from_disk = cases::preambles_dir(&spec_cases_dir()).expect("spec-cases/ loads");
     assert_eq!(from_disk.len(), shipped.len());
 }

@@ -229,7 +229,7 @@ fn bad_usage_exits_2() {
     );
     usage(
         &["run", "--dialect", "mcp2"],
-        "(known: jsonrpc2, lenient, mcp, claude, events)",
+        "(known: jsonrpc2, lenient, codex, mcp, claude, events)",
     );
     usage(&["run", "--filter", "[unclosed"], "bad --filter");
     usage(&["bogus"], "unrecognized subcommand");
