@@ -139,6 +139,14 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     } else {
         case
     };
+    // MCP writes no `"id": null`.
+    let mcp;
+    let case = if opts.dialect == Dialect::Mcp {
+        mcp = for_mcp(case);
+        &mcp
+    } else {
+        case
+    };
     // In the lenient dialect `"jsonrpc"` may be absent from replies.
     let lenient;
     let case = if opts.dialect == Dialect::Lenient {
@@ -922,6 +930,56 @@ fn replace(hay: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `case` as MCP reads it: an error to a request whose id could not be read
+/// omits `id` (2025-11-25 schema: `JSONRPCErrorResponse.id?: RequestId`;
+/// a `RequestId` is never null), where JSON-RPC 2.0 §5 writes `"id": null`.
+/// The 2025-06-18 schema makes `id` required, so a server of that revision
+/// has no schema-valid answer at all: staying silent is graded NON-STRICT.
+fn for_mcp(case: &Case) -> Case {
+    const WHY: &str = "no reply to an unreadable request: the MCP 2025-06-18 schema requires a non-null `id` on every error, so a server of that revision has no valid answer (JSON-RPC 2.0 §5.1 and §7 want one with id null, MCP 2025-11-25 one without id)";
+    let mut case = case.clone();
+    for step in &mut case.steps {
+        let Expect::Messages(ps) = &step.expect else {
+            continue;
+        };
+        if !ps.iter().any(Pattern::is_null_id_error) {
+            continue;
+        }
+        let silent: Vec<Pattern> = ps
+            .iter()
+            .filter(|p| !p.is_null_id_error())
+            .cloned()
+            .collect();
+        let absent = |ps: &[Pattern]| {
+            ps.iter()
+                .map(|p| {
+                    if p.is_null_id_error() {
+                        p.with_id_absent()
+                    } else {
+                        p.clone()
+                    }
+                })
+                .collect()
+        };
+        step.expect = Expect::Messages(absent(ps));
+        for alt in &mut step.alternatives {
+            if let Expect::Messages(ps) = &alt.expect {
+                alt.expect = Expect::Messages(absent(ps));
+            }
+        }
+        step.alternatives.push(crate::cases::Alternative {
+            expect: if silent.is_empty() {
+                Expect::Nothing
+            } else {
+                Expect::Messages(silent)
+            },
+            grade: crate::cases::Grade::NonStrict,
+            why: WHY.to_owned(),
+        });
+    }
+    case
 }
 
 /// `case` opened by `preamble`'s steps.

@@ -110,6 +110,24 @@ impl Pattern {
         p
     }
 
+    /// Whether the pattern expects an error reply with `"id": null`.
+    pub fn is_null_id_error(&self) -> bool {
+        self.value.get("error").is_some()
+            && self.id.as_ref().is_some_and(|id| id.kind() == IdKind::Null)
+    }
+
+    /// The pattern with its top-level `id` required absent, as MCP
+    /// 2025-11-25 writes an error to a request whose id could not be read.
+    pub fn with_id_absent(&self) -> Pattern {
+        let mut p = self.clone();
+        if let Value::Object(m) = &mut p.value {
+            m.insert("id".into(), Value::String("$absent".into()));
+        }
+        p.id = None;
+        p.text = p.text.replace("\"id\": null", "\"id\": \"$absent\"");
+        p
+    }
+
     /// Whether the pattern stands for the reply to a probe.
     pub fn is_probe_reply(&self) -> bool {
         self.value.get(PROBE_REPLY).is_some()
