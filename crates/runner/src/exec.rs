@@ -108,7 +108,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .iter()
         .find(|(d, _)| d == handshake)
         .map(|(_, why)| why.clone());
-    if let Some(why) = declared.or_else(|| not_applicable(case, &opts.dialect)) {
+    if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
         result.verdict = Verdict::Skipped;
         result.evidence.push(Evidence::note(
             Verdict::Skipped,
@@ -836,12 +836,21 @@ pub fn probe(dialect: &Dialect) -> Option<Probe> {
     }
 }
 
-/// Why `case` cannot apply to `dialect`, if it cannot: what it requires
-/// does not exist there.
-pub fn not_applicable(case: &Case, dialect: &Dialect) -> Option<String> {
-    if *dialect != Dialect::Mcp {
-        return None;
-    }
+/// Why `case` cannot apply to the dialect (or handshake) named `dialect`,
+/// if it cannot: what it requires does not exist there. MCP and the Codex
+/// app-server define their own methods, and neither takes batches.
+pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
+    let (methods, batches) = match dialect {
+        "mcp" => (
+            "MCP's methods are its own",
+            "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
+        ),
+        "codex" => (
+            "the app-server's methods are its own",
+            "the app-server protocol has no batches (codex-rs/app-server-protocol, jsonrpc_lite.rs: a message is one request, notification or response)",
+        ),
+        _ => return None,
+    };
     let example: Vec<&str> = case
         .requires
         .iter()
@@ -850,14 +859,14 @@ pub fn not_applicable(case: &Case, dialect: &Dialect) -> Option<String> {
         .collect();
     if !example.is_empty() {
         return Some(format!(
-            "MCP servers have no `{}` (the JSON-RPC 2.0 §7 example methods; MCP's methods are its own)",
+            "no `{}` here (the JSON-RPC 2.0 §7 example methods; {methods})",
             example.join("`, `")
         ));
     }
-    case.requires.iter().any(|r| r == "batch").then(|| {
-        "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch"
-            .to_owned()
-    })
+    case.requires
+        .iter()
+        .any(|r| r == "batch")
+        .then(|| batches.to_owned())
 }
 
 /// The method of the barrier request in `dialect`: MCP's `ping`, which a
@@ -1317,6 +1326,65 @@ mod tests {
     fn nothing_means_nothing() {
         assert_eq!(expect_matches(&Expect::Nothing, &[]), Ok(None));
         assert!(expect_matches(&Expect::Nothing, &["[]"]).is_err());
+    }
+
+    fn one_case(text: &str) -> Case {
+        crate::cases::load_str(std::path::Path::new("t.toml"), text)
+            .expect("loads")
+            .remove(0)
+    }
+
+    #[test]
+    fn in_mcp_an_unreadable_request_is_answered_without_id_or_not_at_all() {
+        let case = one_case(
+            r#"
+[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = ['{"a":', '{"jsonrpc": "2.0", "method": "$probe", "id": 2}']
+expect = ['{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "id": null}', '{"jsonrpc": "2.0", "$probe-reply": true, "id": 2}']
+"#,
+        );
+        let mcp = with_probe(&for_mcp(&case), &probe(&Dialect::Mcp).unwrap());
+        let step = &mcp.steps[0];
+        let texts = |e: &Expect| match e {
+            Expect::Messages(ps) => ps.iter().map(|p| p.text().to_owned()).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        };
+        assert_eq!(
+            texts(&step.expect),
+            [
+                r#"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "id": "$absent"}"#,
+                r#"{"jsonrpc": "2.0", "result": "$object", "id": 2}"#
+            ]
+        );
+        let without_id = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#;
+        let pong = r#"{"jsonrpc":"2.0","id":2,"result":{}}"#;
+        assert_eq!(expect_matches(&step.expect, &[without_id, pong]), Ok(None));
+        // An id-null error is what JSON-RPC writes and MCP's schema forbids.
+        let with_null =
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+        assert!(expect_matches(&step.expect, &[with_null, pong]).is_err());
+        // Silence is the one alternative, NON-STRICT, and says why.
+        assert_eq!(step.alternatives.len(), 1);
+        assert_eq!(step.alternatives[0].grade, crate::cases::Grade::NonStrict);
+        assert!(step.alternatives[0].why.contains("2025-06-18 schema"));
+        assert_eq!(
+            expect_matches(&step.alternatives[0].expect, &[pong]),
+            Ok(None)
+        );
+        // Other dialects keep JSON-RPC's answer.
+        let plain = with_probe(&case, &probe(&Dialect::Jsonrpc2).unwrap());
+        let unknown = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"x"}}"#;
+        assert_eq!(
+            expect_matches(&plain.steps[0].expect, &[with_null, unknown]),
+            Ok(None)
+        );
+        assert!(expect_matches(&plain.steps[0].expect, &[without_id, unknown]).is_err());
+        assert!(plain.steps[0].alternatives.is_empty());
     }
 
     #[test]
