@@ -52,6 +52,9 @@ fn token() -> impl Strategy<Value = &'static str> {
         "\u{a0}",
         "NaN",
         "x",
+        "\"\\ud800\"",
+        "\"\\udc00x\"",
+        "\u{7f}",
     ])
 }
 

@@ -29,6 +29,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("framer_chunks", framer_chunks),
     ("framer_oracle", framer_oracle),
     ("framer_roundtrip", framer_roundtrip),
+    ("framer_syntax", framer_syntax),
     ("matcher_classify", matcher_classify),
     ("matcher_session", matcher_session),
     ("case_loader", case_loader),
@@ -111,6 +112,48 @@ pub fn framer_oracle(data: &[u8]) {
     let Ok(config) = config(&mut u) else { return };
     let stream = u.take_rest();
     assert_eq!(frame_whole(&config, stream), naive::frame(&config, stream));
+}
+
+/// `framer_syntax`: differential. The framer's JSON syntax checker says a
+/// text is one JSON value exactly when serde_json does (below serde_json's
+/// depth limit), and fed in two pieces cut anywhere it fails at the same
+/// offset, or passes, as in one piece; an error's offset lies within the text.
+pub fn framer_syntax(data: &[u8]) {
+    use rpcspec_framer::syntax::{self, Syntax};
+    let Some((&cut, text)) = data.split_first() else {
+        return;
+    };
+    let whole = syntax::check(text);
+    if let Err(e) = &whole {
+        assert!(
+            e.offset() <= text.len() as u64,
+            "offset {e:?} beyond {}",
+            text.len()
+        );
+    }
+    let at = usize::from(cut) * text.len() / 255;
+    let mut s = Syntax::new();
+    let pieces = s
+        .feed(&text[..at])
+        .and_then(|()| s.feed(&text[at..]))
+        .and_then(|()| s.finish());
+    let key = |r: &std::result::Result<(), syntax::SyntaxError>| {
+        r.as_ref()
+            .map_err(|e| (e.offset(), e.is_incomplete()))
+            .copied()
+    };
+    assert_eq!(key(&pieces), key(&whole), "cut at {at}");
+    // serde_json reads UTF-8 only and stops at 128 levels.
+    let opens = text.iter().filter(|&&b| b == b'[' || b == b'{').count();
+    if std::str::from_utf8(text).is_ok() && opens < 100 {
+        let serde = serde_json::from_slice::<serde::de::IgnoredAny>(text).is_ok();
+        assert_eq!(
+            whole.is_ok(),
+            serde,
+            "{:?}: {whole:?}",
+            String::from_utf8_lossy(text)
+        );
+    }
 }
 
 /// An arbitrary JSON value: strings with newlines, separators and control

@@ -849,7 +849,7 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
         .map(|f| f.signature.as_str())
         .collect();
     out.push_str(&format!(
-        "{} executions in {:.1}s, {} findings: distinct causes (rule and input shape), {} distinct rules (seed {seed})\n",
+        "{} executions in {:.1}s, {} findings (one per cause: rule and input shape) over {} rules (seed {seed})\n",
         report.executions,
         report.elapsed.as_secs_f64(),
         report.findings.len(),
