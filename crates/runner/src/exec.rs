@@ -94,13 +94,13 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .filter(|r| opts.without.contains(r))
         .map(String::as_str)
         .collect();
-    if !lacking.is_empty() {
+    let skipped = |mut result: CaseResult, why: String| {
         result.verdict = Verdict::Skipped;
-        result.evidence.push(Evidence::note(
-            Verdict::Skipped,
-            format!("the target lacks {}", lacking.join(", ")),
-        ));
-        return result;
+        result.evidence.push(Evidence::note(Verdict::Skipped, why));
+        result
+    };
+    if !lacking.is_empty() {
+        return skipped(result, format!("the target lacks {}", lacking.join(", ")));
     }
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
     let declared = case
@@ -109,12 +109,10 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .find(|(d, _)| d == handshake)
         .map(|(_, why)| why.clone());
     if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
-        result.verdict = Verdict::Skipped;
-        result.evidence.push(Evidence::note(
-            Verdict::Skipped,
+        return skipped(
+            result,
             format!("not applicable in the {handshake} dialect: {why}"),
-        ));
-        return result;
+        );
     }
     // A case that needs some answered request uses the dialect's probe.
     let probed;
@@ -125,15 +123,8 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
                 &probed
             }
             None => {
-                result.verdict = Verdict::Skipped;
-                result.evidence.push(Evidence::note(
-                    Verdict::Skipped,
-                    format!(
-                        "the {} dialect has no probe request (`$probe`)",
-                        opts.dialect.name()
-                    ),
-                ));
-                return result;
+                let why = format!("the {handshake} dialect has no probe request (`$probe`)");
+                return skipped(result, why);
             }
         }
     } else {
@@ -156,7 +147,6 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         case
     };
     // A dialect's handshake opens the conversation; its steps come first.
-    let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
     let preamble = opts.preambles.iter().find(|p| p.dialect == handshake);
     let opened;
     let case = match preamble {
