@@ -130,21 +130,19 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     } else {
         case
     };
-    // MCP writes no `"id": null`.
-    let mcp;
-    let case = if opts.dialect == Dialect::Mcp {
-        mcp = for_mcp(case);
-        &mcp
-    } else {
-        case
-    };
-    // In the lenient dialect `"jsonrpc"` may be absent from replies.
-    let lenient;
-    let case = if opts.dialect == Dialect::Lenient {
-        lenient = without_version(case);
-        &lenient
-    } else {
-        case
+    // MCP writes no `"id": null`; in the lenient dialect `"jsonrpc"` may be
+    // absent from replies.
+    let read;
+    let case = match opts.dialect {
+        Dialect::Mcp => {
+            read = for_mcp(case);
+            &read
+        }
+        Dialect::Lenient => {
+            read = without_version(case);
+            &read
+        }
+        _ => case,
     };
     // A dialect's handshake opens the conversation; its steps come first.
     let preamble = opts.preambles.iter().find(|p| p.dialect == handshake);
