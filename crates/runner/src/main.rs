@@ -139,7 +139,10 @@ struct RunArgs {
     /// SHOULD-level findings (NON-STRICT) fail the run.
     #[arg(long)]
     strict: bool,
-    /// Dialect the target's messages are judged in.
+    /// Dialect the target's messages are judged in: jsonrpc2, lenient (no
+    /// "jsonrpc" member), codex (lenient, after the Codex app-server's
+    /// initialize handshake), mcp (after MCP's initialize handshake),
+    /// claude, events.
     #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
     dialect: String,
     /// Features the target lacks, comma-separated or repeated: cases
