@@ -149,7 +149,6 @@ pub fn check(
 struct Gather {
     syntax: Syntax,
     first: (u64, u64),
-    last: u64,
     lines: u64,
     /// The lines so far, each with its own verdict as a line and, with a
     /// dialect, its text (to judge it alone if the value fails).
@@ -247,7 +246,6 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 }
                 let alone = syntax::check(text.as_bytes());
                 g.lines += 1;
-                g.last = number;
                 g.held.push(Held {
                     number,
                     offset,
@@ -279,7 +277,6 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 self.gather = Some(Gather {
                     syntax: s,
                     first: (number, offset),
-                    last: number,
                     lines: 1,
                     held: vec![Held {
                         number,
