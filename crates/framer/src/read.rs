@@ -30,6 +30,18 @@ pub struct Events<R> {
 /// Size of each read.
 const CHUNK: usize = 64 * 1024;
 
+/// One `read` into `buf`, retried while it is interrupted: how many bytes
+/// came, 0 at the end of input. For callers that push chunks themselves
+/// (to keep the framer's borrowed events) rather than use [`Events`].
+pub fn read_chunk(reader: &mut impl io::Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match reader.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
 impl<R: io::Read> Events<R> {
     /// Frames `reader` with `config`, reading 64 KiB at a time.
     pub fn new(reader: R, config: Config) -> Events<R> {
@@ -60,7 +72,7 @@ impl<R: io::Read> Iterator for Events<R> {
                 return None;
             }
             let queue = &mut self.queue;
-            match self.reader.read(&mut self.chunk) {
+            match read_chunk(&mut self.reader, &mut self.chunk) {
                 Ok(0) => {
                     self.done = true;
                     self.framer.finish(|e| queue.push_back(e.into_owned()));
@@ -68,7 +80,6 @@ impl<R: io::Read> Iterator for Events<R> {
                 Ok(n) => self
                     .framer
                     .push(&self.chunk[..n], |e| queue.push_back(e.into_owned())),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     self.done = true;
                     return Some(Err(e));

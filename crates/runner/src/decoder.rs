@@ -22,6 +22,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, ProblemKind};
 use rpcspec_matcher::Level;
 use serde::Deserialize;
@@ -1542,12 +1543,10 @@ pub fn serve(mut input: impl Read, output: impl Write) -> io::Result<()> {
     let mut buf = vec![0; 64 * 1024];
     let mut pending = Vec::new();
     loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = read_chunk(&mut input, &mut buf)?;
+        if n == 0 {
+            break;
+        }
         framer.push(&buf[..n], |e| record(e, &mut terminal, &mut pending));
         out.write_all(&pending)?;
         pending.clear();

@@ -9,6 +9,7 @@
 
 use std::io::{self, Read, Write};
 
+use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::{Config, Event, Framer, ProblemKind};
 use rpcspec_matcher::{Dialect, Kind, classify};
 use serde::Deserialize;
@@ -192,12 +193,10 @@ pub fn run_with(
         }
     };
     loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = read_chunk(&mut input, &mut buf)?;
+        if n == 0 {
+            break;
+        }
         framer.push(&buf[..n], |e| answer(e, &mut out));
         if !out.is_empty() {
             output.write_all(&out)?;
