@@ -887,14 +887,7 @@ pub fn uses_probe(case: &Case) -> bool {
 
 /// `case` with the probe of its dialect put in.
 fn with_probe(case: &Case, probe: &Probe) -> Case {
-    let put = |e: &Expect| match e {
-        Expect::Messages(ps) => {
-            Expect::Messages(ps.iter().map(|p| p.with_probe(probe.reply)).collect())
-        }
-        Expect::Batch(ps) => Expect::Batch(ps.iter().map(|p| p.with_probe(probe.reply)).collect()),
-        other => other.clone(),
-    };
-    let mut case = case.clone();
+    let mut case = map_patterns(case, |p| p.with_probe(probe.reply));
     for step in &mut case.steps {
         let lines = match &mut step.send {
             crate::cases::Send::Lines(l) | crate::cases::Send::Raw(l) => l,
@@ -902,9 +895,23 @@ fn with_probe(case: &Case, probe: &Probe) -> Case {
         for line in lines {
             *line = replace(line, PROBE, probe.method.as_bytes());
         }
-        step.expect = put(&step.expect);
+    }
+    case
+}
+
+/// `case` with `f` applied to every pattern of every step's answers, the
+/// expected one and the alternatives.
+fn map_patterns(case: &Case, f: impl Fn(&Pattern) -> Pattern) -> Case {
+    let map = |e: &Expect| match e {
+        Expect::Messages(ps) => Expect::Messages(ps.iter().map(&f).collect()),
+        Expect::Batch(ps) => Expect::Batch(ps.iter().map(&f).collect()),
+        other => other.clone(),
+    };
+    let mut case = case.clone();
+    for step in &mut case.steps {
+        step.expect = map(&step.expect);
         for alt in &mut step.alternatives {
-            alt.expect = put(&alt.expect);
+            alt.expect = map(&alt.expect);
         }
     }
     case
@@ -988,19 +995,7 @@ fn with_preamble(case: &Case, preamble: &Preamble) -> Case {
 
 /// `case` with no `"jsonrpc"` member in any expected message.
 fn without_version(case: &Case) -> Case {
-    let strip = |e: &Expect| match e {
-        Expect::Messages(ps) => Expect::Messages(ps.iter().map(Pattern::without_version).collect()),
-        Expect::Batch(ps) => Expect::Batch(ps.iter().map(Pattern::without_version).collect()),
-        other => other.clone(),
-    };
-    let mut case = case.clone();
-    for step in &mut case.steps {
-        step.expect = strip(&step.expect);
-        for alt in &mut step.alternatives {
-            alt.expect = strip(&alt.expect);
-        }
-    }
-    case
+    map_patterns(case, Pattern::without_version)
 }
 
 /// How many id-null messages a step may get back: the most any of its
