@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read};
 
+use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::syntax::{self, Syntax, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Framer, Mode, ProblemKind};
 use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Rule, Session, classify, rules};
@@ -118,12 +119,10 @@ pub fn check(
     };
     let mut chunk = vec![0u8; 64 * 1024];
     loop {
-        let n = match input.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = read_chunk(&mut input, &mut chunk)?;
+        if n == 0 {
+            break;
+        }
         framer.push(&chunk[..n], |e| checker.event(e));
         if let Some(e) = checker.failed.take() {
             return Err(e);
@@ -149,12 +148,12 @@ pub fn check(
 struct Gather {
     syntax: Syntax,
     first: (u64, u64),
-    lines: u64,
     /// The lines so far, each with its own verdict as a line and, with a
-    /// dialect, its text (to judge it alone if the value fails).
+    /// dialect, its text (to classify the value, or to judge the line alone
+    /// if the value fails).
     held: Vec<Held>,
-    /// With a dialect: the lines joined by `\n`, to classify the value.
-    text: Option<String>,
+    /// The bytes of the held texts.
+    bytes: usize,
 }
 
 struct Held {
@@ -235,27 +234,25 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
     /// pretty-printed value).
     fn line(&mut self, number: u64, offset: u64, text: &str) {
         if let Some(g) = &mut self.gather {
-            let full = g.lines >= GATHER_LINES
-                || g.text
-                    .as_ref()
-                    .is_some_and(|t| t.len() + text.len() > GATHER_BYTES);
+            let kept = if self.session.is_some() {
+                text.len()
+            } else {
+                0
+            };
+            let full = g.held.len() as u64 >= GATHER_LINES || g.bytes + kept > GATHER_BYTES;
             if !full && g.syntax.feed(b"\n").is_ok() && g.syntax.feed(text.as_bytes()).is_ok() {
                 if g.syntax.is_complete() {
                     self.close_gather(number, text);
                     return;
                 }
                 let alone = syntax::check(text.as_bytes());
-                g.lines += 1;
+                g.bytes += kept;
                 g.held.push(Held {
                     number,
                     offset,
                     text: self.session.is_some().then(|| text.into()),
                     alone,
                 });
-                if let Some(t) = &mut g.text {
-                    t.push('\n');
-                    t.push_str(text);
-                }
                 return;
             }
             // Not one value after all: every line held is judged alone, and
@@ -274,17 +271,17 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             Err(e) if e.is_incomplete() && opens_container(text) => {
                 let mut s = Syntax::new();
                 let _ = s.feed(text.as_bytes());
+                let held = Held {
+                    number,
+                    offset,
+                    alone: Err(e),
+                    text: self.session.is_some().then(|| text.into()),
+                };
                 self.gather = Some(Gather {
                     syntax: s,
                     first: (number, offset),
-                    lines: 1,
-                    held: vec![Held {
-                        number,
-                        offset,
-                        alone: Err(e),
-                        text: self.session.is_some().then(|| text.into()),
-                    }],
-                    text: self.session.is_some().then(|| text.to_owned()),
+                    bytes: held.text.as_ref().map_or(0, |t| t.len()),
+                    held: vec![held],
                 });
             }
             alone => self.judged(number, offset, text, alone, classified),
@@ -332,8 +329,12 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             };
             self.emit(&finding);
         }
-        if let Some(mut text) = g.text {
-            text.push('\n');
+        if self.session.is_some() {
+            let mut text = String::with_capacity(g.bytes + g.held.len() + last.len());
+            for h in &g.held {
+                text.push_str(h.text.as_deref().unwrap_or(""));
+                text.push('\n');
+            }
             text.push_str(last);
             self.feed(first, offset, &text, None);
         }
