@@ -341,6 +341,10 @@ impl Syntax {
 
     fn scan(&mut self, p: &[u8]) -> Result<(), (usize, ErrorKind)> {
         let found = |i: usize| found_at(p, i);
+        let unexpected = |i: usize, expected: &'static str| {
+            let found = found_at(p, i);
+            (i, ErrorKind::Unexpected { expected, found })
+        };
         let mut i = 0;
         while i < p.len() {
             let b = p[i];
@@ -447,11 +451,7 @@ impl Syntax {
                                 State::Value => "a value after `:`",
                                 _ => expected,
                             };
-                            let kind = ErrorKind::Unexpected {
-                                expected,
-                                found: found(i),
-                            };
-                            return Err((i, kind));
+                            return Err(unexpected(i, expected));
                         }
                     }
                 }
@@ -467,20 +467,12 @@ impl Syntax {
                         } else {
                             "a member name (a string) after `,`"
                         };
-                        let kind = ErrorKind::Unexpected {
-                            expected,
-                            found: found(i),
-                        };
-                        return Err((i, kind));
+                        return Err(unexpected(i, expected));
                     }
                 },
                 State::Colon => {
                     if b != b':' {
-                        let kind = ErrorKind::Unexpected {
-                            expected: "`:` after a member name",
-                            found: found(i),
-                        };
-                        return Err((i, kind));
+                        return Err(unexpected(i, "`:` after a member name"));
                     }
                     self.state = State::Value;
                 }
@@ -499,11 +491,7 @@ impl Syntax {
                             } else {
                                 "`,` or `}` after a member's value"
                             };
-                            let kind = ErrorKind::Unexpected {
-                                expected,
-                                found: found(i),
-                            };
-                            return Err((i, kind));
+                            return Err(unexpected(i, expected));
                         }
                     }
                 }
