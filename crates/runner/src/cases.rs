@@ -61,6 +61,24 @@ impl Case {
             line: self.source.line,
         }
     }
+
+    /// The case with `f` applied to every pattern of every step's answers,
+    /// the expected one and the alternatives.
+    pub fn map_patterns(&self, f: impl Fn(&Pattern) -> Pattern) -> Case {
+        let map = |e: &Expect| match e {
+            Expect::Messages(ps) => Expect::Messages(ps.iter().map(&f).collect()),
+            Expect::Batch(ps) => Expect::Batch(ps.iter().map(&f).collect()),
+            other => other.clone(),
+        };
+        let mut case = self.clone();
+        for step in &mut case.steps {
+            step.expect = map(&step.expect);
+            for alt in &mut step.alternatives {
+                alt.expect = map(&alt.expect);
+            }
+        }
+        case
+    }
 }
 
 /// What `rpcspec list` shows of a case, whatever its role.

@@ -22,6 +22,7 @@ use crate::{
     cases::{Case, Expect, Grade, Preamble, Step},
     pattern::{Match, Pattern},
     plan::{Plan, Write},
+    probe::{self, Probe, Slot},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
     target::{Msg, Running, Target, describe_exit},
 };
@@ -43,6 +44,9 @@ pub struct RunOptions {
     /// The name of the handshake to use when it is not the dialect's own
     /// (`codex`: the lenient dialect with the app-server's handshake).
     pub handshake: Option<String>,
+    /// A call known to succeed on the target (a target file's `[call]`),
+    /// for the cases that need one; `None`: the dialect's, if it has one.
+    pub call: Option<Probe>,
 }
 
 /// The dialects `--dialect` takes: the matcher's, plus `codex`, the
@@ -68,6 +72,7 @@ impl Default for RunOptions {
             preambles: crate::cases::builtin_preambles()
                 .expect("the shipped preambles load (tests/case_files.rs checks them)"),
             handshake: None,
+            call: None,
         }
     }
 }
@@ -94,13 +99,14 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .filter(|r| opts.without.contains(r))
         .map(String::as_str)
         .collect();
-    let skipped = |mut result: CaseResult, why: String| {
-        result.verdict = Verdict::Skipped;
-        result.evidence.push(Evidence::note(Verdict::Skipped, why));
+    let not_run = |mut result: CaseResult, verdict: Verdict, why: String| {
+        result.verdict = verdict;
+        result.evidence.push(Evidence::note(verdict, why));
         result
     };
     if !lacking.is_empty() {
-        return skipped(result, format!("the target lacks {}", lacking.join(", ")));
+        let why = format!("the target lacks {}", lacking.join(", "));
+        return not_run(result, Verdict::Skipped, why);
     }
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
     let declared = case
@@ -109,27 +115,42 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         .find(|(d, _)| d == handshake)
         .map(|(_, why)| why.clone());
     if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
-        return skipped(
-            result,
-            format!("not applicable in the {handshake} dialect: {why}"),
-        );
+        let why = format!("not applicable in the {handshake} dialect: {why}");
+        return not_run(result, Verdict::NotApplicable, why);
     }
-    // A case that needs some answered request uses the dialect's probe.
-    let probed;
-    let case = if uses_probe(case) {
-        match probe(&opts.dialect) {
-            Some(p) => {
-                probed = with_probe(case, &p);
-                &probed
-            }
+    // A case that needs some answered request uses the dialect's probe,
+    // one that needs a successful call the target's or the dialect's.
+    let mut case = case.clone();
+    if probe::uses(&case, Slot::Probe) {
+        match probe::probe(&opts.dialect) {
+            Some(p) => case = probe::put(&case, Slot::Probe, &p),
             None => {
                 let why = format!("the {handshake} dialect has no probe request (`$probe`)");
-                return skipped(result, why);
+                return not_run(result, Verdict::NotApplicable, why);
             }
         }
-    } else {
-        case
-    };
+    }
+    if probe::uses(&case, Slot::Call) {
+        let call = opts
+            .call
+            .clone()
+            .or_else(|| probe::default_call(&opts.dialect, handshake, &opts.without));
+        match call {
+            Some(c) if c.params.is_some() && probe::needs_bare_call(&case) => {
+                let why = format!(
+                    "it needs a call that takes no params, and the target's success call `{}` takes some",
+                    c.method
+                );
+                return not_run(result, Verdict::Skipped, why);
+            }
+            Some(c) => case = probe::put(&case, Slot::Call, &c),
+            None => {
+                let why = "it needs a call that succeeds, and none is known for this target: give one as `[call]` in a target file (`rpcspec run --target FILE`)".to_owned();
+                return not_run(result, Verdict::Skipped, why);
+            }
+        }
+    }
+    let case = &case;
     // MCP writes no `"id": null`; in the lenient dialect `"jsonrpc"` may be
     // absent from replies.
     let read;
@@ -793,37 +814,6 @@ fn initiated(kind: &Kind) -> bool {
     }
 }
 
-/// A request every target of a dialect answers, and the members its reply
-/// holds: what a case sends as `"method": "$probe"` and expects as
-/// `"$probe-reply": true`, so that framing, ids, notifications, batches and
-/// concurrency are tested on servers that have none of the spec examples'
-/// methods. Plain JSON-RPC has no method every server has, so its probe is
-/// a method no server has, answered by any error with the exact id (the
-/// error code itself is `jsonrpc/examples/method-not-found`'s business, so
-/// a wrong code fails that case alone); MCP has `ping`.
-#[derive(Debug, Clone, Copy)]
-pub struct Probe {
-    /// The method requested.
-    pub method: &'static str,
-    /// The reply's members besides `jsonrpc` and `id`, as pattern text.
-    pub reply: &'static str,
-}
-
-/// The probe of `dialect`, if it has one.
-pub fn probe(dialect: &Dialect) -> Option<Probe> {
-    match dialect {
-        Dialect::Jsonrpc2 | Dialect::Lenient => Some(Probe {
-            method: "rpcspec/probe",
-            reply: r#""error": "$object""#,
-        }),
-        Dialect::Mcp => Some(Probe {
-            method: "ping",
-            reply: r#""result": "$object""#,
-        }),
-        _ => None,
-    }
-}
-
 /// Why `case` cannot apply to the dialect (or handshake) named `dialect`,
 /// if it cannot: what it requires does not exist there. MCP and the Codex
 /// app-server define their own methods, and neither takes batches.
@@ -865,75 +855,6 @@ fn barrier_method(dialect: &Dialect) -> &'static str {
         Dialect::Mcp => "ping",
         _ => BARRIER_METHOD,
     }
-}
-
-const PROBE: &[u8] = b"$probe";
-
-/// Whether `case` sends or expects the probe.
-pub fn uses_probe(case: &Case) -> bool {
-    let sends = |step: &crate::cases::Step| match &step.send {
-        crate::cases::Send::Lines(l) | crate::cases::Send::Raw(l) => {
-            l.iter().any(|b| contains(b, PROBE))
-        }
-    };
-    let expects = |e: &Expect| match e {
-        Expect::Messages(ps) | Expect::Batch(ps) => ps.iter().any(Pattern::is_probe_reply),
-        _ => false,
-    };
-    case.steps.iter().any(|s| {
-        sends(s) || expects(&s.expect) || s.alternatives.iter().any(|a| expects(&a.expect))
-    })
-}
-
-/// `case` with the probe of its dialect put in.
-fn with_probe(case: &Case, probe: &Probe) -> Case {
-    let mut case = map_patterns(case, |p| p.with_probe(probe.reply));
-    for step in &mut case.steps {
-        let lines = match &mut step.send {
-            crate::cases::Send::Lines(l) | crate::cases::Send::Raw(l) => l,
-        };
-        for line in lines {
-            *line = replace(line, PROBE, probe.method.as_bytes());
-        }
-    }
-    case
-}
-
-/// `case` with `f` applied to every pattern of every step's answers, the
-/// expected one and the alternatives.
-fn map_patterns(case: &Case, f: impl Fn(&Pattern) -> Pattern) -> Case {
-    let map = |e: &Expect| match e {
-        Expect::Messages(ps) => Expect::Messages(ps.iter().map(&f).collect()),
-        Expect::Batch(ps) => Expect::Batch(ps.iter().map(&f).collect()),
-        other => other.clone(),
-    };
-    let mut case = case.clone();
-    for step in &mut case.steps {
-        step.expect = map(&step.expect);
-        for alt in &mut step.alternatives {
-            alt.expect = map(&alt.expect);
-        }
-    }
-    case
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
-fn replace(hay: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(hay.len());
-    let mut i = 0;
-    while i < hay.len() {
-        if hay[i..].starts_with(from) {
-            out.extend_from_slice(to);
-            i += from.len();
-        } else {
-            out.push(hay[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// `case` as MCP reads it: an error to a request whose id could not be read
@@ -995,7 +916,7 @@ fn with_preamble(case: &Case, preamble: &Preamble) -> Case {
 
 /// `case` with no `"jsonrpc"` member in any expected message.
 fn without_version(case: &Case) -> Case {
-    map_patterns(case, Pattern::without_version)
+    case.map_patterns(Pattern::without_version)
 }
 
 /// How many id-null messages a step may get back: the most any of its
@@ -1331,7 +1252,11 @@ send = ['{"a":', '{"jsonrpc": "2.0", "method": "$probe", "id": 2}']
 expect = ['{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "id": null}', '{"jsonrpc": "2.0", "$probe-reply": true, "id": 2}']
 "#,
         );
-        let mcp = with_probe(&for_mcp(&case), &probe(&Dialect::Mcp).unwrap());
+        let mcp = probe::put(
+            &for_mcp(&case),
+            Slot::Probe,
+            &probe::probe(&Dialect::Mcp).unwrap(),
+        );
         let step = &mcp.steps[0];
         let texts = |e: &Expect| match e {
             Expect::Messages(ps) => ps.iter().map(|p| p.text().to_owned()).collect::<Vec<_>>(),
@@ -1360,7 +1285,11 @@ expect = ['{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "
             Ok(None)
         );
         // Other dialects keep JSON-RPC's answer.
-        let plain = with_probe(&case, &probe(&Dialect::Jsonrpc2).unwrap());
+        let plain = probe::put(
+            &case,
+            Slot::Probe,
+            &probe::probe(&Dialect::Jsonrpc2).unwrap(),
+        );
         let unknown = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"x"}}"#;
         assert_eq!(
             expect_matches(&plain.steps[0].expect, &[with_null, unknown]),

@@ -23,6 +23,7 @@ pub mod http;
 pub mod matrix;
 pub mod pattern;
 pub mod plan;
+pub mod probe;
 pub mod producer;
 pub mod render;
 pub mod report;

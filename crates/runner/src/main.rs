@@ -80,6 +80,11 @@ struct ServeArgs {
     /// The producer's profile (with `--role producer`).
     #[arg(long, value_name = "NAME", default_value = "events")]
     profile: String,
+    /// The server's dialect (with `--role server`): jsonrpc2 (the §7
+    /// example methods), lenient (no "jsonrpc" member), codex (lenient,
+    /// `initialize` first), mcp (`initialize` and `ping`).
+    #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
+    dialect: String,
 }
 
 #[derive(clap::Args)]
@@ -257,7 +262,16 @@ fn main() -> ExitCode {
 fn serve_cmd(args: ServeArgs) -> u8 {
     let (input, output) = (io::stdin().lock(), io::stdout().lock());
     let served = match args.role {
-        Role::Server => serve::run(input, output),
+        Role::Server => match serve::Flavor::named(&args.dialect) {
+            Some(flavor) => serve::run_flavor(flavor, input, output),
+            None => {
+                return fail(&format!(
+                    "no reference server for the dialect `{}`; there is one for: {}",
+                    args.dialect,
+                    serve::Flavor::NAMES.join(", ")
+                ));
+            }
+        },
         Role::Decoder => rpcspec::decoder::serve(input, output),
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(&profile, input, output),
@@ -301,8 +315,9 @@ fn emit(text: &str, colour: bool) {
     }
 }
 
-/// The reference implementation of `role`, run from this executable.
-fn reference_target(role: Role, profile: &str) -> Result<Target, u8> {
+/// The reference implementation of `role` (a server: of `dialect`, where
+/// one exists), run from this executable.
+fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, u8> {
     let exe = std::env::current_exe().map_err(|e| {
         fail(&format!(
             "cannot find the rpcspec executable for `serve`: {e}"
@@ -315,13 +330,16 @@ fn reference_target(role: Role, profile: &str) -> Result<Target, u8> {
     if role == Role::Producer {
         argv.extend(["--profile".into(), profile.into()]);
     }
+    if role == Role::Server && dialect != "jsonrpc2" && serve::Flavor::named(dialect).is_some() {
+        argv.extend(["--dialect".into(), dialect.into()]);
+    }
     Ok(Target { argv })
 }
 
 /// The target named after `--`, or the reference implementation.
 fn target_of(args: &RunArgs) -> Result<Target, u8> {
     if args.target.is_empty() {
-        reference_target(args.role, &args.profile)
+        reference_target(args.role, &args.profile, &args.dialect)
     } else {
         Ok(Target {
             argv: args.target.clone(),

@@ -20,9 +20,6 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, value::RawValue};
 
-/// The member that stands for a probe's reply in a pattern.
-pub const PROBE_REPLY: &str = "$probe-reply";
-
 /// A compiled expected message.
 #[derive(Debug, Clone)]
 pub struct Pattern {
@@ -94,18 +91,19 @@ impl Pattern {
         p
     }
 
-    /// The pattern with its `"$probe-reply": true` member, if it has one,
-    /// replaced by the members of the dialect's probe reply (`"error":
-    /// "$object"`, say): see [`crate::exec::Probe`].
-    pub fn with_probe(&self, reply: &str) -> Pattern {
+    /// The pattern with its `"NAME": true` member, if it has one, replaced
+    /// by `members` (`"error": "$object"`, say): how a probe's reply is put
+    /// in (see [`crate::probe`]).
+    pub fn with_members(&self, name: &str, members: &str) -> Pattern {
         let mut p = self.clone();
         if let Value::Object(m) = &mut p.value
-            && m.remove(PROBE_REPLY).is_some()
+            && m.remove(name).is_some()
         {
-            let members: serde_json::Map<String, Value> =
-                serde_json::from_str(&format!("{{{reply}}}")).expect("a probe reply is members");
-            m.extend(members);
-            p.text = p.text.replace(&format!("\"{PROBE_REPLY}\": true"), reply);
+            let put: serde_json::Map<String, Value> =
+                serde_json::from_str(&format!("{{{members}}}"))
+                    .expect("a probe reply is members (target files are checked when loaded)");
+            m.extend(put);
+            p.text = p.text.replace(&format!("\"{name}\": true"), members);
         }
         p
     }
@@ -128,9 +126,10 @@ impl Pattern {
         p
     }
 
-    /// Whether the pattern stands for the reply to a probe.
-    pub fn is_probe_reply(&self) -> bool {
-        self.value.get(PROBE_REPLY).is_some()
+    /// Whether the pattern has a top-level member called `name` (a
+    /// probe's reply placeholder).
+    pub fn has_member(&self, name: &str) -> bool {
+        self.value.get(name).is_some()
     }
 
     /// The pattern as written in the case file.

@@ -16,7 +16,7 @@
 //!   `received` (`{at_ms, line, offset, bytes}` per line), `stderr`, `exit`,
 //!   `baselined`. Bytes are `{"text": …}` when UTF-8, else
 //!   `{"base64": …}`.
-//! * `{"type":"summary","data":{"passed","non_strict","failed","skipped","baselined","stale","duration","stale_entries"}}`
+//! * `{"type":"summary","data":{"passed","non_strict","failed","skipped","not_applicable","baselined","stale","duration","stale_entries"}}`
 //!
 //! Fields are only ever added, never renamed or removed, within a major
 //! version.
@@ -36,7 +36,7 @@ fn style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
         Verdict::NonStrict => AnsiColor::Yellow,
-        Verdict::Skipped => AnsiColor::BrightBlack,
+        Verdict::Skipped | Verdict::NotApplicable => AnsiColor::BrightBlack,
         _ => AnsiColor::Red,
     };
     Style::new().fg_color(Some(color.into())).bold()
@@ -48,7 +48,9 @@ fn style(verdict: Verdict) -> Style {
 pub fn human(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     for r in &report.results {
-        if r.verdict == Verdict::Pass && !verbose {
+        // Passes, and cases that cannot apply to the dialect, are listed
+        // with -v; the counts below say how many.
+        if matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable) && !verbose {
             continue;
         }
         let s = style(r.verdict);
@@ -198,7 +200,7 @@ pub fn json(report: &Report) -> String {
         "summary",
         &json!({
             "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
-            "skipped": s.skipped, "baselined": s.baselined, "stale": s.stale,
+            "skipped": s.skipped, "not_applicable": s.not_applicable, "baselined": s.baselined, "stale": s.stale,
             "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,
         }),
     ));
@@ -229,7 +231,7 @@ pub fn junit(report: &Report) -> String {
                 )
         });
         let errors = count(&|r| failing(r) && matches!(r.verdict, Verdict::Crash | Verdict::Error));
-        let skipped = count(&|r| r.verdict == Verdict::Skipped);
+        let skipped = count(&|r| !r.verdict.ran());
         let time: f64 = results.iter().map(|r| r.duration.as_secs_f64()).sum();
         let _ = writeln!(
             out,
@@ -271,7 +273,7 @@ pub fn junit(report: &Report) -> String {
             let body = evidence_text(r);
             let element = match r.verdict {
                 _ if r.baselined => None,
-                Verdict::Skipped => {
+                Verdict::Skipped | Verdict::NotApplicable => {
                     let _ = writeln!(
                         out,
                         ">\n      <skipped message=\"{}\"/>\n    </testcase>",

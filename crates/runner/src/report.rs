@@ -15,6 +15,10 @@ pub enum Verdict {
     NonStrict,
     /// The target lacks what the case requires.
     Skipped,
+    /// The case cannot apply to the dialect (MCP has no batches, no
+    /// `subtract`): its own count, neither a pass nor a skip.
+    #[serde(rename = "N/A")]
+    NotApplicable,
     /// A MUST broken.
     Fail,
     /// The target did not answer in time.
@@ -32,6 +36,7 @@ impl Verdict {
             Verdict::Pass => "PASS",
             Verdict::NonStrict => "NON-STRICT",
             Verdict::Skipped => "SKIPPED",
+            Verdict::NotApplicable => "N/A",
             Verdict::Fail => "FAIL",
             Verdict::Timeout => "TIMEOUT",
             Verdict::Crash => "CRASH",
@@ -42,10 +47,15 @@ impl Verdict {
     /// Whether this verdict fails a run (with `strict`, NON-STRICT does too).
     pub fn fails(self, strict: bool) -> bool {
         match self {
-            Verdict::Pass | Verdict::Skipped => false,
+            Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable => false,
             Verdict::NonStrict => strict,
             Verdict::Fail | Verdict::Timeout | Verdict::Crash | Verdict::Error => true,
         }
+    }
+
+    /// Whether the case was run at all: not SKIPPED, not N/A.
+    pub fn ran(self) -> bool {
+        !matches!(self, Verdict::Skipped | Verdict::NotApplicable)
     }
 }
 
@@ -312,6 +322,8 @@ pub struct Summary {
     pub failed: usize,
     /// SKIPPED.
     pub skipped: usize,
+    /// N/A: cases that cannot apply to the dialect.
+    pub not_applicable: usize,
     /// Failures a baseline lists as known.
     pub baselined: usize,
     /// Stale baseline entries.
@@ -323,14 +335,19 @@ impl Summary {
     /// skipped`. NON-STRICT results count as passed (they do not fail the
     /// run; with `--strict` they are in `failed`), stale baseline entries as
     /// failed; baselined failures are in neither (the line before says how
-    /// many).
+    /// many). Cases that cannot apply to the dialect are counted last, when
+    /// there are any.
     pub fn closing_line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} passed, {} failed, {} skipped",
             self.passed + self.non_strict,
             self.failed + self.stale,
             self.skipped
-        )
+        );
+        if self.not_applicable > 0 {
+            line.push_str(&format!(", {} not applicable", self.not_applicable));
+        }
+        line
     }
 }
 
@@ -346,6 +363,7 @@ impl Report {
                 _ if r.baselined => s.baselined += 1,
                 Verdict::Pass => s.passed += 1,
                 Verdict::Skipped => s.skipped += 1,
+                Verdict::NotApplicable => s.not_applicable += 1,
                 Verdict::NonStrict if !self.strict => s.non_strict += 1,
                 _ => s.failed += 1,
             }

@@ -1,17 +1,23 @@
-//! `rpcspec serve`: the reference JSON-RPC 2.0 server over stdio NDJSON.
+//! `rpcspec serve`: the reference JSON-RPC 2.0 server over stdio NDJSON,
+//! and one for each dialect that has a server (`--dialect`).
 //!
-//! It implements the methods the specification's examples (§7) assume:
-//! `subtract` (by position and by name), `sum`, `get_data`, and the
-//! notifications `update`, `notify_hello`, `notify_sum`; `foobar` and
-//! `foo.get` do not exist. Framing is the reference framer's; what is a
-//! request, a notification or an invalid request is the matcher's
-//! classification, so the server and the oracle read the spec the same way.
+//! The JSON-RPC 2.0 reference implements the methods the specification's
+//! examples (§7) assume: `subtract` (by position and by name), `sum`,
+//! `get_data`, and the notifications `update`, `notify_hello`,
+//! `notify_sum`; `foobar` and `foo.get` do not exist. The `lenient`
+//! reference is the same without the `"jsonrpc"` member. The `mcp` one
+//! has MCP's `initialize` and `ping` and no batches; the `codex` one is
+//! lenient, answers "Not initialized" until `initialize`, as the Codex
+//! app-server does, has `account/read` and no batches. Framing is the reference framer's;
+//! what is a request, a notification or an invalid request is the
+//! matcher's classification, so the server and the oracle read the spec
+//! the same way.
 
 use std::io::{self, Read, Write};
 
 use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::{Config, Event, Framer, ProblemKind};
-use rpcspec_matcher::{Dialect, Kind, classify};
+use rpcspec_matcher::{Dialect, Id, IdKind, Kind, classify};
 use serde::Deserialize;
 use serde_json::{Number, Value, value::RawValue};
 
@@ -24,52 +30,211 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 /// `-32602`: invalid method parameters.
 pub const INVALID_PARAMS: i64 = -32602;
 
-/// The reply to one line, without its `\n`; `None` when nothing is
-/// returned (notifications, all-notification batches, stray responses).
-pub fn respond(line: &str) -> Option<String> {
-    let Ok(raw) = serde_json::from_str::<&RawValue>(line) else {
-        return Some(error(PARSE_ERROR, "null"));
-    };
-    if raw.get().starts_with('[') {
+/// Which reference server: the dialects that have one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    /// JSON-RPC 2.0 with the §7 example methods.
+    Jsonrpc2,
+    /// The same, without the `"jsonrpc"` member in replies.
+    Lenient,
+    /// The Codex app-server's protocol: lenient, `initialize` first, no
+    /// batches, none of the example methods.
+    Codex,
+    /// An MCP server with no tools: `initialize`, `ping`, no batches.
+    Mcp,
+}
+
+impl Flavor {
+    /// Every name [`Flavor::named`] knows.
+    pub const NAMES: &[&str] = &["jsonrpc2", "lenient", "codex", "mcp"];
+
+    /// The flavor called `name` (a `--dialect` name).
+    pub fn named(name: &str) -> Option<Flavor> {
+        Some(match name {
+            "jsonrpc2" => Flavor::Jsonrpc2,
+            "lenient" => Flavor::Lenient,
+            "codex" => Flavor::Codex,
+            "mcp" => Flavor::Mcp,
+            _ => return None,
+        })
+    }
+
+    fn dialect(self) -> Dialect {
+        match self {
+            Flavor::Jsonrpc2 => Dialect::Jsonrpc2,
+            Flavor::Lenient | Flavor::Codex => Dialect::Lenient,
+            Flavor::Mcp => Dialect::Mcp,
+        }
+    }
+}
+
+/// The MCP revisions the `mcp` reference speaks, newest first: it answers
+/// `initialize` with the client's revision when it is one of these, else
+/// with the newest (MCP basic/lifecycle, version negotiation).
+const MCP_REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// A reference server's state: whether the handshake has happened.
+#[derive(Debug, Clone)]
+pub struct Server {
+    flavor: Flavor,
+    initialized: bool,
+}
+
+impl Server {
+    /// A server of `flavor` that has seen nothing yet.
+    pub fn new(flavor: Flavor) -> Server {
+        Server {
+            flavor,
+            initialized: false,
+        }
+    }
+
+    /// The reply to one line, without its `\n`; `None` when nothing is
+    /// returned (notifications, all-notification batches, stray responses).
+    pub fn respond(&mut self, line: &str) -> Option<String> {
+        let Ok(raw) = serde_json::from_str::<&RawValue>(line) else {
+            return Some(self.error(PARSE_ERROR, None));
+        };
+        if !raw.get().starts_with('[') {
+            return self.respond_one(raw.get());
+        }
+        if matches!(self.flavor, Flavor::Mcp | Flavor::Codex) {
+            // Neither protocol has batches: an array is no request.
+            return Some(self.error(INVALID_REQUEST, None));
+        }
         let members: Vec<&RawValue> = serde_json::from_str(raw.get()).expect("an array");
         if members.is_empty() {
-            return Some(error(INVALID_REQUEST, "null"));
+            return Some(self.error(INVALID_REQUEST, None));
         }
         let replies: Vec<String> = members
             .iter()
-            .filter_map(|m| respond_one(m.get()))
+            .filter_map(|m| self.respond_one(m.get()))
             .collect();
         // "Nothing is returned for all notification batches" - not even [].
-        return (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")));
+        (!replies.is_empty()).then(|| format!("[{}]", replies.join(",")))
     }
-    respond_one(raw.get())
+
+    /// The reply to a line that is not text (invalid UTF-8, over-long).
+    pub fn unreadable(&self) -> Option<String> {
+        Some(self.error(PARSE_ERROR, None))
+    }
+
+    /// The reply to one request object (a whole message or a batch member).
+    fn respond_one(&mut self, text: &str) -> Option<String> {
+        if text.starts_with('[') {
+            // A batch inside a batch is not a Request object.
+            return Some(self.error(INVALID_REQUEST, None));
+        }
+        match classify(text, &self.flavor.dialect()).kind {
+            Kind::Request { id, method } => Some(match self.call(&method, params(text)) {
+                Ok(value) => self.message(&format!(r#""result":{value}"#), Some(&id)),
+                Err((code, message)) => self.message(&error_member(code, message), Some(&id)),
+            }),
+            Kind::Notification { method } => {
+                // Run it for its effects; a notification is never answered,
+                // whatever went wrong.
+                if self.flavor == Flavor::Codex && &*method == "initialized" {
+                    return None;
+                }
+                let _ = self.call(&method, params(text));
+                None
+            }
+            // The id is echoed when it could be read (§5).
+            Kind::Invalid { id, .. } => Some(self.error(INVALID_REQUEST, id.as_ref())),
+            // Responses to requests this server never sends: nothing to say.
+            _ => None,
+        }
+    }
+
+    /// Runs a method: its result, or an error code and message.
+    fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, (i64, &'static str)> {
+        match self.flavor {
+            Flavor::Jsonrpc2 | Flavor::Lenient => {
+                example(method, params).map_err(|code| (code, message(code)))
+            }
+            Flavor::Mcp => match method {
+                "initialize" => {
+                    let asked = params
+                        .as_ref()
+                        .and_then(|p| p.get("protocolVersion"))
+                        .and_then(Value::as_str);
+                    let version = MCP_REVISIONS
+                        .iter()
+                        .find(|v| Some(**v) == asked)
+                        .unwrap_or(&MCP_REVISIONS[0]);
+                    self.initialized = true;
+                    Ok(serde_json::json!({
+                        "protocolVersion": version,
+                        "capabilities": {},
+                        "serverInfo": {"name": "rpcspec-reference", "version": env!("CARGO_PKG_VERSION")},
+                    }))
+                }
+                "ping" => Ok(serde_json::json!({})),
+                _ => Err((METHOD_NOT_FOUND, message(METHOD_NOT_FOUND))),
+            },
+            Flavor::Codex => match method {
+                "initialize" if self.initialized => Err((INVALID_REQUEST, "Already initialized")),
+                "initialize" => {
+                    self.initialized = true;
+                    Ok(
+                        serde_json::json!({"userAgent": concat!("rpcspec-reference/", env!("CARGO_PKG_VERSION"))}),
+                    )
+                }
+                _ if !self.initialized => Err((INVALID_REQUEST, "Not initialized")),
+                // The one method that needs no login; like the app-server,
+                // it takes an object of params, empty.
+                "account/read" => match params {
+                    Some(Value::Object(_)) => {
+                        Ok(serde_json::json!({"account": null, "requiresOpenaiAuth": true}))
+                    }
+                    _ => Err((INVALID_REQUEST, "Invalid request: missing field `params`")),
+                },
+                _ => Err((METHOD_NOT_FOUND, message(METHOD_NOT_FOUND))),
+            },
+        }
+    }
+
+    /// An error reply with the spec's message for `code`.
+    fn error(&self, code: i64, id: Option<&Id>) -> String {
+        self.message(&error_member(code, message(code)), id)
+    }
+
+    /// One reply: `members` (`"result":…` or `"error":…`) with the
+    /// flavor's envelope and `id`. An id that could not be read is null,
+    /// except in MCP, whose ids are strings or integers only: there it is
+    /// left out (2025-11-25 schema, `JSONRPCErrorResponse.id?`).
+    fn message(&self, members: &str, id: Option<&Id>) -> String {
+        let version = match self.flavor {
+            Flavor::Jsonrpc2 | Flavor::Mcp => r#""jsonrpc":"2.0","#,
+            Flavor::Lenient | Flavor::Codex => "",
+        };
+        let id = match (self.flavor, id) {
+            (Flavor::Mcp, Some(id)) if mcp_id(id) => format!(r#","id":{}"#, id.raw()),
+            (Flavor::Mcp, _) => String::new(),
+            (_, Some(id)) => format!(r#","id":{}"#, id.raw()),
+            (_, None) => r#","id":null"#.to_owned(),
+        };
+        format!("{{{version}{members}{id}}}")
+    }
 }
 
-/// The reply to one request object (a whole message or a batch member).
-fn respond_one(text: &str) -> Option<String> {
-    if text.starts_with('[') {
-        // A batch inside a batch is not a Request object.
-        return Some(error(INVALID_REQUEST, "null"));
+/// Whether MCP takes `id` as a request id: a string, or an integer.
+fn mcp_id(id: &Id) -> bool {
+    match id.kind() {
+        IdKind::String => true,
+        IdKind::Number => !id.raw().contains(['.', 'e', 'E']),
+        IdKind::Null => false,
     }
-    match classify(text, &Dialect::Jsonrpc2).kind {
-        Kind::Request { id, method } => Some(match call(&method, params(text)) {
-            Ok(value) => format!(r#"{{"jsonrpc":"2.0","result":{value},"id":{}}}"#, id.raw()),
-            Err(code) => error(code, id.raw()),
-        }),
-        Kind::Notification { method } => {
-            // Run it for its effects; a notification is never answered,
-            // whatever went wrong.
-            let _ = call(&method, params(text));
-            None
-        }
-        // The id is echoed when it could be read, else null (§5).
-        Kind::Invalid { id, .. } => Some(error(
-            INVALID_REQUEST,
-            id.as_ref().map_or("null", |id| id.raw()),
-        )),
-        // Responses to requests this server never sends: nothing to say.
-        _ => None,
-    }
+}
+
+fn error_member(code: i64, message: &str) -> String {
+    format!(r#""error":{{"code":{code},"message":"{message}"}}"#)
+}
+
+/// The reply to one line from the JSON-RPC 2.0 reference; `None` when
+/// nothing is returned.
+pub fn respond(line: &str) -> Option<String> {
+    Server::new(Flavor::Jsonrpc2).respond(line)
 }
 
 fn params(text: &str) -> Option<Value> {
@@ -80,8 +245,8 @@ fn params(text: &str) -> Option<Value> {
     serde_json::from_str::<Params>(text).ok()?.params
 }
 
-/// Runs a method: its result, or an error code.
-fn call(method: &str, params: Option<Value>) -> Result<Value, i64> {
+/// Runs one of the §7 examples' methods: its result, or an error code.
+fn example(method: &str, params: Option<Value>) -> Result<Value, i64> {
     match method {
         "subtract" => {
             let (minuend, subtrahend) = match &params {
@@ -129,16 +294,24 @@ fn arithmetic(
         .ok_or(INVALID_PARAMS)
 }
 
-/// An error reply with the spec's message for `code` and the id's raw text.
-pub fn error(code: i64, id: &str) -> String {
-    let message = match code {
+/// The spec's message for `code` (§5.1).
+fn message(code: i64) -> &'static str {
+    match code {
         PARSE_ERROR => "Parse error",
         INVALID_REQUEST => "Invalid Request",
         METHOD_NOT_FOUND => "Method not found",
         INVALID_PARAMS => "Invalid params",
         _ => "Internal error",
-    };
-    format!(r#"{{"jsonrpc":"2.0","error":{{"code":{code},"message":"{message}"}},"id":{id}}}"#)
+    }
+}
+
+/// A JSON-RPC 2.0 error reply with the spec's message for `code` and the
+/// id's raw text.
+pub fn error(code: i64, id: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0",{},"id":{id}}}"#,
+        error_member(code, message(code))
+    )
 }
 
 /// What the server read: a line of text, or bytes that cannot be one.
@@ -150,11 +323,18 @@ pub enum Input<'a> {
     Unreadable,
 }
 
-/// Serves `input` until it ends, with the reference behaviour.
+/// Serves `input` until it ends, with the JSON-RPC 2.0 reference
+/// behaviour.
 pub fn run(input: impl Read, output: impl Write) -> io::Result<()> {
+    run_flavor(Flavor::Jsonrpc2, input, output)
+}
+
+/// Serves `input` until it ends as the reference of `flavor`.
+pub fn run_flavor(flavor: Flavor, input: impl Read, output: impl Write) -> io::Result<()> {
+    let mut server = Server::new(flavor);
     run_with(input, output, Config::default(), |input| match input {
-        Input::Line(line) => respond(line),
-        Input::Unreadable => Some(error(PARSE_ERROR, "null")),
+        Input::Line(line) => server.respond(line),
+        Input::Unreadable => server.unreadable(),
     })
 }
 

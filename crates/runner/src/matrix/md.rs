@@ -95,7 +95,7 @@ pub fn render(m: &Matrix) -> String {
                     symbol(Some(cell.verdict)),
                     cell.verdict.as_str()
                 );
-                if cell.verdict == Verdict::Skipped || t.error.is_some() {
+                if !cell.verdict.ran() || t.error.is_some() {
                     // Why is the manifest's `without`, or said once above
                     // the tables: no ratio, no note.
                     out.push_str(" |");
@@ -140,11 +140,7 @@ const SHOWN_PLANS: usize = 6;
 /// out: the cell's verdict comes from the plans that ran.
 fn note_line(out: &mut String, n: usize, target: &str, id: &str, cell: &Cell) {
     let mut groups: Vec<(Verdict, String, Vec<&str>)> = Vec::new();
-    for p in cell
-        .evidence
-        .iter()
-        .filter(|p| p.verdict != Verdict::Skipped)
-    {
+    for p in cell.evidence.iter().filter(|p| p.verdict.ran()) {
         let what = finding(p);
         match groups
             .iter_mut()

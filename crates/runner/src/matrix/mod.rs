@@ -151,6 +151,8 @@ pub struct Counts {
     pub non_strict: usize,
     /// SKIPPED.
     pub skipped: usize,
+    /// N/A.
+    pub not_applicable: usize,
     /// FAIL.
     pub fail: usize,
     /// TIMEOUT.
@@ -170,6 +172,7 @@ impl Counts {
             Some(Verdict::Pass) => &mut self.pass,
             Some(Verdict::NonStrict) => &mut self.non_strict,
             Some(Verdict::Skipped) => &mut self.skipped,
+            Some(Verdict::NotApplicable) => &mut self.not_applicable,
             Some(Verdict::Fail) => &mut self.fail,
             Some(Verdict::Timeout) => &mut self.timeout,
             Some(Verdict::Crash) => &mut self.crash,
@@ -184,6 +187,7 @@ impl Counts {
             Some(Verdict::Pass) => self.pass,
             Some(Verdict::NonStrict) => self.non_strict,
             Some(Verdict::Skipped) => self.skipped,
+            Some(Verdict::NotApplicable) => self.not_applicable,
             Some(Verdict::Fail) => self.fail,
             Some(Verdict::Timeout) => self.timeout,
             Some(Verdict::Crash) => self.crash,
@@ -231,19 +235,16 @@ pub struct Cell {
 }
 
 impl Cell {
-    /// How many plans ran (were not skipped).
+    /// How many plans ran (were neither SKIPPED nor N/A).
     pub fn ran(&self) -> usize {
-        self.plans
-            .iter()
-            .filter(|p| p.verdict != Verdict::Skipped)
-            .count()
+        self.plans.iter().filter(|p| p.verdict.ran()).count()
     }
 
     /// How many plans ran and did not pass.
     pub fn not_passed(&self) -> usize {
         self.plans
             .iter()
-            .filter(|p| !matches!(p.verdict, Verdict::Pass | Verdict::Skipped))
+            .filter(|p| p.verdict.ran() && p.verdict != Verdict::Pass)
             .count()
     }
 
@@ -251,41 +252,40 @@ impl Cell {
     /// neither) for a cell of several plans whose verdict is neither PASS
     /// nor SKIPPED, else nothing.
     pub fn ratio(&self) -> Option<String> {
-        let counted = !matches!(self.verdict, Verdict::Pass | Verdict::Skipped);
+        let counted = self.verdict.ran() && self.verdict != Verdict::Pass;
         (counted && self.plans.len() > 1).then(|| format!("{}/{}", self.not_passed(), self.ran()))
     }
 }
 
 /// How bad a verdict is, for a cell: [`Verdict`]'s own order except that
-/// SKIPPED ranks just above PASS (a check that does not apply to one plan
-/// must not hide what another plan found).
+/// N/A and SKIPPED rank just above PASS (a check that does not apply to one
+/// plan must not hide what another plan found).
 pub fn severity(verdict: Verdict) -> u8 {
     match verdict {
         Verdict::Pass => 0,
-        Verdict::Skipped => 1,
-        Verdict::NonStrict => 2,
-        Verdict::Fail => 3,
-        Verdict::Timeout => 4,
-        Verdict::Crash => 5,
-        Verdict::Error => 6,
+        Verdict::NotApplicable => 1,
+        Verdict::Skipped => 2,
+        Verdict::NonStrict => 3,
+        Verdict::Fail => 4,
+        Verdict::Timeout => 5,
+        Verdict::Crash => 6,
+        Verdict::Error => 7,
     }
 }
 
-/// A cell's verdict from its plans' verdicts: SKIPPED only when every plan
-/// was skipped, otherwise the worst ([`severity`]) of the plans that were
-/// not; `None` for no plans. For a producer the "plans" are scenarios, and
+/// A cell's verdict from its plans' verdicts: SKIPPED or N/A only when no
+/// plan ran, otherwise the worst ([`severity`]) of the plans that ran; `None` for no plans. For a producer the "plans" are scenarios, and
 /// a check may not apply in one (SKIPPED) yet be NON-STRICT in another.
 pub fn worst(verdicts: impl IntoIterator<Item = Verdict>) -> Option<Verdict> {
-    let mut skipped = false;
+    let mut unrun: Option<Verdict> = None;
     let mut worst: Option<Verdict> = None;
     for v in verdicts {
-        if v == Verdict::Skipped {
-            skipped = true;
-        } else if worst.is_none_or(|w| severity(v) > severity(w)) {
-            worst = Some(v);
+        let slot = if v.ran() { &mut worst } else { &mut unrun };
+        if slot.is_none_or(|w| severity(v) > severity(w)) {
+            *slot = Some(v);
         }
     }
-    worst.or(skipped.then_some(Verdict::Skipped))
+    worst.or(unrun)
 }
 
 /// A plan's verdict.
@@ -433,10 +433,11 @@ pub fn parse_verdict(name: &str) -> Option<Verdict> {
 
 /// Every verdict, in the report's order (PASS first): the order of legends
 /// and summary columns. Cells rank them by [`severity`].
-pub const ALL_VERDICTS: [Verdict; 7] = [
+pub const ALL_VERDICTS: [Verdict; 8] = [
     Verdict::Pass,
     Verdict::NonStrict,
     Verdict::Skipped,
+    Verdict::NotApplicable,
     Verdict::Fail,
     Verdict::Timeout,
     Verdict::Crash,
@@ -451,6 +452,7 @@ pub fn symbol(verdict: Option<Verdict>) -> &'static str {
         Some(Verdict::Pass) => "✔",
         Some(Verdict::NonStrict) => "~",
         Some(Verdict::Skipped) => "⊘",
+        Some(Verdict::NotApplicable) => "∅",
         Some(Verdict::Fail) => "✘",
         Some(Verdict::Timeout) => "◷",
         Some(Verdict::Crash) => "↯",
@@ -465,6 +467,7 @@ pub fn meaning(verdict: Option<Verdict>) -> &'static str {
         Some(Verdict::Pass) => "every plan as the specification says",
         Some(Verdict::NonStrict) => "a SHOULD broken, or a tolerated alternative taken",
         Some(Verdict::Skipped) => "the target lacks a feature the case requires",
+        Some(Verdict::NotApplicable) => "the case cannot apply to the target's dialect",
         Some(Verdict::Fail) => "a MUST broken",
         Some(Verdict::Timeout) => "no answer before the case deadline",
         Some(Verdict::Crash) => "the target exited or died during the case",
