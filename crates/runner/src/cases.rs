@@ -226,9 +226,10 @@ struct FileDef {
     preamble: Vec<Spanned<PreambleDef>>,
 }
 
+/// A `[[preamble]]` as written, in a case file or a target file.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PreambleDef {
+pub(crate) struct PreambleDef {
     dialect: Spanned<String>,
     title: String,
     section: String,
@@ -517,8 +518,24 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             source: locate(file, text, case_span.start),
         });
     }
+    let preambles = preambles_from(def.preamble, file, text)?;
+    Ok((cases, preambles))
+}
+
+/// The preambles declared in `file` (whose text is `text`), checked: a
+/// known dialect, one preamble per dialect, steps that state their answer
+/// and do not close stdin.
+pub(crate) fn preambles_from(
+    defs: Vec<Spanned<PreambleDef>>,
+    file: &Path,
+    text: &str,
+) -> Result<Vec<Preamble>, LoadError> {
+    let at = |span: std::ops::Range<usize>, message: String| LoadError {
+        location: locate(file, text, span.start),
+        message,
+    };
     let mut preambles: Vec<Preamble> = Vec::new();
-    for spanned in def.preamble {
+    for spanned in defs {
         let span = spanned.span();
         let def = spanned.into_inner();
         let dialect_span = def.dialect.span();
@@ -559,7 +576,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             source: locate(file, text, span.start),
         });
     }
-    Ok((cases, preambles))
+    Ok(preambles)
 }
 
 fn step_from(def: StepDef) -> Result<Step, String> {

@@ -159,6 +159,10 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
             read = for_mcp(case);
             &read
         }
+        Dialect::Lenient if handshake == "codex" => {
+            read = for_codex(&without_version(case));
+            &read
+        }
         Dialect::Lenient => {
             read = without_version(case);
             &read
@@ -245,6 +249,8 @@ struct Run<'o> {
     held: Vec<(Received, String)>,
     /// How many barrier requests have been answered.
     barriers_answered: usize,
+    /// The longest a barrier took to be answered (from its queueing).
+    barrier_rtt: Duration,
     /// How many of the case's steps are a preamble's (they come first).
     preamble: usize,
 }
@@ -294,6 +300,7 @@ impl<'o> Run<'o> {
             stopped: false,
             held: Vec::new(),
             barriers_answered: 0,
+            barrier_rtt: Duration::ZERO,
             preamble: 0,
         }
     }
@@ -316,6 +323,7 @@ impl<'o> Run<'o> {
         }
         let ended = self.stdout_closed && self.exit.is_some();
         if !self.timed_out && !ended {
+            self.await_replies();
             // Whatever the target still writes belongs to the last window.
             self.close_stdin();
             self.await_exit();
@@ -387,6 +395,32 @@ impl<'o> Run<'o> {
         self.running.close_stdin();
     }
 
+    /// Waits a little for the replies still due before the runner closes
+    /// stdin, which ends many servers at once with their work in flight.
+    /// JSON-RPC does not order the replies to separate requests, so one may
+    /// come after the barrier's (the Codex app-server answers
+    /// `account/read` after a later unknown method): the wait is ten
+    /// barrier round trips, at least 100 ms and at most 1 s, and never past
+    /// the case deadline. A server that answers in order has answered
+    /// everything by then and costs nothing; one that drops requests costs
+    /// the wait once per case.
+    fn await_replies(&mut self) {
+        let due = |r: &Run<'_>| {
+            r.step_ids.iter().flatten().any(|id| {
+                !r.got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.raw() == id.raw()))
+            })
+        };
+        if !due(self) {
+            return;
+        }
+        let grace =
+            (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
+        let until = self.deadline.min(Instant::now() + grace);
+        self.wait(|r| !due(r), until);
+    }
+
     fn barrier(&mut self, k: usize, plan: Plan) {
         let id = format!("\"rpcspec-barrier-{}\"", k + 1);
         let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
@@ -401,10 +435,12 @@ impl<'o> Run<'o> {
             None,
         );
         let n = self.barriers.len();
+        let sent = Instant::now();
         self.pump(
             move |r| r.barriers_answered >= n,
             "the answer to the barrier request",
         );
+        self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
     }
 
     /// Handles the target's events until `done` holds, the case deadline
@@ -864,7 +900,35 @@ fn barrier_method(dialect: &Dialect) -> &'static str {
 /// has no schema-valid answer at all: staying silent is graded NON-STRICT.
 fn for_mcp(case: &Case) -> Case {
     const WHY: &str = "no reply to an unreadable request: the MCP 2025-06-18 schema requires a non-null `id` on every error, so a server of that revision has no valid answer (JSON-RPC 2.0 §5.1 and §7 want one with id null, MCP 2025-11-25 one without id)";
+    unreadable_ids(case, true, WHY)
+}
+
+/// `case` as the Codex app-server's protocol reads it: its errors carry a
+/// `RequestId`, a string or an integer, never null
+/// (codex-rs/app-server-protocol, jsonrpc_lite.rs), so a request whose id
+/// could not be read has no answer there: staying silent is graded
+/// NON-STRICT, and JSON-RPC's `"id": null` error is still accepted.
+fn for_codex(case: &Case) -> Case {
+    const WHY: &str = "no reply to an unreadable request: the app-server's errors carry a string or integer `id` (jsonrpc_lite.rs `RequestId`), so it has no way to write JSON-RPC 2.0's `\"id\": null` (§5.1, §7)";
+    unreadable_ids(case, false, WHY)
+}
+
+/// `case` with each step that expects an id-null error also accepting
+/// silence for it, NON-STRICT, saying `why`; with `absent`, the error is
+/// expected without `id` instead of with `"id": null`.
+fn unreadable_ids(case: &Case, absent: bool, why: &str) -> Case {
     let mut case = case.clone();
+    let rewrite = |ps: &[Pattern]| -> Vec<Pattern> {
+        ps.iter()
+            .map(|p| {
+                if absent && p.is_null_id_error() {
+                    p.with_id_absent()
+                } else {
+                    p.clone()
+                }
+            })
+            .collect()
+    };
     for step in &mut case.steps {
         let Expect::Messages(ps) = &step.expect else {
             continue;
@@ -877,21 +941,10 @@ fn for_mcp(case: &Case) -> Case {
             .filter(|p| !p.is_null_id_error())
             .cloned()
             .collect();
-        let absent = |ps: &[Pattern]| {
-            ps.iter()
-                .map(|p| {
-                    if p.is_null_id_error() {
-                        p.with_id_absent()
-                    } else {
-                        p.clone()
-                    }
-                })
-                .collect()
-        };
-        step.expect = Expect::Messages(absent(ps));
+        step.expect = Expect::Messages(rewrite(ps));
         for alt in &mut step.alternatives {
             if let Expect::Messages(ps) = &alt.expect {
-                alt.expect = Expect::Messages(absent(ps));
+                alt.expect = Expect::Messages(rewrite(ps));
             }
         }
         step.alternatives.push(crate::cases::Alternative {
@@ -901,7 +954,7 @@ fn for_mcp(case: &Case) -> Case {
                 Expect::Messages(silent)
             },
             grade: crate::cases::Grade::NonStrict,
-            why: WHY.to_owned(),
+            why: why.to_owned(),
         });
     }
     case

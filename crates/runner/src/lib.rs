@@ -29,6 +29,7 @@ pub mod render;
 pub mod report;
 pub mod serve;
 pub mod target;
+pub mod target_file;
 mod unescape;
 
 use std::{

@@ -131,9 +131,18 @@ struct RunArgs {
     /// Load cases from this directory instead of the shipped ones.
     #[arg(long, value_name = "DIR")]
     cases: Option<PathBuf>,
-    /// Deadline per case: `5`, `2.5`, `5s`, `500ms` (at most an hour).
-    #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
-    timeout: Duration,
+    /// Deadline per case: `5`, `2.5`, `5s`, `500ms` (at most an hour;
+    /// default 5 s, or the target file's).
+    #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
+    timeout: Option<Duration>,
+    /// A target file (TOML): the command, dialect, features it lacks,
+    /// timeout, handshake and a call known to succeed, in one place; see
+    /// README.md, "Target files". Options given here win over the file's.
+    #[arg(long = "target", value_name = "FILE")]
+    target_file: Option<PathBuf>,
+    /// What the target file adds to the run.
+    #[arg(skip)]
+    loaded: Option<rpcspec::target_file::TargetFile>,
     /// Cases run in parallel (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -147,9 +156,9 @@ struct RunArgs {
     /// Dialect the target's messages are judged in: jsonrpc2, lenient (no
     /// "jsonrpc" member), codex (lenient, after the Codex app-server's
     /// initialize handshake), mcp (after MCP's initialize handshake),
-    /// claude, events.
-    #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
-    dialect: String,
+    /// claude, events (default: jsonrpc2, or the target file's).
+    #[arg(long, value_name = "NAME")]
+    dialect: Option<String>,
     /// Features the target lacks, comma-separated or repeated: cases
     /// requiring one are SKIPPED (`rpcspec list` shows what each requires).
     #[arg(long = "without", value_name = "FEATURE", value_delimiter = ',')]
@@ -172,6 +181,49 @@ struct RunArgs {
     /// The target command and its arguments, run without a shell.
     #[arg(last = true, value_name = "CMD")]
     target: Vec<OsString>,
+}
+
+impl RunArgs {
+    /// The dialect's name: `--dialect`, else the target file's, else
+    /// `jsonrpc2`.
+    fn dialect(&self) -> &str {
+        self.dialect.as_deref().unwrap_or("jsonrpc2")
+    }
+
+    /// The deadline per case: `--timeout`, else the target file's, else 5 s.
+    fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(Duration::from_secs(5))
+    }
+
+    /// Takes in the target file, if one is given: its values fill what the
+    /// command line left unsaid, and its `without` adds to `--without`.
+    fn load_target_file(&mut self) -> Result<(), u8> {
+        let Some(path) = &self.target_file else {
+            return Ok(());
+        };
+        let file = rpcspec::target_file::load(path)
+            .map_err(|e| fail(&format!("target file error: {e}")))?;
+        if self.target.is_empty() {
+            self.target = file.command.clone();
+        } else {
+            return Err(fail(
+                "give the target either after `--` or as `command` in the --target file, not both",
+            ));
+        }
+        if self.dialect.is_none() {
+            self.dialect = file.dialect.clone();
+        }
+        if self.timeout.is_none() {
+            self.timeout = file.timeout;
+        }
+        for feature in &file.without {
+            if !self.without.contains(feature) {
+                self.without.push(feature.clone());
+            }
+        }
+        self.loaded = Some(file);
+        Ok(())
+    }
 }
 
 #[derive(clap::Args)]
@@ -339,7 +391,7 @@ fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, 
 /// The target named after `--`, or the reference implementation.
 fn target_of(args: &RunArgs) -> Result<Target, u8> {
     if args.target.is_empty() {
-        reference_target(args.role, &args.profile, &args.dialect)
+        reference_target(args.role, &args.profile, args.dialect())
     } else {
         Ok(Target {
             argv: args.target.clone(),
@@ -359,9 +411,15 @@ struct RoleRun {
     results: Vec<rpcspec::report::CaseResult>,
 }
 
-fn run(args: RunArgs) -> u8 {
+fn run(mut args: RunArgs) -> u8 {
     if args.url.is_some() && args.role != Role::Producer {
         return fail("--url tests a streaming HTTP endpoint: use it with --role producer");
+    }
+    if args.target_file.is_some() && args.role != Role::Server {
+        return fail("--target FILE describes a server: use it with --role server");
+    }
+    if let Err(code) = args.load_target_file() {
+        return code;
     }
     let baseline = match &args.baseline {
         None => None,
@@ -448,7 +506,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         }
         plans
     };
-    let (dialect, handshake) = handshake_of(&args.dialect)?;
+    let (dialect, handshake) = handshake_of(args.dialect())?;
     if !args.without.is_empty() {
         // Every feature any case names, filtered out or not.
         let own = match &args.cases {
@@ -467,10 +525,11 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     }
     let target = target_of(args)?;
     let mut opts = RunOptions {
-        timeout: args.timeout,
+        timeout: args.timeout(),
         dialect: dialect.clone(),
         without: args.without.clone(),
         handshake: Some(handshake.clone()),
+        call: args.loaded.as_ref().and_then(|f| f.call.clone()),
         ..RunOptions::default()
     };
     // A cases folder's own preambles come first (the first for a dialect
@@ -478,6 +537,12 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     if let Some(dir) = &args.cases {
         let mut own =
             cases::preambles_dir(dir).map_err(|e| fail(&format!("case file error: {e}")))?;
+        own.append(&mut opts.preambles);
+        opts.preambles = own;
+    }
+    // The target file's handshakes win over both.
+    if let Some(file) = &args.loaded {
+        let mut own = file.preambles.clone();
         own.append(&mut opts.preambles);
         opts.preambles = own;
     }
@@ -515,7 +580,7 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         Some(url) => Source::Url(url.clone()),
         None => Source::Command(target_of(args)?),
     };
-    let timeout = args.timeout;
+    let timeout = args.timeout();
     let results = producer::run(&cases, &profile, &source, timeout, jobs_of(args), progress);
     Ok(RoleRun {
         target: source.display(),
@@ -556,7 +621,7 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         eprintln!("rpcspec: no case runs under the plans given");
         return Err(exit::NO_CASES);
     }
-    let timeout = args.timeout;
+    let timeout = args.timeout();
     let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
         decoder::run_case(case, plan, &target, timeout)
     });
@@ -769,34 +834,7 @@ fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
 /// A clap parser for a duration option within (0, `max_secs`]: `5`, `2.5`,
 /// `5s`, `500ms`, `5m`, `2h`.
 fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + Clone {
-    move |text: &str| {
-        let t = text.trim();
-        let (number, unit) = match t.strip_suffix("ms") {
-            Some(n) => (n, "ms"),
-            None => match t.strip_suffix(['s', 'm', 'h']) {
-                Some(n) => (n, &t[n.len()..]),
-                None => (t, "s"),
-            },
-        };
-        let scale = match unit {
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => unreachable!("units are matched above"),
-        };
-        let secs = number
-            .trim()
-            .parse::<f64>()
-            .map_err(|_| format!("`{text}` is not a duration (like 5, 2.5s, 500ms, 5m, 2h)"))?
-            * scale;
-        if !(secs.is_finite() && secs > 0.0 && secs <= max_secs) {
-            return Err(format!(
-                "`{text}` is out of range: more than 0 and at most {max_secs} s"
-            ));
-        }
-        Ok(Duration::from_secs_f64(secs))
-    }
+    move |text: &str| rpcspec::target_file::duration(text, max_secs)
 }
 
 fn fuzz_cmd(args: FuzzArgs) -> u8 {

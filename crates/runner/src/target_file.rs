@@ -1,0 +1,274 @@
+//! Target files (`rpcspec run --target FILE`): what to run, in which
+//! dialect, what it lacks, its handshake and a call known to succeed, in
+//! one TOML file kept beside the server.
+//!
+//! ```toml
+//! command = ["npx", "mcp-server-everything", "stdio"]
+//! dialect = "mcp"                 # default: jsonrpc2
+//! without = ["subtract"]          # features it lacks (`rpcspec list`)
+//! timeout = "10s"                 # deadline per case
+//!
+//! [call]                          # a call that succeeds, for the cases
+//! method = "tools/list"           # that need one (`$call`)
+//! params = '{}'                   # JSON text; leave out for no params
+//! result = '{"tools": "$array"}'  # a pattern; default "$any"
+//!
+//! [[preamble]]                    # a handshake instead of the shipped one,
+//! dialect = "mcp"                 # as in spec-cases/preambles.toml
+//! ...
+//! ```
+//!
+//! Options given on the command line win over the file's; `--without`
+//! adds to its list. Errors say file:line:column.
+
+use std::{ffi::OsString, path::Path, time::Duration};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::{
+    cases::{LoadError, Preamble, PreambleDef, locate, preambles_from},
+    pattern::Pattern,
+    probe::Probe,
+};
+
+/// A loaded target file.
+#[derive(Debug, Clone)]
+pub struct TargetFile {
+    /// The command and its arguments, run without a shell.
+    pub command: Vec<OsString>,
+    /// The `--dialect` name, if the file gives one.
+    pub dialect: Option<String>,
+    /// Features the target lacks.
+    pub without: Vec<String>,
+    /// The deadline per case, if the file gives one.
+    pub timeout: Option<Duration>,
+    /// A call that succeeds on the target.
+    pub call: Option<Probe>,
+    /// Handshakes that replace the shipped ones of their dialects.
+    pub preambles: Vec<Preamble>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    command: Spanned<Vec<String>>,
+    dialect: Option<Spanned<String>>,
+    #[serde(default)]
+    without: Vec<String>,
+    timeout: Option<Spanned<String>>,
+    call: Option<Spanned<CallDef>>,
+    #[serde(default)]
+    preamble: Vec<Spanned<PreambleDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallDef {
+    method: String,
+    params: Option<Spanned<String>>,
+    result: Option<Spanned<String>>,
+}
+
+/// Most seconds a target file's `timeout` may be (as `--timeout`).
+pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
+
+/// Reads and checks the target file at `path`.
+pub fn load(path: &Path) -> Result<TargetFile, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        location: locate(path, "", 0),
+        message: format!("cannot read the target file: {e}"),
+    })?;
+    parse(path, &text)
+}
+
+/// Parses the target file `file`, whose text is `text`.
+pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
+    let at = |span: std::ops::Range<usize>, message: String| LoadError {
+        location: locate(file, text, span.start),
+        message,
+    };
+    let def: FileDef = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim_end().to_owned();
+        at(e.span().unwrap_or(0..0), message)
+    })?;
+    let command_span = def.command.span();
+    let command = def.command.into_inner();
+    if command.first().is_none_or(|c| c.is_empty()) {
+        return Err(at(
+            command_span,
+            "`command` is empty: give the program and its arguments".into(),
+        ));
+    }
+    let dialect = match def.dialect {
+        Some(d) if crate::exec::dialect_named(d.as_ref()).is_none() => {
+            let known = crate::exec::DIALECTS.join(", ");
+            return Err(at(
+                d.span(),
+                format!("unknown dialect `{}` (known: {known})", d.as_ref()),
+            ));
+        }
+        d => d.map(Spanned::into_inner),
+    };
+    let timeout = match def.timeout {
+        Some(t) => Some(duration(t.as_ref(), MAX_TIMEOUT_SECS).map_err(|e| at(t.span(), e))?),
+        None => None,
+    };
+    let call = match def.call {
+        Some(call) => {
+            let span = call.span();
+            let call = call.into_inner();
+            if call.method.is_empty() {
+                return Err(at(span, "`call.method` is empty".into()));
+            }
+            let params = match call.params {
+                Some(p) => {
+                    let json: serde_json::Value = serde_json::from_str(p.as_ref())
+                        .map_err(|e| at(p.span(), format!("`call.params` is not JSON: {e}")))?;
+                    if !(json.is_object() || json.is_array()) {
+                        return Err(at(
+                            p.span(),
+                            "`call.params` must be an object or an array (JSON-RPC 2.0 §4.2)"
+                                .into(),
+                        ));
+                    }
+                    Some(json.to_string())
+                }
+                None => None,
+            };
+            let result = match call.result {
+                Some(r) => {
+                    Pattern::parse(&format!(r#"{{"result": {}}}"#, r.as_ref())).map_err(|e| {
+                        at(r.span(), format!("`call.result` is not a pattern: {e}"))
+                    })?;
+                    r.into_inner()
+                }
+                None => r#""$any""#.to_owned(),
+            };
+            Some(Probe::call(&call.method, params.as_deref(), &result))
+        }
+        None => None,
+    };
+    Ok(TargetFile {
+        command: command.into_iter().map(OsString::from).collect(),
+        dialect,
+        without: def.without,
+        timeout,
+        call,
+        preambles: preambles_from(def.preamble, file, text)?,
+    })
+}
+
+/// A duration as the command line takes it: `5`, `2.5`, `5s`, `500ms`,
+/// `5m`, `2h`; more than 0 and at most `max_secs`.
+pub fn duration(text: &str, max_secs: f64) -> Result<Duration, String> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix("ms") {
+        Some(n) => (n, 1e-3),
+        None => match t.strip_suffix('s') {
+            Some(n) => (n, 1.0),
+            None => match t.strip_suffix('m') {
+                Some(n) => (n, 60.0),
+                None => match t.strip_suffix('h') {
+                    Some(n) => (n, 3600.0),
+                    None => (t, 1.0),
+                },
+            },
+        },
+    };
+    let secs = number
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("`{text}` is not a duration (like 5, 2.5s, 500ms, 5m, 2h)"))?
+        * scale;
+    if !(secs.is_finite() && secs > 0.0 && secs <= max_secs) {
+        return Err(format!(
+            "`{text}` is out of range: more than 0 and at most {max_secs} s"
+        ));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str) -> Result<TargetFile, String> {
+        parse(Path::new("t.toml"), text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_full_file_loads() {
+        let f = parsed(
+            r#"
+command = ["npx", "mcp-server-everything", "stdio"]
+dialect = "mcp"
+without = ["subtract"]
+timeout = "500ms"
+
+[call]
+method = "tools/list"
+params = '{}'
+result = '{"tools": "$array"}'
+
+[[preamble]]
+dialect = "mcp"
+title = "t"
+section = "s"
+
+[[preamble.step]]
+send = '{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+expect_none = true
+"#,
+        )
+        .unwrap();
+        assert_eq!(f.command.len(), 3);
+        assert_eq!(f.dialect.as_deref(), Some("mcp"));
+        assert_eq!(f.timeout, Some(Duration::from_millis(500)));
+        let call = f.call.unwrap();
+        assert_eq!(call.params.as_deref(), Some("{}"));
+        assert_eq!(call.reply, r#""result": {"tools": "$array"}"#);
+        assert_eq!(f.preambles.len(), 1);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        for (text, wanted) in [
+            ("command = []", "t.toml:1:11: `command` is empty"),
+            (
+                "command = [\"x\"]\ndialect = \"mpc\"",
+                "t.toml:2:11: unknown dialect `mpc`",
+            ),
+            (
+                "command = [\"x\"]\ntimeout = \"5 min\"",
+                "t.toml:2:11: `5 min` is not a duration",
+            ),
+            (
+                "command = [\"x\"]\n[call]\nmethod = \"m\"\nparams = '42'",
+                "t.toml:4:10: `call.params` must be an object or an array",
+            ),
+            (
+                "command = [\"x\"]\n[call]\nmethod = \"m\"\nresult = '{'",
+                "t.toml:4:10: `call.result` is not a pattern",
+            ),
+            (
+                "command = [\"x\"]\nwithuot = []",
+                "t.toml:2:1: unknown field `withuot`",
+            ),
+        ] {
+            let e = parsed(text).unwrap_err();
+            assert!(e.starts_with(wanted), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn durations_take_units() {
+        assert_eq!(duration("5", 10.0), Ok(Duration::from_secs(5)));
+        assert_eq!(duration("2.5s", 10.0), Ok(Duration::from_millis(2500)));
+        assert_eq!(duration("500ms", 10.0), Ok(Duration::from_millis(500)));
+        assert_eq!(duration("2m", 600.0), Ok(Duration::from_secs(120)));
+        assert!(duration("0", 10.0).is_err());
+        assert!(duration("11", 10.0).is_err());
+        assert!(duration("fast", 10.0).is_err());
+    }
+}
