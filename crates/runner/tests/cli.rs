@@ -973,3 +973,88 @@ fn an_unknown_decoder_plan_is_refused_not_an_empty_pass() {
         .code(2)
         .stderr(predicate::str::contains("unknown decoder plan `splits`"));
 }
+
+/// A target file in a temporary folder, its `command` the reference MCP
+/// server; `rest` is the rest of the file.
+fn mcp_target_file(rest: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("target.toml");
+    let text = format!(
+        "command = [{:?}, \"serve\", \"--dialect\", \"mcp\"]\ndialect = \"mcp\"\n{rest}",
+        BIN
+    );
+    fs::write(&path, text).unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_target_file_gives_the_command_dialect_and_success_call() {
+    let (_dir, path) = mcp_target_file("[call]\nmethod = \"ping\"\nresult = '{}'\n");
+    let out = rpcspec()
+        .args(["run", "--target", path.to_str().unwrap()])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert!(stdout.contains("(mcp dialect)"), "{stdout}");
+    // `N passed, 0 failed, 0 skipped, M not applicable`: MCP has no batches.
+    let last = last_line(&out.get_output().stdout);
+    let (counts, na) = last.rsplit_once(", ").unwrap();
+    let (passed, failed, skipped) = summary(counts);
+    assert_eq!((failed, skipped), (0, 0), "{stdout}");
+    assert!(passed > 100, "{last}");
+    assert!(na.ends_with(" not applicable"), "{last}");
+}
+
+#[test]
+fn the_success_call_of_a_target_file_is_the_one_sent() {
+    // The reference has no `tools/list`: every case that needs the call
+    // fails, and says which method it sent.
+    let (_dir, path) = mcp_target_file("[call]\nmethod = \"tools/list\"\n");
+    let out = rpcspec()
+        .args([
+            "run",
+            "--target",
+            path.to_str().unwrap(),
+            "--filter",
+            "jsonrpc/params/absent",
+            "--filter",
+            "jsonrpc/envelope/result-object-shape",
+            "--plans",
+            "whole",
+        ])
+        .assert()
+        .code(1);
+    let stdout = text(&out.get_output().stdout);
+    assert_eq!(stdout.matches("FAIL ").count(), 2, "{stdout}");
+    assert!(stdout.contains(r#"\"method\": \"tools/list\""#), "{stdout}");
+}
+
+#[test]
+fn a_bad_target_file_exits_2_naming_file_line_and_column() {
+    let (_dir, path) = mcp_target_file("timeout = \"soon\"\n");
+    let out = rpcspec()
+        .args(["run", "--target", path.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    let wanted = format!("{}:3:11: `soon` is not a duration", path.display());
+    assert!(stderr.contains(&wanted), "{stderr}");
+    // A command in the file and another after `--`: which one is meant?
+    let (_dir, good) = mcp_target_file("");
+    rpcspec()
+        .args(["run", "--target", good.to_str().unwrap(), "--", "cat"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("not both"));
+}
+
+#[test]
+fn the_shipped_target_files_load() {
+    for name in ["mcp-everything.toml", "jsonrpc-server.toml"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/targets")
+            .join(name);
+        let file = rpcspec::target_file::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(file.call.is_some(), "{name} shows a success call");
+    }
+}
