@@ -187,6 +187,10 @@ fn install(dir: &Path) -> Result<(), String> {
             "--no-fund",
         ],
     )?;
+    // The Codex app-server keeps its state under $HOME/.codex: the
+    // manifest points HOME at this empty folder, not at yours.
+    let home = dir.join(".deps/codex-home");
+    fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
     step(
         dir,
         "cargo",

@@ -104,10 +104,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         result.evidence.push(Evidence::note(verdict, why));
         result
     };
-    if !lacking.is_empty() {
-        let why = format!("the target lacks {}", lacking.join(", "));
-        return not_run(result, Verdict::Skipped, why);
-    }
+    // What cannot apply to the dialect is N/A whatever the target has.
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
     let declared = case
         .not_in
@@ -117,6 +114,10 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
         let why = format!("not applicable in the {handshake} dialect: {why}");
         return not_run(result, Verdict::NotApplicable, why);
+    }
+    if !lacking.is_empty() {
+        let why = format!("the target lacks {}", lacking.join(", "));
+        return not_run(result, Verdict::Skipped, why);
     }
     // A case that needs some answered request uses the dialect's probe,
     // one that needs a successful call the target's or the dialect's.

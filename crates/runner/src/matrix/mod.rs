@@ -945,15 +945,14 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
         };
         let dialect = match &t.dialect {
             None => "jsonrpc2".to_owned(),
-            Some(d) if rpcspec_matcher::Dialect::from_name(d.get_ref()).is_some() => {
-                d.get_ref().clone()
-            }
+            Some(d) if crate::exec::dialect_named(d.get_ref()).is_some() => d.get_ref().clone(),
             Some(d) => {
                 return Err(at(
                     d.span(),
                     format!(
-                        "unknown dialect `{}` (known: jsonrpc2, lenient, mcp, claude, events)",
-                        d.get_ref()
+                        "unknown dialect `{}` (known: {})",
+                        d.get_ref(),
+                        crate::exec::DIALECTS.join(", ")
                     ),
                 ));
             }
