@@ -142,7 +142,7 @@ struct RunArgs {
     target_file: Option<PathBuf>,
     /// What the target file adds to the run.
     #[arg(skip)]
-    loaded: Option<rpcspec::target_file::TargetFile>,
+    loaded: Option<Box<rpcspec::target_file::TargetFile>>,
     /// Cases run in parallel (default: the number of cores).
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -221,7 +221,7 @@ impl RunArgs {
                 self.without.push(feature.clone());
             }
         }
-        self.loaded = Some(file);
+        self.loaded = Some(Box::new(file));
         Ok(())
     }
 }
