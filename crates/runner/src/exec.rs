@@ -248,8 +248,6 @@ struct Run<'o> {
     stopped: bool,
     /// Lines that are not JSON on their own, held back (see `hold`).
     held: Vec<(Received, String)>,
-    /// How many barrier requests have been answered.
-    barriers_answered: usize,
     /// The longest a barrier took to be answered (from its queueing).
     barrier_rtt: Duration,
     /// How many of the case's steps are a preamble's (they come first).
@@ -300,13 +298,23 @@ impl<'o> Run<'o> {
             flooded: false,
             stopped: false,
             held: Vec::new(),
-            barriers_answered: 0,
             barrier_rtt: Duration::ZERO,
             preamble: 0,
         }
     }
 
     fn drive(&mut self, case: &Case, plan: Plan) {
+        // A first step written in pieces must reach a target that is
+        // already reading, or a slow starter gets the pieces as one read
+        // and the plan tests nothing: a barrier first proves it is up. (A
+        // preamble's own barriers do the same.)
+        let first_in_pieces = case
+            .steps
+            .first()
+            .is_some_and(|s| plan.writes(&s.send).len() > 1);
+        if self.preamble == 0 && first_in_pieces {
+            self.ready(plan);
+        }
         for (k, step) in case.steps.iter().enumerate() {
             self.window = k;
             self.step_ids.push(Vec::new());
@@ -316,7 +324,7 @@ impl<'o> Run<'o> {
                 self.close_stdin();
                 self.await_exit();
             } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
-                self.barrier(k, plan);
+                self.barrier(k + 1, plan);
             }
             if self.stopped {
                 break;
@@ -422,12 +430,35 @@ impl<'o> Run<'o> {
         self.wait(|r| !due(r), until);
     }
 
-    fn barrier(&mut self, k: usize, plan: Plan) {
-        let id = format!("\"rpcspec-barrier-{}\"", k + 1);
+    /// Waits, at most two seconds and never past the deadline, for a sign
+    /// that the target is reading: the answer to barrier 0, or anything it
+    /// writes (`cat` echoes the barrier back). No sign is no verdict: the
+    /// case goes on and its own barriers judge the target.
+    fn ready(&mut self, plan: Plan) {
+        let id = self.send_barrier(0, plan);
+        let until = self.deadline.min(Instant::now() + Duration::from_secs(2));
+        self.wait(move |r| !r.got.is_empty() || r.answered(&id), until);
+    }
+
+    /// Whether the barrier `id` has been answered.
+    fn answered(&self, id: &Id) -> bool {
+        self.got.iter().any(|g| {
+            g.barrier
+                && g.ids
+                    .first()
+                    .is_some_and(|a| a.compare(id) == IdMatch::Same)
+        })
+    }
+
+    /// Sends barrier `n` (0: before the first step, k + 1: after step k),
+    /// and returns its id.
+    fn send_barrier(&mut self, n: usize, plan: Plan) -> Id {
+        let id = format!("\"rpcspec-barrier-{n}\"");
         let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
         let method = barrier_method(&self.opts.dialect);
         let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
-        self.barriers.push(Id::parse(&id).expect("a JSON string"));
+        let id = Id::parse(&id).expect("a JSON string");
+        self.barriers.push(id.clone());
         self.send(
             vec![Write {
                 pause: Duration::ZERO,
@@ -435,10 +466,16 @@ impl<'o> Run<'o> {
             }],
             None,
         );
-        let n = self.barriers.len();
+        id
+    }
+
+    /// Sends the barrier after step k (numbered k + 1) and waits for its
+    /// answer.
+    fn barrier(&mut self, n: usize, plan: Plan) {
+        let id = self.send_barrier(n, plan);
         let sent = Instant::now();
         self.pump(
-            move |r| r.barriers_answered >= n,
+            move |r| r.answered(&id),
             "the answer to the barrier request",
         );
         self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
@@ -671,7 +708,6 @@ impl<'o> Run<'o> {
                 .barriers
                 .iter()
                 .any(|b| b.compare(&ids[0]) == IdMatch::Same);
-        self.barriers_answered += usize::from(barrier);
         let reply = !initiated(&classified.kind);
         self.got.push(Got {
             received,
