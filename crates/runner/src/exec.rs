@@ -430,13 +430,15 @@ impl<'o> Run<'o> {
         self.wait(|r| !due(r), until);
     }
 
-    /// Waits, at most two seconds and never past the deadline, for a sign
-    /// that the target is reading: the answer to barrier 0, or anything it
-    /// writes (`cat` echoes the barrier back). No sign is no verdict: the
-    /// case goes on and its own barriers judge the target.
+    /// Waits for a sign that the target is reading: the answer to barrier
+    /// 0, or anything it writes (`cat` echoes the barrier back); at most a
+    /// quarter of the case deadline and two seconds, so that a target that
+    /// writes nothing until it exits still has its case. No sign is no
+    /// verdict: the case goes on and its own barriers judge the target.
     fn ready(&mut self, plan: Plan) {
         let id = self.send_barrier(0, plan);
-        let until = self.deadline.min(Instant::now() + Duration::from_secs(2));
+        let most = (self.opts.timeout / 4).min(Duration::from_secs(2));
+        let until = self.deadline.min(Instant::now() + most);
         self.wait(move |r| !r.got.is_empty() || r.answered(&id), until);
     }
 

@@ -61,7 +61,8 @@ impl Plan {
     }
 
     /// The writes for one step. Raw bytes keep their own chunking under
-    /// `whole` and `crlf`, and their own line endings under every plan.
+    /// `whole` and `crlf` (with [`SPLIT_PAUSE`] between chunks), and their
+    /// own line endings under every plan.
     pub fn writes(self, send: &Send) -> Vec<Write> {
         let (pieces, raw): (Vec<Vec<u8>>, bool) = match send {
             Send::Lines(lines) => {
@@ -76,6 +77,16 @@ impl Plan {
             bytes,
         };
         match self {
+            // A raw step's own chunks are meant as separate reads: the
+            // split plan's pause goes between them.
+            Plan::Whole | Plan::Crlf if raw => pieces
+                .into_iter()
+                .enumerate()
+                .map(|(i, bytes)| Write {
+                    pause: if i == 0 { Duration::ZERO } else { SPLIT_PAUSE },
+                    bytes,
+                })
+                .collect(),
             Plan::Whole | Plan::Crlf => pieces.into_iter().map(now).collect(),
             Plan::Coalesced if raw || pieces.len() > 1 => vec![now(pieces.concat())],
             Plan::Coalesced => pieces.into_iter().map(now).collect(),
