@@ -1184,17 +1184,7 @@ fn contract_record(text: &str) -> Result<Said, String> {
 }
 
 fn shown_bytes(bytes: &[u8]) -> Bytes {
-    if bytes.len() <= SHOWN_BYTES {
-        return Bytes::new(bytes);
-    }
-    let mut cut = SHOWN_BYTES;
-    if let Err(e) = std::str::from_utf8(&bytes[..cut]) {
-        cut = e.valid_up_to().max(cut.saturating_sub(3));
-    }
-    match std::str::from_utf8(&bytes[..cut]) {
-        Ok(s) => Bytes::Text(format!("{s}… ({} bytes in all)", bytes.len())),
-        Err(_) => Bytes::new(&bytes[..cut]),
-    }
+    Bytes::head(bytes, SHOWN_BYTES)
 }
 
 /// How long each target took to start and exit on an empty stream.

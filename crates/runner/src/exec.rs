@@ -195,8 +195,29 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     run.preamble = preamble.map_or(0, |p| p.steps.len());
     run.drive(case, plan);
     run.grade(case, &mut result);
+    // A report keeps the head of each message shown, as of each line.
+    for e in &mut result.evidence {
+        for text in &mut e.actual {
+            clip(text, MAX_KEPT_BYTES);
+        }
+    }
     result.duration = started.elapsed();
     result
+}
+
+/// Cuts `text` to at most `max` bytes (at a character boundary), saying
+/// how many there were in all.
+fn clip(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let all = text.len();
+    text.truncate(cut);
+    text.push_str(&format!("… ({all} bytes in all)"));
 }
 
 /// One line the target wrote, with what the runner made of it.
@@ -244,6 +265,11 @@ struct Run<'o> {
     timed_out: bool,
     /// The target wrote more than the cap; its output is ignored.
     flooded: bool,
+    /// Lines taken from the target's stdout so far.
+    lines: usize,
+    /// Framing problems seen per rule, and the verdict of each: the first
+    /// [`MAX_PER_RULE`] of a rule are evidence, the rest a count.
+    framing_seen: std::collections::BTreeMap<String, (usize, Verdict)>,
     /// Send nothing more: the target timed out, crashed or flooded.
     stopped: bool,
     /// Lines that are not JSON on their own, held back (see `hold`).
@@ -254,7 +280,7 @@ struct Run<'o> {
     preamble: usize,
 }
 
-/// Most findings of one matcher rule listed per result.
+/// Most findings of one matcher or framing rule listed per result.
 const MAX_PER_RULE: usize = 5;
 
 /// Most messages an evidence entry lists.
@@ -262,6 +288,16 @@ const MAX_SHOWN: usize = 20;
 
 /// Most received lines a result keeps (a flood is capped anyway).
 const MAX_RECEIVED: usize = 2000;
+
+/// Most bytes of one received line a report keeps (the rest is counted):
+/// a 16 MiB line costs a result 64 KiB.
+pub const MAX_KEPT_BYTES: usize = 64 << 10;
+
+/// Most lines (messages, blank lines, framing problems) a target may write
+/// in one case: what a case keeps grows with them, so a flood of short
+/// lines is stopped here as a flood of bytes is at the output cap. The
+/// largest shipped case (100 in flight) writes about a hundred.
+pub const MAX_LINES: usize = 10_000;
 
 /// Most lines held back as a possible pretty-printed message.
 const MAX_HELD: usize = 64;
@@ -296,6 +332,8 @@ impl<'o> Run<'o> {
             output: 0,
             timed_out: false,
             flooded: false,
+            lines: 0,
+            framing_seen: Default::default(),
             stopped: false,
             held: Vec::new(),
             barrier_rtt: Duration::ZERO,
@@ -523,6 +561,15 @@ impl<'o> Run<'o> {
         }
     }
 
+    /// The target wrote more than a case may keep: a FAIL saying `why`, and
+    /// its output is ignored from here on.
+    fn flood(&mut self, why: String) {
+        self.evidence.push(Evidence::note(Verdict::Fail, why));
+        self.running.kill();
+        self.flooded = true;
+        self.stopped = true;
+    }
+
     fn handle(&mut self, msg: Msg) {
         let at = self.running.elapsed();
         match msg {
@@ -530,16 +577,10 @@ impl<'o> Run<'o> {
             Msg::Stdout(bytes) => {
                 self.output += bytes.len();
                 if self.output > self.opts.output_cap {
-                    self.evidence.push(Evidence::note(
-                        Verdict::Fail,
-                        format!(
-                            "the target wrote more than {} bytes to stdout; stopped",
-                            self.opts.output_cap
-                        ),
+                    self.flood(format!(
+                        "the target wrote more than {} bytes to stdout; stopped",
+                        self.opts.output_cap
                     ));
-                    self.running.kill();
-                    self.flooded = true;
-                    self.stopped = true;
                     return;
                 }
                 let mut events = Vec::new();
@@ -610,6 +651,16 @@ impl<'o> Run<'o> {
 
     /// One framing event from the target's stdout.
     fn take(&mut self, event: Event<'_>, at: Duration) {
+        if self.flooded {
+            return;
+        }
+        self.lines += 1;
+        if self.lines > MAX_LINES {
+            self.flood(format!(
+                "the target wrote more than {MAX_LINES} lines in one case; stopped"
+            ));
+            return;
+        }
         let (number, offset, bytes) = match &event {
             Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
             Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
@@ -618,7 +669,7 @@ impl<'o> Run<'o> {
             at_ms: at.as_millis() as u64,
             line: number,
             offset,
-            bytes: Bytes::new(bytes),
+            bytes: Bytes::head(bytes, MAX_KEPT_BYTES),
         };
         match event {
             Event::Line(line) => {
@@ -636,7 +687,19 @@ impl<'o> Run<'o> {
             }
             Event::Problem(problem) => {
                 self.release_held();
-                self.evidence.push(framing_evidence(&problem));
+                let evidence = framing_evidence(&problem);
+                let rule = evidence
+                    .rule
+                    .as_ref()
+                    .map_or(String::new(), |r| r.id.clone());
+                let seen = self
+                    .framing_seen
+                    .entry(rule)
+                    .or_insert((0, evidence.verdict));
+                seen.0 += 1;
+                if seen.0 <= MAX_PER_RULE {
+                    self.evidence.push(evidence);
+                }
                 if !matches!(problem.kind, ProblemKind::Bom) {
                     self.got.push(Got {
                         received,
@@ -818,6 +881,11 @@ impl<'o> Run<'o> {
                 });
             }
         }
+        let framing = std::mem::take(&mut self.framing_seen);
+        let per_rule = per_rule
+            .into_iter()
+            .map(|(id, n, v)| (id.to_owned(), n, v))
+            .chain(framing.into_iter().map(|(id, (n, v))| (id, n, v)));
         for (id, count, verdict) in per_rule {
             if count > MAX_PER_RULE {
                 self.evidence.push(Evidence::note(

@@ -198,6 +198,24 @@ impl Bytes {
         }
     }
 
+    /// Wraps at most the first `max` bytes of `bytes` (cut at a character
+    /// boundary where they are text), saying how many there were in all:
+    /// what a report keeps of a line, so that one huge line costs a report
+    /// `max` bytes, not its length.
+    pub fn head(bytes: &[u8], max: usize) -> Bytes {
+        if bytes.len() <= max {
+            return Bytes::new(bytes);
+        }
+        let mut cut = max;
+        if let Err(e) = std::str::from_utf8(&bytes[..cut]) {
+            cut = e.valid_up_to().max(cut.saturating_sub(3));
+        }
+        match std::str::from_utf8(&bytes[..cut]) {
+            Ok(s) => Bytes::Text(format!("{s}… ({} bytes in all)", bytes.len())),
+            Err(_) => Bytes::new(&bytes[..cut]),
+        }
+    }
+
     /// For people: the text, or the bytes with non-ASCII escaped.
     pub fn display(&self, raw: &[u8]) -> String {
         match self {

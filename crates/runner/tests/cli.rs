@@ -1058,3 +1058,105 @@ fn the_shipped_target_files_load() {
         assert!(file.call.is_some(), "{name} shows a success call");
     }
 }
+
+/// Runs rpcspec with `args` to its end, polling its peak RSS (VmHWM, in
+/// KiB) while it runs; returns the peak, the exit code and stdout.
+fn run_measured(args: &[&str]) -> (u64, i32, String) {
+    let mut child = StdCommand::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let pid = child.id();
+    let mut peak = 0;
+    let status = loop {
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if let Some(kb) = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
+        {
+            peak = peak.max(kb);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (peak, status.code().unwrap_or(-1), reader.join().unwrap())
+}
+
+/// A target that writes short lines without end (`yes 1`: JSON scalars;
+/// `yes ''`: blank lines) is stopped at 10 000 lines: a FAIL that says so,
+/// in a bounded report, with rpcspec's memory bounded (it was 2.7 GB and
+/// 3.4 GB within the case deadline: every line was kept with its findings).
+#[test]
+fn a_flood_of_short_lines_is_stopped_with_memory_bounded() {
+    for line in ["1", ""] {
+        let args = [
+            "run",
+            "--timeout",
+            "5",
+            "--plans",
+            "whole",
+            "--filter",
+            ONE,
+            "--format",
+            "json",
+            "--",
+            "yes",
+            line,
+        ];
+        let (peak_kib, code, stdout) = run_measured(&args);
+        assert_eq!(code, 1, "{stdout}");
+        assert!(
+            stdout.contains("the target wrote more than 10000 lines in one case; stopped"),
+            "{}",
+            &stdout[..stdout.len().min(2000)]
+        );
+        assert!(stdout.len() < 2 << 20, "report of {} bytes", stdout.len());
+        assert!(peak_kib > 0, "no VmHWM read");
+        assert!(
+            peak_kib < 256 << 10,
+            "`yes {line:?}`: peak RSS {peak_kib} KiB"
+        );
+    }
+}
+
+/// One huge line (15 MB, not JSON) costs a report 64 KiB of it, not its
+/// length: the received line and each evidence's `actual` keep a head and
+/// the length in all (a report of 31 MB per result before).
+#[test]
+fn a_huge_line_costs_a_report_its_head_only() {
+    let script = "head -c 15000000 /dev/zero | tr '\\0' x; echo; exec cat >/dev/null";
+    let args = [
+        "run",
+        "--timeout",
+        "5",
+        "--plans",
+        "whole",
+        "--filter",
+        ONE,
+        "--format",
+        "json",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ];
+    let (_, code, stdout) = run_measured(&args);
+    assert_eq!(code, 1);
+    assert!(
+        stdout.contains("… (15000000 bytes in all)"),
+        "the length is kept"
+    );
+    assert!(stdout.len() < 1 << 20, "report of {} bytes", stdout.len());
+}
