@@ -143,9 +143,9 @@ struct RunArgs {
     /// What the target file adds to the run.
     #[arg(skip)]
     loaded: Option<Box<rpcspec::target_file::TargetFile>>,
-    /// Cases run in parallel (default: the number of cores).
-    #[arg(long, value_name = "N")]
-    jobs: Option<usize>,
+    /// Cases run in parallel, 1 to 256 (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
     /// Write plans to use, comma-separated (default: all a case allows); for
     /// a producer, the profile scenarios to run.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
@@ -401,6 +401,7 @@ fn target_of(args: &RunArgs) -> Result<Target, u8> {
 
 fn jobs_of(args: &RunArgs) -> usize {
     args.jobs
+        .map(usize::from)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 

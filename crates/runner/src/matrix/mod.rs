@@ -1176,12 +1176,14 @@ fn run_manifest(manifest: &Manifest, args: &MatrixArgs) -> Result<Vec<Input>, u8
             Ok(r) => {
                 let mut c = Counts::default();
                 r.results.iter().for_each(|x| c.add(Some(x.verdict)));
+                let unrun = c.skipped + c.not_applicable;
                 eprintln!(
-                    "rpcspec matrix: {}: {} results, {} pass, {} not passing",
+                    "rpcspec matrix: {}: {} results, {} pass, {} not passing, {} not run (skipped or N/A)",
                     spec.name,
                     r.results.len(),
                     c.pass,
-                    r.results.len() - c.pass
+                    r.results.len() - c.pass - unrun,
+                    unrun
                 );
             }
             Err(e) => eprintln!("rpcspec matrix: {}: no report: {e}", spec.name),
