@@ -209,6 +209,31 @@ pub struct LoadError {
     pub message: String,
 }
 
+impl LoadError {
+    /// The error `message` at the start of `span` in `file`, whose text is
+    /// `text`.
+    pub fn at(file: &Path, text: &str, span: std::ops::Range<usize>, message: String) -> LoadError {
+        LoadError {
+            location: locate(file, text, span.start),
+            message,
+        }
+    }
+}
+
+/// Parses the TOML `text` of `file` as a `T`; a syntax or shape error says
+/// file:line:column. Case files, decoder cases, target files and matrix
+/// manifests all load through it.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
+    toml::from_str(text).map_err(|e| {
+        LoadError::at(
+            file,
+            text,
+            e.span().unwrap_or(0..0),
+            e.message().trim_end().to_owned(),
+        )
+    })
+}
+
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.location, self.message)
@@ -447,14 +472,9 @@ pub fn builtin_preambles() -> Result<Vec<Preamble>, LoadError> {
 }
 
 fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), LoadError> {
-    let at = |span: std::ops::Range<usize>, message: String| LoadError {
-        location: locate(file, text, span.start),
-        message,
-    };
-    let def: FileDef = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_owned();
-        at(e.span().unwrap_or(0..0), message)
-    })?;
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let def: FileDef = parse_toml(file, text)?;
     let prefix = id_prefix(file);
     let mut cases: Vec<Case> = Vec::new();
     for spanned in def.case {
@@ -530,10 +550,8 @@ pub(crate) fn preambles_from(
     file: &Path,
     text: &str,
 ) -> Result<Vec<Preamble>, LoadError> {
-    let at = |span: std::ops::Range<usize>, message: String| LoadError {
-        location: locate(file, text, span.start),
-        message,
-    };
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let mut preambles: Vec<Preamble> = Vec::new();
     for spanned in defs {
         let span = spanned.span();

@@ -266,14 +266,9 @@ pub fn load_dir(root: &Path) -> Result<Vec<DecoderCase>, LoadError> {
 /// Loads the decoder cases of one file, given its path relative to the
 /// cases root (which makes the ids) and its text.
 pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> {
-    let at = |span: std::ops::Range<usize>, message: String| LoadError {
-        location: locate(file, text, span.start),
-        message,
-    };
-    let def: FileDef = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_owned();
-        at(e.span().unwrap_or(0..0), message)
-    })?;
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let def: FileDef = cases::parse_toml(file, text)?;
     let prefix = cases::id_prefix(file);
     let mut cases: Vec<DecoderCase> = Vec::new();
     for spanned in def.case {

@@ -27,7 +27,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::{
-    cases::{LoadError, Preamble, PreambleDef, locate, preambles_from},
+    cases::{LoadError, Preamble, PreambleDef, parse_toml, preambles_from},
     pattern::Pattern,
     probe::Probe,
 };
@@ -75,10 +75,7 @@ pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
 
 /// Reads and checks the target file at `path`.
 pub fn load(path: &Path) -> Result<TargetFile, LoadError> {
-    let error = |message: String| LoadError {
-        location: locate(path, "", 0),
-        message,
-    };
+    let error = |message: String| LoadError::at(path, "", 0..0, message);
     // Only a regular file: reading a FIFO or a device could block forever.
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => {}
@@ -90,24 +87,16 @@ pub fn load(path: &Path) -> Result<TargetFile, LoadError> {
     let text = String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
         let text = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
-        LoadError {
-            location: locate(path, &text, at),
-            message: "the target file is not UTF-8".into(),
-        }
+        LoadError::at(path, &text, at..at, "the target file is not UTF-8".into())
     })?;
     parse(path, &text)
 }
 
 /// Parses the target file `file`, whose text is `text`.
 pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
-    let at = |span: std::ops::Range<usize>, message: String| LoadError {
-        location: locate(file, text, span.start),
-        message,
-    };
-    let def: FileDef = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_owned();
-        at(e.span().unwrap_or(0..0), message)
-    })?;
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let def: FileDef = parse_toml(file, text)?;
     let command_span = def.command.span();
     let command = def.command.into_inner();
     if command.first().is_none_or(|c| c.is_empty()) {

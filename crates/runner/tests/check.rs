@@ -3,8 +3,9 @@
 //! bounded whatever the length of the stream (streams generated on the fly,
 //! never written to disk).
 
+mod support;
+
 use std::{
-    fs,
     io::{Read, Write},
     process::{Command, Stdio},
     thread,
@@ -301,14 +302,7 @@ fn peak_rss(args: &[&str], total: u64, mut fill: impl FnMut(&mut Vec<u8>) + Send
         stdout.read_to_string(&mut s).unwrap();
         s
     });
-    let hwm = || -> u64 {
-        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
-    };
+    let hwm = || support::vm_hwm_kib(pid);
     let mut stdin = child.stdin.take().unwrap();
     let mut block = Vec::with_capacity(1 << 20);
     let mut written = 0u64;

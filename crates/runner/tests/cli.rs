@@ -4,6 +4,8 @@
 //! TIMEOUT), `true` exits at once (a CRASH), and a path that does not
 //! exist cannot be started (an ERROR).
 
+mod support;
+
 use std::{
     fs,
     io::{BufRead, BufReader, Write as _},
@@ -1078,14 +1080,7 @@ fn run_measured(args: &[&str]) -> (u64, i32, String) {
     let pid = child.id();
     let mut peak = 0;
     let status = loop {
-        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        if let Some(kb) = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches(" kB").parse::<u64>().ok())
-        {
-            peak = peak.max(kb);
-        }
+        peak = peak.max(support::vm_hwm_kib(pid));
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }

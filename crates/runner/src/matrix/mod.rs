@@ -904,9 +904,9 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
         location: locate(file, text, span.start),
         message,
     };
-    let def: ManifestDef = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim_end().to_owned();
-        at(e.span().unwrap_or(0..0), message)
+    let def: ManifestDef = crate::cases::parse_toml(file, text).map_err(|e| Error::Manifest {
+        location: e.location,
+        message: e.message,
     })?;
     if def.target.is_empty() {
         return Err(at(
