@@ -198,26 +198,11 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     // A report keeps the head of each message shown, as of each line.
     for e in &mut result.evidence {
         for text in &mut e.actual {
-            clip(text, MAX_KEPT_BYTES);
+            crate::report::clip(text, MAX_KEPT_BYTES);
         }
     }
     result.duration = started.elapsed();
     result
-}
-
-/// Cuts `text` to at most `max` bytes (at a character boundary), saying
-/// how many there were in all.
-fn clip(text: &mut String, max: usize) {
-    if text.len() <= max {
-        return;
-    }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let all = text.len();
-    text.truncate(cut);
-    text.push_str(&format!("… ({all} bytes in all)"));
 }
 
 /// One line the target wrote, with what the runner made of it.

@@ -211,7 +211,7 @@ impl Bytes {
             cut = e.valid_up_to().max(cut.saturating_sub(3));
         }
         match std::str::from_utf8(&bytes[..cut]) {
-            Ok(s) => Bytes::Text(format!("{s}… ({} bytes in all)", bytes.len())),
+            Ok(s) => Bytes::Text(cut_note(s, bytes.len())),
             Err(_) => Bytes::new(&bytes[..cut]),
         }
     }
@@ -223,6 +223,24 @@ impl Bytes {
             Bytes::Base64(_) => raw.escape_ascii().to_string(),
         }
     }
+}
+
+/// Cuts `text` to at most `max` bytes (at a character boundary), saying
+/// how many there were in all, as [`Bytes::head`] does.
+pub fn clip(text: &mut String, max: usize) {
+    if text.len() <= max {
+        return;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    *text = cut_note(&text[..cut], text.len());
+}
+
+/// `head` followed by how many bytes the whole had.
+fn cut_note(head: &str, all: usize) -> String {
+    format!("{head}… ({all} bytes in all)")
 }
 
 /// Standard base64 with padding; small enough not to need a crate.
