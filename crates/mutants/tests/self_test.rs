@@ -122,8 +122,10 @@ const MUTANTS: &[Mutant] = &[
         filters: &[
             "framing/lines/two-in-one-write",
             "framing/lines/split-writes",
-            "jsonrpc/examples/batch",
         ],
+        // Not `examples/batch`: its bytewise writes reach this mutant one
+        // byte per read or all in one, as the scheduler pleases, so whether
+        // it is caught is not a fact about the cases.
         plans: &[Plan::Whole, Plan::Bytewise],
         timeout_ms: 500,
         caught_by: &[
