@@ -41,6 +41,9 @@ pub struct Case {
     /// Dialects the case cannot apply to, each with the passage that says
     /// why: it is SKIPPED there as not applicable.
     pub not_in: Vec<(String, String)>,
+    /// With no success call known for the target, its `$call` may go to a
+    /// method no server has, answered -32601 (see [`crate::probe`]).
+    pub or_unknown_method: bool,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
     /// Where the case is defined.
@@ -277,6 +280,8 @@ struct CaseDef {
     allow: Vec<String>,
     #[serde(default = "no_dialects")]
     not_in: Spanned<std::collections::BTreeMap<String, String>>,
+    #[serde(default)]
+    or_unknown_method: bool,
     #[serde(default)]
     step: Vec<Spanned<StepDef>>,
 }
@@ -534,6 +539,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             plans,
             allow: def.allow,
             not_in,
+            or_unknown_method: def.or_unknown_method,
             steps,
             source: locate(file, text, case_span.start),
         });

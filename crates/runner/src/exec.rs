@@ -132,23 +132,21 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         }
     }
     if probe::uses(&case, Slot::Call) {
-        let call = opts
-            .call
-            .clone()
-            .or_else(|| probe::default_call(&opts.dialect, handshake, &opts.without));
-        match call {
-            Some(c) if c.params.is_some() && probe::needs_bare_call(&case) => {
-                let why = format!(
-                    "it needs a call that takes no params, and the target's success call `{}` takes some",
-                    c.method
-                );
-                return not_run(result, Verdict::Skipped, why);
-            }
-            Some(c) => case = probe::put(&case, Slot::Call, &c),
-            None => {
-                let why = "it needs a call that succeeds, and none is known for this target: give one as `[call]` in a target file (`rpcspec run --target FILE`)".to_owned();
-                return not_run(result, Verdict::Skipped, why);
-            }
+        let calls = match &opts.call {
+            Some(c) => vec![c.clone()],
+            None => probe::default_calls(&opts.dialect, handshake, &opts.without),
+        };
+        let need = probe::need(&case);
+        // The unknown method stands in only where the dialect's probe is
+        // one (plain JSON-RPC), and never for a call whose params matter.
+        let stand_in = case.or_unknown_method
+            && need <= probe::Need::Bare
+            && handshake != "codex"
+            && matches!(opts.dialect, Dialect::Jsonrpc2 | Dialect::Lenient);
+        match probe::choose(&calls, need) {
+            Some(c) => case = probe::put(&case, Slot::Call, c),
+            None if stand_in => case = probe::put(&case, Slot::Call, &probe::unknown_method()),
+            None => return not_run(result, Verdict::Skipped, probe::missing(&calls, need)),
         }
     }
     let case = &case;

@@ -367,6 +367,7 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         plans: vec![scenario.plan],
         allow: Vec::new(),
         not_in: Vec::new(),
+        or_unknown_method: false,
         steps,
         source: Location {
             file: PathBuf::from("fuzz"),

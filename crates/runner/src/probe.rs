@@ -9,11 +9,14 @@
 //!   server has, answered by any error with the exact id (the code itself
 //!   is `jsonrpc/examples/method-not-found`'s business, so a wrong code
 //!   fails that case alone); MCP has `ping`.
-//! * `"method": "$call"`, `, "params": "$call-params"` and
-//!   `"$call-reply": true`: a call that succeeds, and its result. It comes
-//!   from the target file's `[call]`, else from the dialect (MCP: `ping`;
-//!   the Codex app-server: `account/read`; JSON-RPC 2.0: the §7 example
-//!   `get_data`, unless the run is `--without get_data`). A case that needs one where there is none is
+//! * `"method": "$call"`, `, "params": "$call-params"` (or `-extra`,
+//!   `-recased`: the params got wrong on purpose) and `"$call-reply":
+//!   true`: a call that succeeds, and its result. It is the first that fits
+//!   the case ([`Need`]) of the target file's `[call]`, else of the
+//!   dialect's (MCP: `ping`; the Codex app-server: `account/read`; JSON-RPC
+//!   2.0: the §7 examples `get_data` and `subtract`, unless the run is
+//!   `--without` them). Where none fits, a case marked `or_unknown_method`
+//!   asks a method no server has ([`unknown_method`]); any other is
 //!   SKIPPED, saying how to give one.
 
 use rpcspec_matcher::Dialect;
@@ -71,9 +74,143 @@ impl Slot {
     }
 }
 
-/// The params placeholder of a `$call`, exactly as a send line writes it:
-/// replaced by the call's params, or removed when it has none.
+/// The params placeholders of a `$call`, exactly as a send line writes
+/// them: replaced by the call's params (removed when it has none), by its
+/// params with one too many, or by its by-name params with their names'
+/// case changed.
 const CALL_PARAMS: &str = r#", "params": "$call-params""#;
+const CALL_PARAMS_EXTRA: &str = r#", "params": "$call-params-extra""#;
+const CALL_PARAMS_RECASED: &str = r#", "params": "$call-params-recased""#;
+
+/// The member a by-name call gets to have one param too many.
+const EXTRA_MEMBER: &str = "rpcspec_extra";
+
+/// What a case asks of its `$call`, from the strictest of its send lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Need {
+    /// Any call that succeeds.
+    Any,
+    /// One that takes no params: the case sends none.
+    Bare,
+    /// One that takes params, sent with one too many.
+    Params,
+    /// One that takes params by name, sent with their names' case changed.
+    ByName,
+}
+
+impl Probe {
+    fn params_json(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(self.params.as_deref()?).ok()
+    }
+
+    /// The params with one too many: a trailing `0`, or a member
+    /// [`EXTRA_MEMBER`].
+    fn params_extra(&self) -> Option<String> {
+        match self.params_json()? {
+            serde_json::Value::Array(mut a) => {
+                a.push(0.into());
+                Some(serde_json::Value::Array(a).to_string())
+            }
+            serde_json::Value::Object(mut o) if !o.contains_key(EXTRA_MEMBER) => {
+                o.insert(EXTRA_MEMBER.to_owned(), 0.into());
+                Some(serde_json::Value::Object(o).to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// The by-name params with each name's ASCII case swapped, if that
+    /// changes every name and makes no two alike.
+    fn params_recased(&self) -> Option<String> {
+        let serde_json::Value::Object(o) = self.params_json()? else {
+            return None;
+        };
+        let swap = |k: &str| -> String {
+            k.chars()
+                .map(|c| match c {
+                    'a'..='z' => c.to_ascii_uppercase(),
+                    'A'..='Z' => c.to_ascii_lowercase(),
+                    c => c,
+                })
+                .collect()
+        };
+        let n = o.len();
+        let recased: serde_json::Map<String, serde_json::Value> =
+            o.into_iter().map(|(k, v)| (swap(&k), v)).collect();
+        let changed = n > 0 && recased.len() == n && recased.keys().all(|k| swap(k) != *k);
+        changed.then(|| serde_json::Value::Object(recased).to_string())
+    }
+
+    /// Whether the call can serve a case that needs `need`.
+    pub fn fits(&self, need: Need) -> bool {
+        match need {
+            Need::Any => true,
+            Need::Bare => self.params.is_none(),
+            Need::Params => self.params_extra().is_some(),
+            Need::ByName => self.params_recased().is_some(),
+        }
+    }
+}
+
+/// What `case`'s `$call` must be able to do.
+pub fn need(case: &Case) -> Need {
+    let lines = case.steps.iter().flat_map(|s| match &s.send {
+        Send::Lines(l) | Send::Raw(l) => l.iter(),
+    });
+    lines
+        .map(|b| {
+            if contains(b, CALL_PARAMS_RECASED.as_bytes()) {
+                Need::ByName
+            } else if contains(b, CALL_PARAMS_EXTRA.as_bytes()) {
+                Need::Params
+            } else if contains(b, b"\"$call\"") && !contains(b, b"\"params\"") {
+                Need::Bare
+            } else {
+                Need::Any
+            }
+        })
+        .max()
+        .unwrap_or(Need::Any)
+}
+
+/// The first of `calls` that can serve a case that needs `need`.
+pub fn choose(calls: &[Probe], need: Need) -> Option<&Probe> {
+    calls.iter().find(|c| c.fits(need))
+}
+
+/// Why a case that needs `need` cannot run with `calls`: SKIPPED's message.
+pub fn missing(calls: &[Probe], need: Need) -> String {
+    let give = "give one as `[call]` in a target file (`rpcspec run --target FILE`)";
+    let methods: Vec<String> = calls.iter().map(|c| format!("`{}`", c.method)).collect();
+    let what = match need {
+        Need::Any => "a call that succeeds",
+        Need::Bare => "a call that succeeds and takes no params",
+        Need::Params => "a call that succeeds and takes params",
+        Need::ByName => {
+            "a call that succeeds and takes params by name, with letters in their names"
+        }
+    };
+    if methods.is_empty() {
+        format!("it needs {what}, and none is known for this target: {give}")
+    } else {
+        format!(
+            "it needs {what}, and the target's ({}) does not: {give}",
+            methods.join(", ")
+        )
+    }
+}
+
+/// With no call that fits, a case marked `or_unknown_method` sends its
+/// `$call` to a method no server has, and expects -32601 Method not found
+/// (JSON-RPC 2.0 §5.1) for its `$call-reply`: a request valid enough to be
+/// looked up gets that far.
+pub fn unknown_method() -> Probe {
+    Probe {
+        method: "rpcspec/no-such-method".to_owned(),
+        params: None,
+        reply: r#""error": {"code": -32601, "message": "$string"}"#.to_owned(),
+    }
+}
 
 /// The probe of `dialect`, if it has one.
 pub fn probe(dialect: &Dialect) -> Option<Probe> {
@@ -88,23 +225,34 @@ pub fn probe(dialect: &Dialect) -> Option<Probe> {
     }
 }
 
-/// The call known to succeed on a target of `dialect` opened by
-/// `handshake`, if the dialect knows one and the run does not say the
-/// target lacks it (`without`).
-pub fn default_call(dialect: &Dialect, handshake: &str, without: &[String]) -> Option<Probe> {
+/// The calls known to succeed on a target of `dialect` opened by
+/// `handshake`, best first, leaving out what the run says the target lacks
+/// (`without`).
+pub fn default_calls(dialect: &Dialect, handshake: &str, without: &[String]) -> Vec<Probe> {
+    let has = |m: &str| !without.iter().any(|w| w == m);
     match dialect {
-        Dialect::Mcp => Some(ping()),
+        Dialect::Mcp => vec![ping()],
         // Needs no login: "account": null when there is none (checked
         // against @openai/codex 0.171.0; `params` is required).
         Dialect::Lenient if handshake == "codex" => {
-            Some(Probe::call("account/read", Some("{}"), r#""$object""#))
+            vec![Probe::call("account/read", Some("{}"), r#""$object""#)]
         }
-        Dialect::Jsonrpc2 | Dialect::Lenient
-            if handshake != "codex" && !without.iter().any(|w| w == "get_data") =>
-        {
-            Some(Probe::call("get_data", None, r#"["hello", 5]"#))
+        Dialect::Jsonrpc2 | Dialect::Lenient => {
+            let mut calls = Vec::new();
+            if has("get_data") {
+                calls.push(Probe::call("get_data", None, r#"["hello", 5]"#));
+            }
+            if has("subtract") {
+                calls.push(Probe::call("subtract", Some("[42, 23]"), "19"));
+                calls.push(Probe::call(
+                    "subtract",
+                    Some(r#"{"minuend": 42, "subtrahend": 23}"#),
+                    "19",
+                ));
+            }
+            calls
         }
-        _ => None,
+        _ => Vec::new(),
     }
 }
 
@@ -131,17 +279,6 @@ pub fn uses(case: &Case, slot: Slot) -> bool {
     })
 }
 
-/// Whether `case` sends the `$call` with no `params` at all, so that it
-/// needs a call that takes none (`jsonrpc/params/absent`). A case that
-/// sends its own params (`null`, `42`) does not.
-pub fn needs_bare_call(case: &Case) -> bool {
-    case.steps.iter().any(|s| match &s.send {
-        Send::Lines(l) | Send::Raw(l) => l
-            .iter()
-            .any(|b| contains(b, b"\"$call\"") && !contains(b, b"\"params\"")),
-    })
-}
-
 /// `case` with `probe` put in for the placeholders of `slot`.
 pub fn put(case: &Case, slot: Slot, probe: &Probe) -> Case {
     let mut case = case.map_patterns(|p| p.with_members(slot.reply_member(), &probe.reply));
@@ -155,6 +292,15 @@ pub fn put(case: &Case, slot: Slot, probe: &Probe) -> Case {
         for line in lines {
             if slot == Slot::Call {
                 *line = replace(line, CALL_PARAMS.as_bytes(), params.as_bytes());
+                for (placeholder, derived) in [
+                    (CALL_PARAMS_EXTRA, probe.params_extra()),
+                    (CALL_PARAMS_RECASED, probe.params_recased()),
+                ] {
+                    if let Some(p) = derived {
+                        let p = format!(r#", "params": {p}"#);
+                        *line = replace(line, placeholder.as_bytes(), p.as_bytes());
+                    }
+                }
             }
             let placeholder = format!("\"{}\"", slot.method());
             *line = replace(line, placeholder.as_bytes(), method.as_bytes());
@@ -221,7 +367,7 @@ expect = ['{"jsonrpc": "2.0", "$call-reply": true, "id": 1}', '{"jsonrpc": "2.0"
     fn a_call_puts_in_its_method_params_and_result() {
         let case = one_case(CALLS);
         assert!(uses(&case, Slot::Call) && uses(&case, Slot::Probe));
-        assert!(!needs_bare_call(&case));
+        assert_eq!(need(&case), Need::Any);
         let call = Probe::call("tools/list", Some("{}"), r#"{"tools": "$array"}"#);
         let put = put(&case, Slot::Call, &call);
         assert_eq!(
@@ -249,19 +395,85 @@ expect = ['{"jsonrpc": "2.0", "$call-reply": true, "id": 1}', '{"jsonrpc": "2.0"
 
     #[test]
     fn defaults_follow_the_dialect_and_the_features() {
-        assert_eq!(default_call(&Dialect::Mcp, "mcp", &[]), Some(ping()));
-        let get_data = default_call(&Dialect::Jsonrpc2, "jsonrpc2", &[]).unwrap();
-        assert_eq!(get_data.method, "get_data");
+        let methods = |d: &Dialect, h: &str, without: &[&str]| -> Vec<String> {
+            let without: Vec<String> = without.iter().map(|w| w.to_string()).collect();
+            default_calls(d, h, &without)
+                .into_iter()
+                .map(|c| c.method)
+                .collect()
+        };
+        assert_eq!(default_calls(&Dialect::Mcp, "mcp", &[]), [ping()]);
         assert_eq!(
-            default_call(&Dialect::Jsonrpc2, "jsonrpc2", &["get_data".to_owned()]),
-            None
+            methods(&Dialect::Jsonrpc2, "jsonrpc2", &[]),
+            ["get_data", "subtract", "subtract"]
         );
-        let account = default_call(&Dialect::Lenient, "codex", &[]).unwrap();
-        assert_eq!(account.method, "account/read");
         assert_eq!(
-            default_call(&Dialect::Events(Default::default()), "events", &[]),
-            None
+            methods(&Dialect::Jsonrpc2, "jsonrpc2", &["get_data"]),
+            ["subtract", "subtract"]
         );
+        assert!(methods(&Dialect::Lenient, "lenient", &["get_data", "subtract"]).is_empty());
+        assert_eq!(methods(&Dialect::Lenient, "codex", &[]), ["account/read"]);
+        assert!(methods(&Dialect::Events(Default::default()), "events", &[]).is_empty());
         assert!(probe(&Dialect::Claude).is_none());
+    }
+
+    fn case_sending(line: &str) -> Case {
+        one_case(&format!(
+            "[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\n[[case.step]]\nsend = '{line}'\nexpect = \"{{}}\"\n"
+        ))
+    }
+
+    #[test]
+    fn a_case_needs_what_its_placeholders_ask() {
+        let need_of = |params: &str| {
+            need(&case_sending(&format!(
+                r#"{{"jsonrpc": "2.0", "method": "$call"{params}, "id": 1}}"#
+            )))
+        };
+        assert_eq!(need_of(""), Need::Bare);
+        assert_eq!(need_of(r#", "params": "$call-params""#), Need::Any);
+        assert_eq!(need_of(r#", "params": 42"#), Need::Any);
+        assert_eq!(need_of(r#", "params": "$call-params-extra""#), Need::Params);
+        assert_eq!(
+            need_of(r#", "params": "$call-params-recased""#),
+            Need::ByName
+        );
+    }
+
+    #[test]
+    fn params_are_got_wrong_from_the_calls_own() {
+        let by_position = Probe::call("add", Some("[1, 2]"), "3");
+        let by_name = Probe::call("add", Some(r#"{"a": 1, "bB": 2}"#), "3");
+        let bare = Probe::call("now", None, "$number");
+        assert_eq!(by_position.params_extra().as_deref(), Some("[1,2,0]"));
+        assert_eq!(
+            by_name.params_extra().as_deref(),
+            Some(r#"{"a":1,"bB":2,"rpcspec_extra":0}"#)
+        );
+        assert_eq!(
+            by_name.params_recased().as_deref(),
+            Some(r#"{"A":1,"Bb":2}"#)
+        );
+        assert_eq!(by_position.params_recased(), None);
+        assert_eq!(bare.params_extra(), None);
+        // A name with no letter cannot change case; an empty object has none.
+        assert_eq!(
+            Probe::call("m", Some(r#"{"a": 1, "2": 2}"#), "1").params_recased(),
+            None
+        );
+        assert_eq!(Probe::call("m", Some("{}"), "1").params_recased(), None);
+        let calls = [bare.clone(), by_position.clone(), by_name.clone()];
+        assert_eq!(choose(&calls, Need::Bare), Some(&bare));
+        assert_eq!(choose(&calls, Need::Params), Some(&by_position));
+        assert_eq!(choose(&calls, Need::ByName), Some(&by_name));
+        assert_eq!(choose(&calls[..2], Need::ByName), None);
+        assert!(missing(&calls[..2], Need::ByName).contains("`now`, `add`"));
+        let case = case_sending(
+            r#"{"jsonrpc": "2.0", "method": "$call", "params": "$call-params-recased", "id": 1}"#,
+        );
+        assert_eq!(
+            sent(&put(&case, Slot::Call, &by_name)),
+            [r#"{"jsonrpc": "2.0", "method": "add", "params": {"A":1,"Bb":2}, "id": 1}"#]
+        );
     }
 }

@@ -85,16 +85,24 @@ fn the_lenient_reference_passes_every_case() {
     passes("lenient", &[]);
 }
 
-/// The app-server's one call that needs no login takes params, so the case
-/// that sends a call without any has none to send.
+/// The app-server's one call that needs no login takes params, and none
+/// by name: the case that sends a call without any has none to send, the
+/// one that changes the case of their names none to change.
 #[test]
 fn the_codex_reference_passes_every_case() {
-    passes("codex", &["jsonrpc/params/absent"]);
+    passes(
+        "codex",
+        &[
+            "jsonrpc/params/absent",
+            "jsonrpc/params/names-case-sensitive",
+        ],
+    );
 }
 
+/// `ping` takes no params, so there are none whose names to change.
 #[test]
 fn the_mcp_reference_passes_every_case() {
-    passes("mcp", &[]);
+    passes("mcp", &["jsonrpc/params/names-case-sensitive"]);
 }
 
 /// The N/A cases of MCP are the ones its protocol rules out: batches, the
