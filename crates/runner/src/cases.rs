@@ -382,11 +382,26 @@ pub fn read_tree(root: &Path, under: Option<&str>) -> Result<Vec<(PathBuf, Strin
     files.sort();
     files
         .into_iter()
-        .map(|rel| match std::fs::read_to_string(root.join(&rel)) {
-            Ok(text) => Ok((rel, text)),
-            Err(e) => Err(cannot(rel, e)),
-        })
+        .map(|rel| read_text(&root.join(&rel), &rel).map(|text| (rel, text)))
         .collect()
+}
+
+/// The text of the file at `path`, shown in errors as `shown`: only a
+/// regular file is read (a FIFO or a device could block forever), and a
+/// byte that is not UTF-8 is reported at its line and column.
+pub fn read_text(path: &Path, shown: &Path) -> Result<String, LoadError> {
+    let error = |message: String| LoadError::at(shown, "", 0..0, message);
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(error("not a regular file".into())),
+        Err(e) => return Err(error(format!("cannot read: {e}"))),
+    }
+    let bytes = std::fs::read(path).map_err(|e| error(format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+        LoadError::at(shown, &text, at..at, "not UTF-8".into())
+    })
 }
 
 /// The shipped files (`spec-cases/` at build time) of one role folder, or
@@ -482,13 +497,14 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
     let def: FileDef = parse_toml(file, text)?;
     let prefix = id_prefix(file);
     let mut cases: Vec<Case> = Vec::new();
+    let mut seen = SeenIds::new();
     for spanned in def.case {
         let case_span = spanned.span();
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        let id = case_id(&prefix, &name, cases.iter().map(|c| (&c.id, c.source.line)))
-            .map_err(|e| at(name_span, e))?;
+        let line = locate(file, text, case_span.start).line;
+        let id = case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
         let level = parse_level(def.level.as_ref()).map_err(|e| at(def.level.span(), e))?;
         let plans =
             match def.plans {
@@ -506,6 +522,15 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             };
         if def.step.is_empty() {
             return Err(at(case_span, format!("case `{name}` has no [[case.step]]")));
+        }
+        if def.step.len() > MAX_STEPS {
+            return Err(at(
+                case_span,
+                format!(
+                    "case `{name}` has {} steps; at most {MAX_STEPS}",
+                    def.step.len()
+                ),
+            ));
         }
         let mut steps: Vec<Step> = Vec::new();
         for step in def.step {
@@ -576,6 +601,15 @@ pub(crate) fn preambles_from(
         if def.step.is_empty() {
             return Err(at(span, "a preamble has no [[preamble.step]]".into()));
         }
+        if def.step.len() > MAX_STEPS {
+            return Err(at(
+                span,
+                format!(
+                    "a preamble has {} steps; at most {MAX_STEPS}",
+                    def.step.len()
+                ),
+            ));
+        }
         let mut steps: Vec<Step> = Vec::new();
         for step in def.step {
             let span = step.span();
@@ -606,8 +640,13 @@ pub(crate) fn preambles_from(
 fn step_from(def: StepDef) -> Result<Step, String> {
     let mut send = def.send.map(OneOrMany::into_vec).unwrap_or_default();
     let repeat = def.repeat.unwrap_or(1);
-    if repeat == 0 {
-        return Err("`repeat` must be at least 1".into());
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        return Err(format!("`repeat` must be 1 to {MAX_REPEAT}, not {repeat}"));
+    }
+    if send.len() > MAX_SENDS || send.len() * repeat as usize > MAX_SENDS {
+        return Err(format!(
+            "a step sends at most {MAX_SENDS} messages (`send` times `repeat`)"
+        ));
     }
     if def.repeat.is_some() {
         send = expand(&send, repeat);
@@ -762,13 +801,17 @@ pub fn id_prefix(file: &Path) -> String {
         .join("/")
 }
 
-/// The id of case `name` in the file with id prefix `prefix`, given the
-/// (id, line) of the cases before it: an error for a malformed or repeated
-/// name.
-pub fn case_id<'a>(
+/// The ids of a file's cases so far, each with its line.
+pub type SeenIds = std::collections::HashMap<String, usize>;
+
+/// The id of case `name` (at `line`) in the file with id prefix `prefix`,
+/// recorded in `seen`, the ids of the cases before it: an error for a
+/// malformed or repeated name.
+pub fn case_id(
     prefix: &str,
     name: &str,
-    before: impl IntoIterator<Item = (&'a String, usize)>,
+    line: usize,
+    seen: &mut SeenIds,
 ) -> Result<String, String> {
     if name.is_empty()
         || !name
@@ -780,11 +823,14 @@ pub fn case_id<'a>(
         ));
     }
     let id = format!("{prefix}/{name}");
-    match before.into_iter().find(|(other, _)| **other == id) {
-        Some((_, line)) => Err(format!(
-            "duplicate case name `{name}` (first at line {line})"
+    match seen.get(&id) {
+        Some(first) => Err(format!(
+            "duplicate case name `{name}` (first at line {first})"
         )),
-        None => Ok(id),
+        None => {
+            seen.insert(id.clone(), line);
+            Ok(id)
+        }
     }
 }
 
@@ -798,15 +844,38 @@ pub fn parse_level(text: &str) -> Result<Level, String> {
     }
 }
 
-/// The line and column of byte `offset` of `text`, in `file`.
+/// Most steps in one case, and most messages one step sends (`repeat`
+/// included), and the largest `repeat`: what a case costs to load, send and
+/// grade grows with them. The largest shipped case sends 100.
+pub const MAX_STEPS: usize = 1000;
+/// See [`MAX_STEPS`].
+pub const MAX_SENDS: usize = 1000;
+/// See [`MAX_STEPS`].
+pub const MAX_REPEAT: u32 = 1000;
+
+/// The line and column of byte `offset` of `text`, in `file`. The line
+/// starts of the last text asked about are kept, so that locating every
+/// case and step of a file costs one pass over it, not one per item.
 pub fn locate(file: &Path, text: &str, offset: usize) -> Location {
-    let before = &text[..offset.min(text.len())];
-    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    thread_local! {
+        static STARTS: std::cell::RefCell<(usize, usize, Vec<usize>)> =
+            const { std::cell::RefCell::new((0, 0, Vec::new())) };
+    }
+    let offset = offset.min(text.len());
+    let (line, start) = STARTS.with_borrow_mut(|(ptr, len, starts)| {
+        if (*ptr, *len) != (text.as_ptr() as usize, text.len()) || starts.is_empty() {
+            *starts = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            (*ptr, *len) = (text.as_ptr() as usize, text.len());
+        }
+        let line = starts.partition_point(|&s| s <= offset);
+        (line, starts[line - 1])
+    });
     Location {
         file: file.to_path_buf(),
         line,
-        column,
+        column: offset - start + 1,
     }
 }
 

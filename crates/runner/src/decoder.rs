@@ -271,13 +271,14 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
     let def: FileDef = cases::parse_toml(file, text)?;
     let prefix = cases::id_prefix(file);
     let mut cases: Vec<DecoderCase> = Vec::new();
+    let mut seen = cases::SeenIds::new();
     for spanned in def.case {
         let case_span = spanned.span();
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        let id = cases::case_id(&prefix, &name, cases.iter().map(|c| (&c.id, c.source.line)))
-            .map_err(|e| at(name_span, e))?;
+        let line = locate(file, text, case_span.start).line;
+        let id = cases::case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
         let level = match &def.level {
             None => Level::Must,
             Some(l) => cases::parse_level(l.as_ref()).map_err(|e| at(l.span(), e))?,

@@ -327,13 +327,23 @@ impl<'o> Run<'o> {
     fn drive(&mut self, case: &Case, plan: Plan) {
         // A first step written in pieces must reach a target that is
         // already reading, or a slow starter gets the pieces as one read
-        // and the plan tests nothing: a barrier first proves it is up. (A
-        // preamble's own barriers do the same.)
+        // and the plan tests nothing; and a step that closes stdin, or ends
+        // without a newline (so no barrier follows it), must not race a
+        // target that exits without reading: whether it exited before the
+        // close would decide the verdict. A barrier first proves the target
+        // is up, or sees it end. (A preamble's own barriers do the same.)
         let first_in_pieces = case
             .steps
             .first()
             .is_some_and(|s| plan.writes(&s.send).len() > 1);
-        if self.preamble == 0 && first_in_pieces {
+        let unbarriered = case.steps.iter().any(|s| {
+            s.close
+                || plan
+                    .writes(&s.send)
+                    .last()
+                    .is_some_and(|w| w.bytes.last() != Some(&b'\n'))
+        });
+        if self.preamble == 0 && (first_in_pieces || unbarriered) {
             self.ready(plan);
         }
         for (k, step) in case.steps.iter().enumerate() {
@@ -452,15 +462,25 @@ impl<'o> Run<'o> {
     }
 
     /// Waits for a sign that the target is reading: the answer to barrier
-    /// 0, or anything it writes (`cat` echoes the barrier back); at most a
-    /// quarter of the case deadline and two seconds, so that a target that
-    /// writes nothing until it exits still has its case. No sign is no
-    /// verdict: the case goes on and its own barriers judge the target.
+    /// 0, or any line that names it (`cat` echoes the barrier back; a
+    /// banner is no sign), or its end; at most a quarter of the case
+    /// deadline and two seconds, so that a target that writes nothing until
+    /// it exits still has its case. No sign is no verdict: the case goes on
+    /// and its own barriers judge the target.
     fn ready(&mut self, plan: Plan) {
         let id = self.send_barrier(0, plan);
         let most = (self.opts.timeout / 4).min(Duration::from_secs(2));
         let until = self.deadline.min(Instant::now() + most);
-        self.wait(move |r| !r.got.is_empty() || r.answered(&id), until);
+        let named = id.raw().trim_matches('"').to_owned();
+        self.wait(
+            move |r| {
+                r.answered(&id)
+                    || r.got
+                        .iter()
+                        .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
+            },
+            until,
+        );
     }
 
     /// Whether the barrier `id` has been answered.
@@ -1229,15 +1249,33 @@ fn expect_matches(expect: &Expect, actual: &[&str]) -> Result<Option<String>, St
     }
 }
 
-/// Pairs every pattern with a distinct message, in any order: a perfect
-/// bipartite matching (Kuhn's algorithm; a step has at most a few hundred
-/// messages). Exact matches are tried first, so a same-value id is only
-/// graded when no exact assignment exists.
+/// Most (pattern, message) pairs tried when the messages must be paired
+/// in any order: beyond, only the pairing by position and id is (a step
+/// sends at most [`crate::cases::MAX_SENDS`]).
+const MAX_PAIRINGS: usize = 256 * 256;
+
+/// Pairs every pattern with a distinct message, in any order. Replies in
+/// order or with the ids expected pair at once, one match each
+/// ([`paired_by_id`]); otherwise it is a perfect bipartite matching
+/// (Kuhn's algorithm), for at most [`MAX_PAIRINGS`] pairs. Exact matches
+/// are tried first, so a same-value id is only graded when no exact
+/// assignment exists.
 fn match_all<'a>(
     patterns: &[Pattern],
     actual: impl Iterator<Item = &'a str>,
 ) -> Result<Option<String>, String> {
     let actual: Vec<&str> = actual.collect();
+    let unpaired = match paired_by_id(patterns, &actual) {
+        Ok(()) => return Ok(None),
+        Err(i) => i,
+    };
+    if patterns.len() * actual.len() > MAX_PAIRINGS {
+        return Err(format!(
+            "no message with its position or id matches {} ({} messages are too many to pair in any order)",
+            patterns[unpaired].text(),
+            actual.len()
+        ));
+    }
     let table: Vec<Vec<Match>> = patterns
         .iter()
         .map(|p| actual.iter().map(|a| p.matches(a)).collect())
@@ -1269,6 +1307,40 @@ fn match_all<'a>(
         }
     }
     Err("the messages match the patterns only with one message used twice".into())
+}
+
+/// Pairs each pattern with the message at its position or, failing that,
+/// one with its id, greedily; `Err` names the first pattern left without.
+/// A success is a perfect matching; a failure only says to look further.
+fn paired_by_id(patterns: &[Pattern], actual: &[&str]) -> Result<(), usize> {
+    #[derive(serde::Deserialize)]
+    struct WithId<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    fn id_of(text: &str) -> Option<&str> {
+        let with: WithId<'_> = serde_json::from_str(text).ok()?;
+        with.id.map(|r| r.get())
+    }
+    let mut by_id: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (j, a) in actual.iter().enumerate() {
+        if let Some(id) = id_of(a) {
+            by_id.entry(id).or_default().push(j);
+        }
+    }
+    let mut used = vec![false; actual.len()];
+    for (i, p) in patterns.iter().enumerate() {
+        let same_id = id_of(p.text()).and_then(|id| by_id.get(id));
+        let mut candidates = (i < actual.len())
+            .then_some(i)
+            .into_iter()
+            .chain(same_id.into_iter().flatten().copied());
+        match candidates.find(|&j| !used[j] && p.matches(actual[j]) == Match::Yes) {
+            Some(j) => used[j] = true,
+            None => return Err(i),
+        }
+    }
+    Ok(())
 }
 
 /// Whether every row (pattern) gets its own column (message) among the

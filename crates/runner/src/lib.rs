@@ -25,6 +25,7 @@ pub mod pattern;
 pub mod plan;
 pub mod probe;
 pub mod producer;
+pub mod reap;
 pub mod render;
 pub mod report;
 pub mod serve;

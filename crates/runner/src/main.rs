@@ -300,6 +300,14 @@ fn main() -> ExitCode {
             });
         }
     };
+    // What a target leaves behind is handed to rpcspec, to kill and reap
+    // (rpcspec::reap). `matrix` runs `rpcspec run`, which does this itself.
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Check(_) | Command::Fuzz(_)
+    ) {
+        rpcspec::reap::become_subreaper();
+    }
     let code = match cli.command {
         Command::Run(args) => run(args),
         Command::List(args) => list(args),

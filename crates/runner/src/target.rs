@@ -4,10 +4,10 @@
 //!
 //! Nothing here waits without a deadline, and a kill takes the whole process
 //! group, so `sh -c`, `npx` or `uv run` wrappers cannot keep a pipe open.
-//! One gap remains: a descendant that leaves the group (`setsid`, a
-//! daemon) and keeps the pipes open survives the kill; its reader threads
-//! then never end. The case thread does not wait for them, so the run still
-//! finishes; the threads are leaked until the process exits.
+//! When a target is dropped, [`crate::reap::end`] also kills what left the
+//! group (`setsid`, daemons). A descendant that survives anyway (outside
+//! Linux) and keeps the pipes open leaves its reader threads waiting; the
+//! case thread does not wait for them, so the run still finishes.
 
 use std::{
     ffi::OsString,
@@ -74,6 +74,8 @@ pub struct Running {
     stderr: Arc<Mutex<Vec<u8>>>,
     started: Instant,
     killed: bool,
+    /// The mark it and its descendants carry (see [`crate::reap`]).
+    mark: String,
 }
 
 impl Running {
@@ -83,14 +85,17 @@ impl Running {
             .argv
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
+        let mark = crate::reap::mark();
         let mut child: Child = Command::new(program)
             .args(args)
+            .env(crate::reap::MARK, &mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()?;
         let pid = rustix::process::Pid::from_child(&child);
+        crate::reap::spawned(pid.as_raw_nonzero().get());
         let started = Instant::now();
         let (tx, events) = mpsc::channel();
 
@@ -147,6 +152,7 @@ impl Running {
             stderr: tail,
             started,
             killed: false,
+            mark,
         })
     }
 
@@ -211,8 +217,9 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        // Never leave a target (or its children) behind.
+        // Never leave a target (or its children, or theirs) behind.
         self.kill();
+        crate::reap::end(self.pid.as_raw_nonzero().get(), &self.mark);
     }
 }
 

@@ -75,20 +75,7 @@ pub const MAX_TIMEOUT_SECS: f64 = 3600.0;
 
 /// Reads and checks the target file at `path`.
 pub fn load(path: &Path) -> Result<TargetFile, LoadError> {
-    let error = |message: String| LoadError::at(path, "", 0..0, message);
-    // Only a regular file: reading a FIFO or a device could block forever.
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => return Err(error("the target file is not a regular file".into())),
-        Err(e) => return Err(error(format!("cannot read the target file: {e}"))),
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| error(format!("cannot read the target file: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
-        LoadError::at(path, &text, at..at, "the target file is not UTF-8".into())
-    })?;
+    let text = crate::cases::read_text(path, path)?;
     parse(path, &text)
 }
 
@@ -271,11 +258,11 @@ expect_none = true
         let dir = std::env::temp_dir().join(format!("rpcspec-target-file-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let e = load(&dir).unwrap_err().to_string();
-        assert!(e.ends_with("the target file is not a regular file"), "{e}");
+        assert!(e.ends_with(": not a regular file"), "{e}");
         let bad = dir.join("bad.toml");
         std::fs::write(&bad, b"command = [\"x\"]\n# \xff\n").unwrap();
         let e = load(&bad).unwrap_err().to_string();
-        assert!(e.ends_with(":2:3: the target file is not UTF-8"), "{e}");
+        assert!(e.ends_with(":2:3: not UTF-8"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -11,8 +11,10 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'\\' && bytes.get(i + 1) == Some(&b'x') {
+            // Exactly two hex digits: `from_str_radix` alone takes "+F".
             let hex = bytes
                 .get(i + 2..i + 4)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                 .and_then(|h| std::str::from_utf8(h).ok());
             let byte = hex
                 .and_then(|h| u8::from_str_radix(h, 16).ok())
@@ -42,5 +44,6 @@ mod tests {
         assert_eq!(unescape(r"\x5Cx41").unwrap(), b"\\x41");
         assert!(unescape(r"\xZZ").unwrap_err().contains("two hex digits"));
         assert!(unescape(r"tail\x4").is_err());
+        assert!(unescape(r"\x+F").is_err(), "a sign is no hex digit");
     }
 }

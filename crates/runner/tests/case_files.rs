@@ -268,7 +268,55 @@ repeat = 0
 expect_none = true
 "#,
         line: 6,
-        says: "`repeat` must be at least 1",
+        says: "`repeat` must be 1 to 1000, not 0",
+    },
+    // It was materialised at load: "memory allocation failed", an abort.
+    Broken {
+        what: "`repeat` past the limit",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{}'
+repeat = 4294967295
+expect_none = true
+"#,
+        line: 6,
+        says: "`repeat` must be 1 to 1000, not 4294967295",
+    },
+    Broken {
+        what: "`send` times `repeat` past the limit",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = ['{}', '{}']
+repeat = 600
+expect_none = true
+"#,
+        line: 6,
+        says: "a step sends at most 1000 messages",
+    },
+    // `\x+F` was the byte 0x0F: `from_str_radix` takes a sign.
+    Broken {
+        what: "`\\x` with a sign",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '\x+F'
+raw = true
+unescape = true
+expect_none = true
+"#,
+        line: 6,
+        says: "not followed by two hex digits",
     },
 ];
 
@@ -531,4 +579,17 @@ fn the_preamble_opens_every_case_in_its_dialect() {
     let plain = RunOptions::default();
     let results = run_suite(&[case], &[Plan::Whole], &target, &plain, 1, &|_, _| {});
     assert_eq!(results[0].verdict, Verdict::Pass, "{:#?}", results[0]);
+}
+
+/// Steps per case are bounded like `repeat`: what a case costs to load and
+/// grade grows with them (30 000 steps took 61 s to load, quadratically).
+#[test]
+fn a_case_of_too_many_steps_is_refused_where_it_starts() {
+    let mut text = String::from("# many\n[[case]]\nname = \"x\"\ntitle = \"t\"\nsection = \"s\"\n");
+    for _ in 0..1001 {
+        text.push_str("[[case.step]]\nsend = '{}'\nexpect_none = true\n");
+    }
+    let e = load_error(&text);
+    assert_eq!(e.location.line, 2, "{e}");
+    assert!(e.message.contains("has 1001 steps; at most 1000"), "{e}");
 }
