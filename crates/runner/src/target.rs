@@ -16,7 +16,7 @@ use std::{
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
         Arc, Mutex,
-        mpsc::{self, Receiver, RecvTimeoutError, Sender},
+        mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender},
     },
     thread,
     time::{Duration, Instant},
@@ -63,6 +63,10 @@ enum WriterCommand {
     Close,
 }
 
+/// Most events queued for the case thread: with reads of at most 64 KiB,
+/// 4 MiB of stdout in flight.
+const EVENTS_IN_FLIGHT: usize = 64;
+
 /// Most of stderr kept for the report: the last this many bytes.
 const STDERR_TAIL: usize = 16 * 1024;
 
@@ -97,7 +101,10 @@ impl Running {
         let pid = rustix::process::Pid::from_child(&child);
         crate::reap::spawned(pid.as_raw_nonzero().get());
         let started = Instant::now();
-        let (tx, events) = mpsc::channel();
+        // Bounded: a target that writes faster than its case reads waits
+        // for the case (its pipe fills), instead of rpcspec holding every
+        // read in memory (a decoder case kept 24 GB of `yes` this way).
+        let (tx, events) = mpsc::sync_channel(EVENTS_IN_FLIGHT);
 
         let stdin = child.stdin.take().expect("piped");
         let (writer, commands) = mpsc::channel();
@@ -223,7 +230,7 @@ impl Drop for Running {
     }
 }
 
-fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: Sender<Msg>) {
+fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: SyncSender<Msg>) {
     for command in commands {
         match command {
             WriterCommand::Write(writes) => {

@@ -3,9 +3,11 @@
 //! "Never hang, never leak"). The targets are `sh` scripts, with `setsid`
 //! (util-linux) and `perl` for the calls `sh` cannot make.
 
+mod support;
+
 use std::{
     collections::BTreeMap,
-    process::Command,
+    process::{Command, Stdio},
     time::{Duration, Instant},
 };
 
@@ -173,5 +175,75 @@ fn a_target_that_exits_at_once_crashes_every_time() {
     for (key, n) in &verdicts {
         assert!(key.ends_with("\"CRASH\""), "{key} ({n} of 10 runs)");
         assert_eq!(*n, 10, "{key}: in {n} of 10 runs");
+    }
+}
+
+/// The peak RSS (KiB) and exit code of `rpcspec ARGS`, sampled as it runs.
+fn peak_of(args: &[&str]) -> (u64, Option<i32>) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    let until = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        peak = peak.max(support::vm_hwm_kib(child.id()));
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("rpcspec {args:?} ran past two minutes");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (peak, status.code())
+}
+
+/// A producer or decoder that floods stdout with short lines: the producer
+/// role kept every record and finding (3.2 GB for `yes 1`, 12.5 GB for
+/// `yes ''` over its suite), the decoder role every read the case had not
+/// yet framed, in an unbounded channel (24 GB and the OOM killer). Now the
+/// producer stops at 100 000 lines and the reader waits for its case.
+#[test]
+fn a_flooding_producer_or_decoder_is_bounded() {
+    let runs: [&[&str]; 2] = [
+        &[
+            "run",
+            "--role",
+            "producer",
+            "--timeout",
+            "2",
+            "--plans",
+            "prompt",
+            "--filter",
+            "producer/framing/json-lines",
+            "--",
+            "yes",
+            "",
+        ],
+        &[
+            "run",
+            "--role",
+            "decoder",
+            "--timeout",
+            "2",
+            "--plans",
+            "whole",
+            "--filter",
+            "decoder/basics/two-records",
+            "--",
+            "yes",
+            "1",
+        ],
+    ];
+    for args in runs {
+        let (peak_kib, code) = peak_of(args);
+        assert_eq!(code, Some(1), "{args:?}: the run fails, it does not crash");
+        assert!(peak_kib > 0, "no VmHWM read");
+        assert!(peak_kib < 256 << 10, "{args:?}: peak RSS {peak_kib} KiB");
     }
 }

@@ -29,6 +29,11 @@ const OUTPUT_CAP: usize = 16 << 20;
 const MAX_PENDING: usize = 1024;
 const MAX_PENDING_BYTES: usize = 1 << 20;
 
+/// Most lines (records, blank lines, framing problems) taken from one run:
+/// each costs a record or a finding, so a flood of short lines is stopped
+/// here as a flood of bytes is at [`OUTPUT_CAP`].
+pub const MAX_LINES: usize = 100_000;
+
 /// Most lines kept for a report, and most bytes of them: beyond, lines
 /// are counted, graded, and left out.
 const MAX_RECEIVED: usize = 2000;
@@ -138,6 +143,8 @@ struct Collector {
     type_field: String,
     end_types: Vec<String>,
     piece: usize,
+    /// Lines taken so far; past [`MAX_LINES`] the rest is dropped.
+    lines: usize,
 }
 
 impl Collector {
@@ -153,6 +160,7 @@ impl Collector {
             type_field: profile.type_field.clone(),
             end_types: profile.end.clone(),
             piece: 0,
+            lines: 0,
         }
     }
 
@@ -197,7 +205,16 @@ impl Collector {
         });
     }
 
+    /// The stream passed [`MAX_LINES`]: what came after was dropped.
+    fn flooded(&self) -> bool {
+        self.lines > MAX_LINES
+    }
+
     fn event(&mut self, event: Event<'static>, at_ms: u64) {
+        self.lines += 1;
+        if self.flooded() {
+            return;
+        }
         match event {
             Event::Line(line) => {
                 self.keep(at_ms, line.number, line.offset, &line.bytes);
@@ -414,7 +431,14 @@ fn observe_stdio(
                     break;
                 }
                 let at = ms(&running);
-                for i in c.push(&bytes, at) {
+                let new = c.push(&bytes, at);
+                if c.flooded() {
+                    c.obs.error = Some(format!(
+                        "the producer wrote over {MAX_LINES} lines: stopped"
+                    ));
+                    break;
+                }
+                for i in new {
                     // Answer control requests as the scenario says.
                     let request_id = profile.control.as_ref().and_then(|control| {
                         let value = &c.obs.records[i].value;
@@ -518,10 +542,13 @@ fn observe_http(
                 return false;
             }
             raw.extend_from_slice(bytes);
-            if let Some(c) = collector.borrow_mut().as_mut() {
-                c.push(bytes, at.as_millis() as u64);
+            match collector.borrow_mut().as_mut() {
+                Some(c) => {
+                    c.push(bytes, at.as_millis() as u64);
+                    !c.flooded()
+                }
+                None => true,
             }
-            true
         },
     );
     let end = match end {
@@ -533,6 +560,7 @@ fn observe_http(
         }
     };
     let sent = std::mem::take(&mut obs.sent);
+    let flooded = collector.borrow().as_ref().is_some_and(Collector::flooded);
     if let Some(c) = collector.borrow_mut().as_mut() {
         c.finish(started.elapsed().as_millis() as u64);
         obs = std::mem::take(&mut c.obs);
@@ -540,10 +568,11 @@ fn observe_http(
     obs.sent = sent;
     obs.timed_out = end == BodyEnd::Timeout;
     if end == BodyEnd::Stopped {
-        obs.error = Some(format!(
-            "the response body passed {} MiB: stopped",
-            OUTPUT_CAP >> 20
-        ));
+        obs.error = Some(if flooded {
+            format!("the response body passed {MAX_LINES} lines: stopped")
+        } else {
+            format!("the response body passed {} MiB: stopped", OUTPUT_CAP >> 20)
+        });
     }
     obs.gate = Some(Gate::NotUsed);
     // The bad request is sent only to an endpoint that answers at all.
