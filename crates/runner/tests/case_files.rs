@@ -7,6 +7,7 @@ use std::{
     fmt::Write as _,
     fs,
     path::{Path, PathBuf},
+    process::Command,
 };
 
 use rpcspec::cases::{self, LoadError};
@@ -592,4 +593,25 @@ fn a_case_of_too_many_steps_is_refused_where_it_starts() {
     let e = load_error(&text);
     assert_eq!(e.location.line, 2, "{e}");
     assert!(e.message.contains("has 1001 steps; at most 1000"), "{e}");
+}
+
+/// A FIFO named like a case file blocked the load forever; a case file
+/// that is not UTF-8 was reported at `0:0`. Now the first is refused and
+/// the second names the line and column of its first bad byte.
+#[test]
+fn only_regular_utf8_files_are_read_as_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("x.toml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let e = cases::load_dir(dir.path()).unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with("x.toml:") && shown.ends_with(": not a regular file"),
+        "{shown}"
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    std::fs::write(&fifo, b"# ok\n[[case]]\nname = \"\xff\"\n").unwrap();
+    let e = cases::load_dir(dir.path()).unwrap_err();
+    assert_eq!(e.to_string(), "x.toml:3:9: not UTF-8");
 }

@@ -247,3 +247,29 @@ fn a_flooding_producer_or_decoder_is_bounded() {
         assert!(peak_kib < 256 << 10, "{args:?}: peak RSS {peak_kib} KiB");
     }
 }
+
+/// `rpcspec fuzz` against a target that floods with `1` lines reached
+/// 6.2 GB in 20 s (every line of every execution was kept until the
+/// output cap); each execution now stops at the line cap.
+#[test]
+fn fuzzing_a_flooding_target_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("findings");
+    let (peak_kib, code) = peak_of(&[
+        "fuzz",
+        "--time",
+        "5",
+        "--timeout",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--",
+        "yes",
+        "1",
+    ]);
+    assert_eq!(code, Some(1), "findings: exit 1");
+    assert!(
+        peak_kib > 0 && peak_kib < 256 << 10,
+        "peak RSS {peak_kib} KiB"
+    );
+}
