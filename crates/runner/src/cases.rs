@@ -496,6 +496,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = parse_toml(file, text)?;
     let prefix = id_prefix(file);
+    let lines = Lines::new(text);
     let mut cases: Vec<Case> = Vec::new();
     let mut seen = SeenIds::new();
     for spanned in def.case {
@@ -503,7 +504,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        let line = locate(file, text, case_span.start).line;
+        let line = lines.locate(file, case_span.start).line;
         let id = case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
         let level = parse_level(def.level.as_ref()).map_err(|e| at(def.level.span(), e))?;
         let plans =
@@ -542,7 +543,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
                 ));
             }
             steps.push(step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?);
-            steps.last_mut().expect("just pushed").source = locate(file, text, span.start);
+            steps.last_mut().expect("just pushed").source = lines.locate(file, span.start);
         }
         let not_in_span = def.not_in.span();
         let not_in: Vec<(String, String)> = def.not_in.into_inner().into_iter().collect();
@@ -566,7 +567,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             not_in,
             or_unknown_method: def.or_unknown_method,
             steps,
-            source: locate(file, text, case_span.start),
+            source: lines.locate(file, case_span.start),
         });
     }
     let preambles = preambles_from(def.preamble, file, text)?;
@@ -583,6 +584,7 @@ pub(crate) fn preambles_from(
 ) -> Result<Vec<Preamble>, LoadError> {
     let at =
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let lines = Lines::new(text);
     let mut preambles: Vec<Preamble> = Vec::new();
     for spanned in defs {
         let span = spanned.span();
@@ -623,7 +625,7 @@ pub(crate) fn preambles_from(
                     "a preamble step states its answer (`expect_any` is for cases)".into(),
                 ));
             }
-            parsed.source = locate(file, text, span.start);
+            parsed.source = lines.locate(file, span.start);
             steps.push(parsed);
         }
         preambles.push(Preamble {
@@ -631,7 +633,7 @@ pub(crate) fn preambles_from(
             title: def.title,
             section: def.section,
             steps,
-            source: locate(file, text, span.start),
+            source: lines.locate(file, span.start),
         });
     }
     Ok(preambles)
@@ -853,29 +855,39 @@ pub const MAX_SENDS: usize = 1000;
 /// See [`MAX_STEPS`].
 pub const MAX_REPEAT: u32 = 1000;
 
-/// The line and column of byte `offset` of `text`, in `file`. The line
-/// starts of the last text asked about are kept, so that locating every
-/// case and step of a file costs one pass over it, not one per item.
+/// The line and column of byte `offset` of `text`, in `file`: one pass
+/// over the text (a loader that locates many items uses [`Lines`]).
 pub fn locate(file: &Path, text: &str, offset: usize) -> Location {
-    thread_local! {
-        static STARTS: std::cell::RefCell<(usize, usize, Vec<usize>)> =
-            const { std::cell::RefCell::new((0, 0, Vec::new())) };
-    }
-    let offset = offset.min(text.len());
-    let (line, start) = STARTS.with_borrow_mut(|(ptr, len, starts)| {
-        if (*ptr, *len) != (text.as_ptr() as usize, text.len()) || starts.is_empty() {
-            *starts = std::iter::once(0)
+    Lines::new(text).locate(file, offset)
+}
+
+/// Where each line of a text starts, computed once, so that locating every
+/// case and step of a file costs one pass over it, not one per item.
+pub struct Lines {
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl Lines {
+    /// The line starts of `text`.
+    pub fn new(text: &str) -> Lines {
+        Lines {
+            starts: std::iter::once(0)
                 .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect();
-            (*ptr, *len) = (text.as_ptr() as usize, text.len());
+                .collect(),
+            len: text.len(),
         }
-        let line = starts.partition_point(|&s| s <= offset);
-        (line, starts[line - 1])
-    });
-    Location {
-        file: file.to_path_buf(),
-        line,
-        column: offset - start + 1,
+    }
+
+    /// The line and column of byte `offset` of the text, in `file`.
+    pub fn locate(&self, file: &Path, offset: usize) -> Location {
+        let offset = offset.min(self.len);
+        let line = self.starts.partition_point(|&s| s <= offset);
+        Location {
+            file: file.to_path_buf(),
+            line,
+            column: offset - self.starts[line - 1] + 1,
+        }
     }
 }
 

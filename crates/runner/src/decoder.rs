@@ -30,7 +30,7 @@ use serde_json::Value;
 use toml::Spanned;
 
 use crate::{
-    cases::{self, Listing, LoadError, Location, locate},
+    cases::{self, Listing, LoadError, Location},
     plan::{SPLIT_PAUSE, Write as PlanWrite},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
     target::{Msg, Running, Target, describe_exit},
@@ -270,6 +270,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = cases::parse_toml(file, text)?;
     let prefix = cases::id_prefix(file);
+    let lines = cases::Lines::new(text);
     let mut cases: Vec<DecoderCase> = Vec::new();
     let mut seen = cases::SeenIds::new();
     for spanned in def.case {
@@ -277,7 +278,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
-        let line = locate(file, text, case_span.start).line;
+        let line = lines.locate(file, case_span.start).line;
         let id = cases::case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
         let level = match &def.level {
             None => Level::Must,
@@ -330,7 +331,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
             stream,
             ends,
             only,
-            source: locate(file, text, case_span.start),
+            source: lines.locate(file, case_span.start),
         };
         if case.plans().is_empty() {
             return Err(at(
