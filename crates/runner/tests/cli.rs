@@ -1063,32 +1063,11 @@ fn the_shipped_target_files_load() {
     }
 }
 
-/// Runs rpcspec with `args` to its end, polling its peak RSS (VmHWM, in
-/// KiB) while it runs; returns the peak, the exit code and stdout.
+/// rpcspec with `args`, measured (`support::run_measured`), its exit code
+/// -1 when it was killed.
 fn run_measured(args: &[&str]) -> (u64, i32, String) {
-    let mut child = StdCommand::new(BIN)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut out = String::new();
-        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
-        out
-    });
-    let pid = child.id();
-    let mut peak = 0;
-    let status = loop {
-        peak = peak.max(support::vm_hwm_kib(pid));
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    (peak, status.code().unwrap_or(-1), reader.join().unwrap())
+    let (peak, code, stdout) = support::run_measured(BIN, args);
+    (peak, code.unwrap_or(-1), stdout)
 }
 
 /// A target that writes short lines without end (`yes 1`: JSON scalars;

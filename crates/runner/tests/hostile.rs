@@ -7,7 +7,7 @@ mod support;
 
 use std::{
     collections::BTreeMap,
-    process::{Command, Stdio},
+    process::Command,
     time::{Duration, Instant},
 };
 
@@ -46,14 +46,26 @@ fn survivors(script: &str, args: &[&str]) -> (Vec<u32>, Vec<u32>) {
         "{}",
         String::from_utf8_lossy(&status.stderr)
     );
-    let pids: Vec<u32> = std::fs::read_to_string(&marker)
+    let pids = marked(&marker);
+    let alive = still_alive(&pids);
+    (pids, alive)
+}
+
+/// The pids the target's descendants wrote to `marker`.
+fn marked(marker: &std::path::Path) -> Vec<u32> {
+    std::fs::read_to_string(marker)
         .unwrap_or_default()
         .split_whitespace()
         .map(|p| p.parse().unwrap())
-        .collect();
-    // What was killed is gone at once; give the kernel a moment anyway.
+        .collect()
+}
+
+/// Those of `pids` still alive a little after rpcspec has exited (what was
+/// killed is gone at once; the kernel gets a moment anyway), killed here so
+/// that a failing test leaves nothing behind either.
+fn still_alive(pids: &[u32]) -> Vec<u32> {
     let until = Instant::now() + Duration::from_secs(2);
-    let mut alive_now: Vec<u32> = pids.clone();
+    let mut alive_now: Vec<u32> = pids.to_vec();
     while !alive_now.is_empty() && Instant::now() < until {
         alive_now.retain(|p| alive(*p));
         std::thread::sleep(Duration::from_millis(20));
@@ -61,7 +73,7 @@ fn survivors(script: &str, args: &[&str]) -> (Vec<u32>, Vec<u32>) {
     for p in &alive_now {
         let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
     }
-    (pids, alive_now)
+    alive_now
 }
 
 /// A descendant that leaves the target's process group (`setsid`,
@@ -124,17 +136,9 @@ fn fuzzing_leaves_no_descendant_behind() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let pids: Vec<u32> = std::fs::read_to_string(&marker)
-        .unwrap_or_default()
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let pids = marked(&marker);
     assert!(!pids.is_empty(), "the fuzzer started no target");
-    std::thread::sleep(Duration::from_millis(200));
-    let alive: Vec<u32> = pids.into_iter().filter(|p| alive(*p)).collect();
-    for p in &alive {
-        let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
-    }
+    let alive = still_alive(&pids);
     assert!(alive.is_empty(), "{alive:?} survived");
 }
 
@@ -178,31 +182,6 @@ fn a_target_that_exits_at_once_crashes_every_time() {
     }
 }
 
-/// The peak RSS (KiB) and exit code of `rpcspec ARGS`, sampled as it runs.
-fn peak_of(args: &[&str]) -> (u64, Option<i32>) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut peak = 0;
-    let until = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        peak = peak.max(support::vm_hwm_kib(child.id()));
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > until {
-            let _ = child.kill();
-            panic!("rpcspec {args:?} ran past two minutes");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    (peak, status.code())
-}
-
 /// A producer or decoder that floods stdout with short lines: the producer
 /// role kept every record and finding (3.2 GB for `yes 1`, 12.5 GB for
 /// `yes ''` over its suite), the decoder role every read the case had not
@@ -241,7 +220,7 @@ fn a_flooding_producer_or_decoder_is_bounded() {
         ],
     ];
     for args in runs {
-        let (peak_kib, code) = peak_of(args);
+        let (peak_kib, code, _) = support::run_measured(BIN, args);
         assert_eq!(code, Some(1), "{args:?}: the run fails, it does not crash");
         assert!(peak_kib > 0, "no VmHWM read");
         assert!(peak_kib < 256 << 10, "{args:?}: peak RSS {peak_kib} KiB");
@@ -255,18 +234,21 @@ fn a_flooding_producer_or_decoder_is_bounded() {
 fn fuzzing_a_flooding_target_is_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("findings");
-    let (peak_kib, code) = peak_of(&[
-        "fuzz",
-        "--time",
-        "5",
-        "--timeout",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-        "--",
-        "yes",
-        "1",
-    ]);
+    let (peak_kib, code, _) = support::run_measured(
+        BIN,
+        &[
+            "fuzz",
+            "--time",
+            "5",
+            "--timeout",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--",
+            "yes",
+            "1",
+        ],
+    );
     assert_eq!(code, Some(1), "findings: exit 1");
     assert!(
         peak_kib > 0 && peak_kib < 256 << 10,

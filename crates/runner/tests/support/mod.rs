@@ -10,3 +10,43 @@ pub fn vm_hwm_kib(pid: u32) -> u64 {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }
+
+/// Runs `bin ARGS` and returns its peak RSS in KiB (sampled every 5 ms),
+/// its exit code and its stdout; it is killed, and the test fails, if it
+/// runs past two minutes. (Each test binary compiles this module and uses
+/// a part of it.)
+#[allow(dead_code)]
+pub fn run_measured(bin: &str, args: &[&str]) -> (u64, Option<i32>, String) {
+    use std::{
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+    let mut child = Command::new(bin)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let pid = child.id();
+    let until = Instant::now() + Duration::from_secs(120);
+    let mut peak = 0;
+    let status = loop {
+        peak = peak.max(vm_hwm_kib(pid));
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > until {
+            let _ = child.kill();
+            panic!("{bin} {args:?} ran past two minutes");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    (peak, status.code(), reader.join().unwrap())
+}
