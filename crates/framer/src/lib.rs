@@ -113,6 +113,12 @@ impl Framer {
         self.pos
     }
 
+    /// Whether the stream so far ends where a record ends: no bytes of an
+    /// unfinished record are carried or being skipped.
+    pub fn at_boundary(&self) -> bool {
+        self.pos == self.record_start
+    }
+
     /// Capacity of the carry buffer, the only memory the framer holds. It
     /// never exceeds [`Config::max_line_len`].
     pub fn buffer_capacity(&self) -> usize {

@@ -44,6 +44,10 @@ pub struct Case {
     /// With no success call known for the target, its `$call` may go to a
     /// method no server has, answered -32601 (see [`crate::probe`]).
     pub or_unknown_method: bool,
+    /// Runs in a process of its own even where the other cases share one
+    /// (`fresh = true`): it tests what a target does first, or leaves it in
+    /// a state the next case must not inherit.
+    pub fresh: bool,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
     /// Where the case is defined.
@@ -282,6 +286,8 @@ struct CaseDef {
     not_in: Spanned<std::collections::BTreeMap<String, String>>,
     #[serde(default)]
     or_unknown_method: bool,
+    #[serde(default)]
+    fresh: bool,
     #[serde(default)]
     step: Vec<Spanned<StepDef>>,
 }
@@ -566,6 +572,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             allow: def.allow,
             not_in,
             or_unknown_method: def.or_unknown_method,
+            fresh: def.fresh,
             steps,
             source: lines.locate(file, case_span.start),
         });

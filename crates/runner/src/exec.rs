@@ -1,5 +1,13 @@
-//! Running one case under one write plan against a fresh target process,
-//! and grading what came back.
+//! Running one case under one write plan against a target process, and
+//! grading what came back.
+//!
+//! A case runs on a process of its own, or on one kept from the cases
+//! before it ([`run_reusing`]): every process first proves it is reading
+//! (barrier 0, or the dialect's handshake), and that prologue is recorded
+//! and replayed into each later case on the process, so every case is
+//! graded on what a process of its own would have shown it. A case's
+//! deadline runs from the end of the prologue; the prologue has the
+//! start-up limit.
 //!
 //! Every byte the target writes goes through the reference framer and the
 //! matcher's session, so framing and envelope rules are checked on every
@@ -10,6 +18,10 @@
 
 use std::{
     process::ExitStatus,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -47,6 +59,35 @@ pub struct RunOptions {
     /// A call known to succeed on the target (a target file's `[call]`),
     /// for the cases that need one; `None`: the dialect's, if it has one.
     pub call: Option<Probe>,
+    /// The most a new process may take to show it is reading (answer
+    /// barrier 0 or its handshake); the case deadline starts after it.
+    pub startup: Duration,
+    /// A process per (case, plan) (`--fresh`), instead of one process kept
+    /// for as many cases as can share it.
+    pub fresh: bool,
+    /// What this run has learnt of the target's start-up. Shared by the
+    /// clones of these options: make new options for another target.
+    pub readiness: Arc<Readiness>,
+}
+
+/// What a run has learnt of its target's start-up.
+#[derive(Debug, Default)]
+pub struct Readiness {
+    /// A process gave no sign of reading within the start-up limit: later
+    /// processes of the run get a short wait instead (a target that never
+    /// answers costs the limit once per job, not once per case).
+    silent: AtomicBool,
+}
+
+impl Readiness {
+    /// How long a new process gets to show it is reading.
+    fn wait(&self, opts: &RunOptions) -> Duration {
+        if self.silent.load(Ordering::Relaxed) {
+            (opts.timeout / 4).min(Duration::from_secs(2))
+        } else {
+            opts.startup
+        }
+    }
 }
 
 /// The dialects `--dialect` takes: the matcher's, plus `codex`, the
@@ -73,9 +114,16 @@ impl Default for RunOptions {
                 .expect("the shipped preambles load (tests/case_files.rs checks them)"),
             handshake: None,
             call: None,
+            startup: DEFAULT_STARTUP,
+            fresh: false,
+            readiness: Arc::default(),
         }
     }
 }
+
+/// The default start-up limit ([`RunOptions::startup`]): a Python MCP
+/// server takes 2–3 s under load, an `npx` wrapper more.
+pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 
 /// How long a target may take to exit after its stdin closes.
 pub const EXIT_GRACE: Duration = Duration::from_secs(1);
@@ -84,15 +132,108 @@ pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// unlikely to exist on any target.
 pub const BARRIER_METHOD: &str = "rpcspec/barrier";
 
-/// Runs `case` under `plan` against a fresh `target` process.
+/// Runs `case` under `plan` against a process of its own.
 pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> CaseResult {
-    let started = Instant::now();
-    let mut result = CaseResult::new(
+    match prepare(case, plan, opts) {
+        Ok((case, preamble)) => execute(&case, preamble, plan, target, opts, None, false).0,
+        Err(result) => *result,
+    }
+}
+
+/// A target process kept for the next case: it answered everything its
+/// cases sent, wrote no partial line and is still reading.
+pub struct Live {
+    running: Running,
+    /// What happened before the first case's own steps, replayed into
+    /// every later case on this process.
+    prologue: Vec<Recorded>,
+    /// When the prologue ended, as time since spawn.
+    prologue_end: Duration,
+    /// Cases run on it so far.
+    cases: usize,
+}
+
+/// One thing that happened in a prologue.
+enum Recorded {
+    Step(usize),
+    Sent(Vec<(Duration, Vec<u8>)>, Option<usize>),
+    Barrier(Id),
+    Stdout(Vec<u8>, Duration),
+}
+
+/// Runs `case` under `plan` on `live`, the process kept from the cases
+/// before it, or on a new one, and leaves in `live` the process the next
+/// case may use. A case that closes stdin, ends a step without a newline or
+/// says `fresh = true` gets a process of its own and leaves `live` alone.
+/// A case that ends in CRASH or TIMEOUT on a process that ran cases before
+/// it is run again on a new process, and that verdict is reported (with a
+/// note when the two differ): a shared process never gives a verdict a
+/// process of its own would not.
+pub fn run_reusing(
+    case: &Case,
+    plan: Plan,
+    target: &Target,
+    opts: &RunOptions,
+    live: &mut Option<Live>,
+) -> CaseResult {
+    let (case, preamble) = match prepare(case, plan, opts) {
+        Ok(prepared) => prepared,
+        Err(result) => return *result,
+    };
+    if opts.fresh || needs_own_process(&case, preamble, plan) {
+        return execute(&case, preamble, plan, target, opts, None, false).0;
+    }
+    let earlier = live.as_ref().map_or(0, |l| l.cases);
+    let (result, next) = execute(&case, preamble, plan, target, opts, live.take(), true);
+    *live = next;
+    if earlier == 0 || !matches!(result.verdict, Verdict::Crash | Verdict::Timeout) {
+        return result;
+    }
+    let (mut again, next) = execute(&case, preamble, plan, target, opts, None, true);
+    *live = next;
+    if again.verdict != result.verdict {
+        again.evidence.push(Evidence::note(
+            Verdict::Pass,
+            format!(
+                "on a process that had run {earlier} cases before it, this case was {}; \
+                 run again on a new process it is {}, which is the verdict",
+                result.verdict.as_str(),
+                again.verdict.as_str()
+            ),
+        ));
+    }
+    again
+}
+
+/// Whether `case` (with `preamble` steps first) must have a process of its
+/// own under `plan`: it says so, closes stdin, or leaves a line unfinished
+/// (no barrier can follow it, and the next case would inherit the bytes).
+fn needs_own_process(case: &Case, preamble: usize, plan: Plan) -> bool {
+    case.fresh
+        || case.steps.iter().skip(preamble).any(|s| {
+            s.close
+                || plan
+                    .writes(&s.send)
+                    .last()
+                    .is_some_and(|w| w.bytes.last() != Some(&b'\n'))
+        })
+}
+
+/// A result for `case` under `plan`, before anything ran.
+fn blank_result(case: &Case, plan: Plan) -> CaseResult {
+    CaseResult::new(
         case.id.clone(),
         plan.name().to_owned(),
         case.title.clone(),
         case.section.clone(),
-    );
+    )
+}
+
+/// `case` as it runs in the options' dialect: probes and calls put in,
+/// expectations read in the dialect, the handshake's steps first (how many
+/// is the second value). A case that cannot run is its result instead.
+fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), Box<CaseResult>> {
+    let result = blank_result(case, plan);
     let lacking: Vec<&str> = case
         .requires
         .iter()
@@ -102,7 +243,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
     let not_run = |mut result: CaseResult, verdict: Verdict, why: String| {
         result.verdict = verdict;
         result.evidence.push(Evidence::note(verdict, why));
-        result
+        Err(Box::new(result))
     };
     // What cannot apply to the dialect is N/A whatever the target has.
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
@@ -149,49 +290,52 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
             None => return not_run(result, Verdict::Skipped, probe::missing(&calls, need)),
         }
     }
-    let case = &case;
     // MCP writes no `"id": null`; in the lenient dialect `"jsonrpc"` may be
     // absent from replies.
-    let read;
     let case = match opts.dialect {
-        Dialect::Mcp => {
-            read = for_mcp(case);
-            &read
-        }
-        Dialect::Lenient if handshake == "codex" => {
-            read = for_codex(&without_version(case));
-            &read
-        }
-        Dialect::Lenient => {
-            read = without_version(case);
-            &read
-        }
+        Dialect::Mcp => for_mcp(&case),
+        Dialect::Lenient if handshake == "codex" => for_codex(&without_version(&case)),
+        Dialect::Lenient => without_version(&case),
         _ => case,
     };
     // A dialect's handshake opens the conversation; its steps come first.
-    let preamble = opts.preambles.iter().find(|p| p.dialect == handshake);
-    let opened;
-    let case = match preamble {
-        Some(p) => {
-            opened = with_preamble(case, p);
-            &opened
-        }
-        None => case,
+    Ok(
+        match opts.preambles.iter().find(|p| p.dialect == handshake) {
+            Some(p) => (with_preamble(&case, p), p.steps.len()),
+            None => (case, 0),
+        },
+    )
+}
+
+/// Runs the prepared `case` on `live` or on a new process, and returns its
+/// result and, when `keep` is set and the process can take another case,
+/// the process.
+fn execute(
+    case: &Case,
+    preamble: usize,
+    plan: Plan,
+    target: &Target,
+    opts: &RunOptions,
+    live: Option<Live>,
+    keep: bool,
+) -> (CaseResult, Option<Live>) {
+    let started = Instant::now();
+    let mut result = blank_result(case, plan);
+    let mut run = match live {
+        Some(live) => Run::resume(live, opts, preamble),
+        None => match Running::spawn(target) {
+            Ok(running) => Run::new(running, opts, preamble, keep),
+            Err(e) => {
+                result.verdict = Verdict::Error;
+                result.evidence.push(Evidence::note(
+                    Verdict::Error,
+                    format!("cannot start `{}`: {e}", target.display()),
+                ));
+                return (result, None);
+            }
+        },
     };
-    let running = match Running::spawn(target) {
-        Ok(r) => r,
-        Err(e) => {
-            result.verdict = Verdict::Error;
-            result.evidence.push(Evidence::note(
-                Verdict::Error,
-                format!("cannot start `{}`: {e}", target.display()),
-            ));
-            return result;
-        }
-    };
-    let mut run = Run::new(running, opts, started);
-    run.preamble = preamble.map_or(0, |p| p.steps.len());
-    run.drive(case, plan);
+    run.drive(case, plan, keep);
     run.grade(case, &mut result);
     // A report keeps the head of each message shown, as of each line.
     for e in &mut result.evidence {
@@ -200,7 +344,8 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
         }
     }
     result.duration = started.elapsed();
-    result
+    let live = run.into_live(result.verdict);
+    (result, live)
 }
 
 /// One line the target wrote, with what the runner made of it.
@@ -261,6 +406,26 @@ struct Run<'o> {
     barrier_rtt: Duration,
     /// How many of the case's steps are a preamble's (they come first).
     preamble: usize,
+    /// The first step this run writes: 0 on a new process, `preamble` on
+    /// one whose prologue is replayed.
+    first_step: usize,
+    /// Subtracted from the process's age: a later case's times read as if
+    /// it had followed the prologue at once.
+    shift: Duration,
+    /// The prologue so far, while it runs on a process to be kept.
+    recording: Option<Vec<Recorded>>,
+    /// The finished prologue, handed on with the process.
+    prologue: Option<Vec<Recorded>>,
+    prologue_end: Duration,
+    /// Cases run on this process, this one included.
+    cases: usize,
+    /// Put in barrier ids after the first case, so that none repeats on
+    /// one process.
+    tag: String,
+    /// The process can take another case (set at the end of `drive`).
+    alive: bool,
+    /// Still in the prologue: waits are bounded by the start-up limit.
+    starting: bool,
 }
 
 /// Most findings of one matcher or framing rule listed per result.
@@ -290,14 +455,52 @@ fn is_json(text: &str) -> bool {
 }
 
 impl<'o> Run<'o> {
-    fn new(running: Running, opts: &'o RunOptions, started: Instant) -> Run<'o> {
+    /// A run on a new process: the prologue first, under the start-up
+    /// limit; recorded if the process is to be `keep`t.
+    fn new(running: Running, opts: &'o RunOptions, preamble: usize, keep: bool) -> Run<'o> {
+        let mut run = Run::blank(running, opts, preamble);
+        run.deadline = Instant::now() + opts.startup;
+        run.starting = true;
+        run.recording = keep.then(Vec::new);
+        run
+    }
+
+    /// A run on a kept process: its prologue is replayed, and the case's
+    /// own steps start at once.
+    fn resume(live: Live, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
+        let Live {
+            running,
+            prologue,
+            prologue_end,
+            cases,
+        } = live;
+        running.clear_stderr();
+        let mut run = Run::blank(running, opts, preamble);
+        run.shift = run.running.elapsed().saturating_sub(prologue_end);
+        run.first_step = preamble;
+        run.cases = cases + 1;
+        run.tag = format!("{cases}-");
+        for r in &prologue {
+            match r {
+                Recorded::Step(k) => run.begin_step(*k),
+                Recorded::Sent(timed, step) => run.note_sent(timed, *step),
+                Recorded::Barrier(id) => run.barriers.push(id.clone()),
+                Recorded::Stdout(bytes, at) => run.stdout(bytes, *at),
+            }
+        }
+        run.prologue = Some(prologue);
+        run.prologue_end = prologue_end;
+        run
+    }
+
+    fn blank(running: Running, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
         // The target's output is held to the strict reading: blank lines and
         // a byte order mark are findings.
         let server = Framer::new(Config::default().blank_lines(BlankLines::Report));
         Run {
             running,
             opts,
-            deadline: started + opts.timeout,
+            deadline: Instant::now() + opts.timeout,
             server,
             client: Framer::new(Config::default()),
             session: Session::new(opts.dialect.clone()),
@@ -320,35 +523,97 @@ impl<'o> Run<'o> {
             stopped: false,
             held: Vec::new(),
             barrier_rtt: Duration::ZERO,
-            preamble: 0,
+            preamble,
+            first_step: 0,
+            shift: Duration::ZERO,
+            recording: None,
+            prologue: None,
+            prologue_end: Duration::ZERO,
+            cases: 1,
+            tag: String::new(),
+            alive: false,
+            starting: false,
         }
     }
 
-    fn drive(&mut self, case: &Case, plan: Plan) {
-        // A first step written in pieces must reach a target that is
-        // already reading, or a slow starter gets the pieces as one read
-        // and the plan tests nothing; and a step that closes stdin, or ends
-        // without a newline (so no barrier follows it), must not race a
-        // target that exits without reading: whether it exited before the
-        // close would decide the verdict. A barrier first proves the target
-        // is up, or sees it end. (A preamble's own barriers do the same.)
-        let first_in_pieces = case
-            .steps
-            .first()
-            .is_some_and(|s| plan.writes(&s.send).len() > 1);
-        let unbarriered = case.steps.iter().any(|s| {
-            s.close
-                || plan
-                    .writes(&s.send)
-                    .last()
-                    .is_some_and(|w| w.bytes.last() != Some(&b'\n'))
-        });
-        if self.preamble == 0 && (first_in_pieces || unbarriered) {
-            self.ready(plan);
+    /// Time on this case's clock: since spawn, less the shift.
+    fn now(&self) -> Duration {
+        self.running.elapsed().saturating_sub(self.shift)
+    }
+
+    fn begin_step(&mut self, k: usize) {
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Step(k));
         }
-        for (k, step) in case.steps.iter().enumerate() {
-            self.window = k;
-            self.step_ids.push(Vec::new());
+        self.window = k;
+        self.step_ids.push(Vec::new());
+    }
+
+    /// The prologue is over: the case deadline starts now, and a recorded
+    /// prologue is kept for the next case.
+    fn end_prologue(&mut self) {
+        self.starting = false;
+        self.deadline = Instant::now() + self.opts.timeout;
+        if let Some(recorded) = self.recording.take() {
+            self.prologue_end = self.now();
+            self.prologue = Some(recorded);
+        }
+    }
+
+    /// Whether the process can take another case: it is running and
+    /// reading, answered every request, and its output and input end at a
+    /// line boundary, so nothing of this case can reach the next.
+    fn reusable(&self) -> bool {
+        !self.stopped
+            && !self.timed_out
+            && !self.flooded
+            && self.exit.is_none()
+            && !self.stdout_closed
+            && !self.running.stdin_closed()
+            && !self.running.killed()
+            && self.held.is_empty()
+            && self.server.at_boundary()
+            && self.client.at_boundary()
+            && self.prologue.is_some()
+            && !self.replies_due()
+    }
+
+    /// The process, if the case left it able to take another: a FAIL
+    /// that left it answering everything keeps it (a wrong answer is no
+    /// broken process), a TIMEOUT or CRASH never does.
+    fn into_live(self, verdict: Verdict) -> Option<Live> {
+        let sound = matches!(verdict, Verdict::Pass | Verdict::NonStrict | Verdict::Fail);
+        if !self.alive || !sound {
+            return None;
+        }
+        Some(Live {
+            running: self.running,
+            prologue: self.prologue?,
+            prologue_end: self.prologue_end,
+            cases: self.cases,
+        })
+    }
+
+    /// Runs the case's steps (from `first_step`); with `keep`, a process
+    /// that can take another case is left running (`alive`).
+    fn drive(&mut self, case: &Case, plan: Plan, keep: bool) {
+        // A new process first shows it is reading (a handshake's own
+        // barriers do the same): a step written in pieces must reach a
+        // target that is reading, or a slow starter gets the pieces as one
+        // read and the plan tests nothing; a step that closes stdin must not
+        // race a target that exits without reading; and the case deadline
+        // must not be spent on start-up.
+        if self.first_step == 0 && self.preamble == 0 {
+            self.ready();
+        }
+        for (k, step) in case.steps.iter().enumerate().skip(self.first_step) {
+            if k == self.preamble {
+                self.end_prologue();
+            }
+            // A handshake is written whole, so that every case on a process
+            // shares one prologue.
+            let plan = if k < self.preamble { Plan::Whole } else { plan };
+            self.begin_step(k);
             let writes = plan.writes(&step.send);
             self.send(writes, Some(k));
             if step.close {
@@ -364,6 +629,10 @@ impl<'o> Run<'o> {
         let ended = self.stdout_closed && self.exit.is_some();
         if !self.timed_out && !ended {
             self.await_replies();
+            if keep && self.reusable() {
+                self.alive = true;
+                return;
+            }
             // Whatever the target still writes belongs to the last window.
             self.close_stdin();
             self.await_exit();
@@ -374,7 +643,7 @@ impl<'o> Run<'o> {
         let mut events = Vec::new();
         self.server.finish(|e| events.push(e.into_owned()));
         for event in events {
-            self.take(event, self.running.elapsed());
+            self.take(event, self.now());
         }
         self.release_held();
     }
@@ -385,23 +654,36 @@ impl<'o> Run<'o> {
             return;
         }
         // Queued behind the earlier writes, which may still be pausing.
-        let mut at = self.running.elapsed().max(self.writes_due);
-        let mut lines = Vec::new();
+        let mut at = self.now().max(self.writes_due);
+        let mut timed = Vec::with_capacity(writes.len());
         for w in &writes {
             at += w.pause;
-            self.sent.push(Sent {
-                at_ms: at.as_millis() as u64,
-                bytes: Bytes::new(&w.bytes),
-            });
-            self.client.push(&w.bytes, |e| lines.push(e.into_owned()));
-            self.last_sent_byte = w.bytes.last().copied().or(self.last_sent_byte);
+            timed.push((at, w.bytes.clone()));
         }
         self.writes_due = at;
+        self.note_sent(&timed, step);
+        self.pending_writes += 1;
+        self.running.write(writes);
+    }
+
+    /// Keeps what was written when, and feeds it to the session as the
+    /// client's side.
+    fn note_sent(&mut self, timed: &[(Duration, Vec<u8>)], step: Option<usize>) {
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Sent(timed.to_vec(), step));
+        }
+        let mut lines = Vec::new();
+        for (at, bytes) in timed {
+            self.sent.push(Sent {
+                at_ms: at.as_millis() as u64,
+                bytes: Bytes::new(bytes),
+            });
+            self.client.push(bytes, |e| lines.push(e.into_owned()));
+            self.last_sent_byte = bytes.last().copied().or(self.last_sent_byte);
+        }
         for event in lines {
             self.feed_client(event, step);
         }
-        self.pending_writes += 1;
-        self.running.write(writes);
     }
 
     fn feed_client(&mut self, event: Event<'_>, step: Option<usize>) {
@@ -445,42 +727,54 @@ impl<'o> Run<'o> {
     /// everything by then and costs nothing; one that drops requests costs
     /// the wait once per case.
     fn await_replies(&mut self) {
-        let due = |r: &Run<'_>| {
-            r.step_ids.iter().flatten().any(|id| {
-                !r.got
-                    .iter()
-                    .any(|g| g.reply && g.ids.iter().any(|a| a.raw() == id.raw()))
-            })
-        };
-        if !due(self) {
+        if !self.replies_due() {
             return;
         }
         let grace =
             (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
         let until = self.deadline.min(Instant::now() + grace);
-        self.wait(|r| !due(r), until);
+        self.wait(|r| !r.replies_due(), until);
+    }
+
+    /// Whether a request the case sent has no reply yet (one naming its
+    /// id in any spelling or type counts: nothing more is due for it).
+    fn replies_due(&self) -> bool {
+        self.step_ids.iter().flatten().any(|id| {
+            !self
+                .got
+                .iter()
+                .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) != IdMatch::Different))
+        })
     }
 
     /// Waits for a sign that the target is reading: the answer to barrier
     /// 0, or any line that names it (`cat` echoes the barrier back; a
-    /// banner is no sign), or its end; at most a quarter of the case
-    /// deadline and two seconds, so that a target that writes nothing until
-    /// it exits still has its case. No sign is no verdict: the case goes on
-    /// and its own barriers judge the target.
-    fn ready(&mut self, plan: Plan) {
-        let id = self.send_barrier(0, plan);
-        let most = (self.opts.timeout / 4).min(Duration::from_secs(2));
+    /// banner is no sign), or its end; at most the start-up limit, and once
+    /// a process of this run has given no sign in that time, a quarter of
+    /// the case deadline and at most two seconds, so that a target that
+    /// writes nothing until it exits still has its cases. No sign is no
+    /// verdict: the case goes on and its own barriers judge the target.
+    fn ready(&mut self) {
+        let id = self.send_barrier(0, Plan::Whole);
+        let most = self.opts.readiness.wait(self.opts);
         let until = self.deadline.min(Instant::now() + most);
         let named = id.raw().trim_matches('"').to_owned();
-        self.wait(
-            move |r| {
-                r.answered(&id)
-                    || r.got
-                        .iter()
-                        .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
-            },
-            until,
-        );
+        let sign = move |r: &Run<'_>| {
+            r.answered(&id)
+                || r.got
+                    .iter()
+                    .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
+        };
+        if !self.wait(&sign, until) && most == self.opts.startup {
+            self.opts.readiness.silent.store(true, Ordering::Relaxed);
+            self.evidence.push(Evidence::note(
+                Verdict::Pass,
+                format!(
+                    "no sign of reading within the start-up limit ({most:?}): barrier 0 was not \
+                     answered; the case ran anyway"
+                ),
+            ));
+        }
     }
 
     /// Whether the barrier `id` has been answered.
@@ -496,11 +790,14 @@ impl<'o> Run<'o> {
     /// Sends barrier `n` (0: before the first step, k + 1: after step k),
     /// and returns its id.
     fn send_barrier(&mut self, n: usize, plan: Plan) -> Id {
-        let id = format!("\"rpcspec-barrier-{n}\"");
+        let id = format!("\"rpcspec-barrier-{}{n}\"", self.tag);
         let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
         let method = barrier_method(&self.opts.dialect);
         let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
         let id = Id::parse(&id).expect("a JSON string");
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Barrier(id.clone()));
+        }
         self.barriers.push(id.clone());
         self.send(
             vec![Write {
@@ -521,7 +818,10 @@ impl<'o> Run<'o> {
             move |r| r.answered(&id),
             "the answer to the barrier request",
         );
-        self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
+        // A handshake's answers include start-up: not a round trip.
+        if !self.starting {
+            self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
+        }
     }
 
     /// Handles the target's events until `done` holds, the case deadline
@@ -531,11 +831,18 @@ impl<'o> Run<'o> {
         if !self.wait(done, deadline) && !self.timed_out {
             self.timed_out = true;
             self.stopped = true;
+            let limit = if self.starting {
+                format!("the start-up limit ({:?})", self.opts.startup)
+            } else {
+                format!(
+                    "the case deadline ({:?} from the start of its own steps)",
+                    self.opts.timeout
+                )
+            };
             self.evidence.push(Evidence::note(
                 Verdict::Timeout,
                 format!(
-                    "the case deadline ({:?} from start) passed while waiting for {waiting_for}{}",
-                    self.opts.timeout,
+                    "{limit} passed while waiting for {waiting_for}{}",
                     if self.stdout_closed {
                         "; the target had closed its stdout"
                     } else {
@@ -574,23 +881,15 @@ impl<'o> Run<'o> {
     }
 
     fn handle(&mut self, msg: Msg) {
-        let at = self.running.elapsed();
+        let at = self.now();
         match msg {
-            Msg::Stdout(_) if self.flooded => {}
             Msg::Stdout(bytes) => {
-                self.output += bytes.len();
-                if self.output > self.opts.output_cap {
-                    self.flood(format!(
-                        "the target wrote more than {} bytes to stdout; stopped",
-                        self.opts.output_cap
-                    ));
-                    return;
+                if let Some(r) = &mut self.recording
+                    && !self.flooded
+                {
+                    r.push(Recorded::Stdout(bytes.clone(), at));
                 }
-                let mut events = Vec::new();
-                self.server.push(&bytes, |e| events.push(e.into_owned()));
-                for event in events {
-                    self.take(event, at);
-                }
+                self.stdout(&bytes, at);
             }
             Msg::StdoutClosed => self.stdout_closed = true,
             Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
@@ -620,6 +919,26 @@ impl<'o> Run<'o> {
                     self.close_stdin();
                 }
             }
+        }
+    }
+
+    /// Bytes from the target's stdout, through the framer.
+    fn stdout(&mut self, bytes: &[u8], at: Duration) {
+        if self.flooded {
+            return;
+        }
+        self.output += bytes.len();
+        if self.output > self.opts.output_cap {
+            self.flood(format!(
+                "the target wrote more than {} bytes to stdout; stopped",
+                self.opts.output_cap
+            ));
+            return;
+        }
+        let mut events = Vec::new();
+        self.server.push(bytes, |e| events.push(e.into_owned()));
+        for event in events {
+            self.take(event, at);
         }
     }
 
@@ -789,7 +1108,7 @@ impl<'o> Run<'o> {
     }
 
     /// Turns what happened into evidence and a verdict.
-    fn grade(mut self, case: &Case, result: &mut CaseResult) {
+    fn grade(&mut self, case: &Case, result: &mut CaseResult) {
         // Attribute each message to the step whose request it answers, or
         // else to the window it arrived in.
         // A reply whose ids are all null names no request: it goes to the
@@ -925,11 +1244,10 @@ impl<'o> Run<'o> {
             .filter(|v| *v != Verdict::Pass)
             .max()
             .unwrap_or(Verdict::Pass);
-        result.evidence = self.evidence;
-        result.sent = self.sent;
+        result.evidence = std::mem::take(&mut self.evidence);
+        result.sent = std::mem::take(&mut self.sent);
         let received = self.got.len();
-        result.received = self
-            .got
+        result.received = std::mem::take(&mut self.got)
             .into_iter()
             .take(MAX_RECEIVED)
             .map(|g| g.received)

@@ -368,6 +368,7 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         allow: Vec::new(),
         not_in: Vec::new(),
         or_unknown_method: false,
+        fresh: true,
         steps,
         source: Location {
             file: PathBuf::from("fuzz"),

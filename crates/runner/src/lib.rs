@@ -42,7 +42,7 @@ use std::{
 };
 
 use cases::Case;
-use exec::{RunOptions, run_case};
+use exec::{RunOptions, run_reusing};
 use plan::Plan;
 use report::CaseResult;
 use target::Target;
@@ -67,9 +67,14 @@ pub fn run_suite(
                 .map(move |&p| (c, p))
         })
         .collect();
-    run_parallel(&work, jobs, progress, |&(case, plan)| {
-        run_case(case, plan, target, opts)
-    })
+    // Each job keeps its process for as many cases as can share it.
+    run_parallel_with(
+        &work,
+        jobs,
+        progress,
+        || None,
+        |live, &(case, plan)| run_reusing(case, plan, target, opts, live),
+    )
 }
 
 /// Runs `run` on every item of `work`, `jobs` at a time, and returns the
@@ -81,6 +86,19 @@ pub fn run_parallel<T: Sync, R: Send>(
     progress: &(dyn Fn(usize, usize) + Sync),
     run: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    run_parallel_with(work, jobs, progress, || (), |(), item| run(item))
+}
+
+/// [`run_parallel`] with a state per job: `init` makes it when the job
+/// starts, `run` gets it with every item, and it is dropped when the job
+/// ends (the server role keeps a target process in it).
+pub fn run_parallel_with<T: Sync, R: Send, S>(
+    work: &[T],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    init: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, &T) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> =
@@ -88,12 +106,13 @@ pub fn run_parallel<T: Sync, R: Send>(
     thread::scope(|s| {
         for _ in 0..jobs.clamp(1, work.len().max(1)) {
             s.spawn(|| {
+                let mut state = init();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = work.get(i) else {
                         break;
                     };
-                    let result = run(item);
+                    let result = run(&mut state, item);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
                 }

@@ -33,6 +33,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// Run the cases against a target (default: the built-in reference server).
     Run(RunArgs),
@@ -135,6 +137,15 @@ struct RunArgs {
     /// default 5 s, or the target file's).
     #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
     timeout: Option<Duration>,
+    /// The most a new target process may take to show it is reading (to
+    /// answer its first barrier or its handshake): `10`, `30s` (at most an
+    /// hour; default 10 s). Case deadlines start after it. Server role.
+    #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
+    startup_timeout: Option<Duration>,
+    /// A new target process for every (case, plan), instead of one kept per
+    /// job for every case that can share it. Server role.
+    #[arg(long)]
+    fresh: bool,
     /// A target file (TOML): the command, dialect, features it lacks,
     /// timeout, handshake and a call known to succeed, in one place; see
     /// README.md, "Target files". Options given here win over the file's.
@@ -143,7 +154,9 @@ struct RunArgs {
     /// What the target file adds to the run.
     #[arg(skip)]
     loaded: Option<Box<rpcspec::target_file::TargetFile>>,
-    /// Cases run in parallel, 1 to 256 (default: the number of cores).
+    /// Cases run in parallel, 1 to 256 (default: twice the number of cores
+    /// for a server, whose cases mostly wait on it; the number of cores
+    /// for a producer or decoder).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: Option<u16>,
     /// Write plans to use, comma-separated (default: all a case allows); for
@@ -539,6 +552,10 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         without: args.without.clone(),
         handshake: Some(handshake.clone()),
         call: args.loaded.as_ref().and_then(|f| f.call.clone()),
+        startup: args
+            .startup_timeout
+            .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
+        fresh: args.fresh,
         ..RunOptions::default()
     };
     // A cases folder's own preambles come first (the first for a dialect
@@ -555,7 +572,10 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         own.append(&mut opts.preambles);
         opts.preambles = own;
     }
-    let results = run_suite(&cases, &plans, &target, &opts, jobs_of(args), progress);
+    // A server's cases mostly wait on the target: twice as many jobs as
+    // cores keep both busy.
+    let jobs = args.jobs.map_or(2 * jobs_of(args), usize::from);
+    let results = run_suite(&cases, &plans, &target, &opts, jobs, progress);
     Ok(RoleRun {
         target: target.display(),
         dialect: handshake,

@@ -213,6 +213,14 @@ impl Running {
         self.killed
     }
 
+    /// Forgets the stderr kept so far (a new case begins on this process).
+    pub fn clear_stderr(&self) {
+        self.stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// The last bytes the target wrote to stderr.
     pub fn stderr_tail(&self) -> Vec<u8> {
         self.stderr

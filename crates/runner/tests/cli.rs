@@ -152,7 +152,7 @@ fn a_target_that_never_answers_times_out() {
             "TIMEOUT    {ONE} [whole]"
         )))
         .stdout(predicate::str::contains(
-            "the case deadline (500ms from start) passed",
+            "the case deadline (500ms from the start of its own steps) passed",
         ))
         .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
 }
