@@ -8,15 +8,21 @@
 use std::{
     io::{self, Read, Write},
     process::ExitCode,
+    thread,
+    time::Duration,
 };
 
 use rpcspec::serve::{self, INVALID_REQUEST, Input, PARSE_ERROR, error, respond};
-use rpcspec_framer::Config;
+use rpcspec_framer::{Config, Event, Framer};
 use serde_json::Value;
 
 /// Every mutant: name and the bug it has.
 const MUTANTS: &[(&str, &str)] = &[
     ("reference", "none: the reference server"),
+    (
+        "reference-out-of-order",
+        "none: answers each line on a thread of its own after a pause of 0-7 ms, so replies come in any order",
+    ),
     (
         "reference-nesting-limit",
         "none: correct, but refuses a line nested deeper than 100 levels with one -32700, as Python's json does past its recursion limit",
@@ -72,6 +78,14 @@ const MUTANTS: &[(&str, &str)] = &[
         "no-flush",
         "block-buffers stdout: replies only arrive at exit",
     ),
+    (
+        "drops-coalesced",
+        "answers only the first of the lines that arrive in one read",
+    ),
+    (
+        "ignores-unknown-methods",
+        "never answers a request for a method it does not have",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -83,7 +97,8 @@ fn main() -> ExitCode {
         }
         return ExitCode::from(2);
     }
-    match serve_as(&name, io::stdin().lock(), io::stdout().lock()) {
+    // Stdout unlocked: `reference-out-of-order` writes from threads.
+    match serve_as(&name, io::stdin().lock(), io::stdout()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -101,6 +116,55 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             Input::Line(line) if nesting(line) > 100 => Some(error(PARSE_ERROR, "null")),
             other => reference(other),
         }),
+        "reference-out-of-order" => {
+            let mut workers = Vec::new();
+            let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+            serve::run_with(input, io::sink(), config, |input| {
+                let reply = reference(input)?;
+                // xorshift: a pause of 0-7 ms per reply.
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let pause = Duration::from_millis(state % 8);
+                workers.push(thread::spawn(move || {
+                    thread::sleep(pause);
+                    let mut out = io::stdout().lock();
+                    let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
+                }));
+                None
+            })?;
+            for w in workers {
+                let _ = w.join();
+            }
+            Ok(())
+        }
+        "drops-coalesced" => {
+            let mut framer = Framer::new(config);
+            let mut buf = vec![0; 64 * 1024];
+            loop {
+                let n = input.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                let mut first = None;
+                framer.push(&buf[..n], |e| {
+                    if first.is_none() {
+                        first = Some(e.into_owned());
+                    }
+                });
+                let reply = first.and_then(|e| match &e {
+                    Event::Line(line) => match line.as_str() {
+                        Ok(text) => respond(text),
+                        Err(_) => Some(error(PARSE_ERROR, "null")),
+                    },
+                    Event::Problem(_) => Some(error(PARSE_ERROR, "null")),
+                });
+                if let Some(reply) = reply {
+                    writeln!(output, "{reply}")?;
+                    output.flush()?;
+                }
+            }
+        }
         "chunk-as-message" => {
             let mut buf = vec![0; 64 * 1024];
             loop {
@@ -233,6 +297,7 @@ fn mutate(name: &str, line: &str, reply: Option<String>) -> Option<String> {
             _ => reply,
         },
         "drops-jsonrpc" => reply.map(|r| r.replace(r#""jsonrpc":"2.0","#, "")),
+        "ignores-unknown-methods" => reply.filter(|r| !r.contains(r#""code":-32601"#)),
         "pretty-prints" => reply.map(|r| {
             let value: Value = serde_json::from_str(&r).expect("the reference writes JSON");
             serde_json::to_string_pretty(&value).expect("a Value serialises")

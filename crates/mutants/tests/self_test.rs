@@ -136,6 +136,28 @@ const MUTANTS: &[Mutant] = &[
         ],
     },
     Mutant {
+        name: "drops-coalesced",
+        // Only a case whose two lines are one write: elsewhere whether a
+        // step and its barrier arrive in one read is the scheduler's choice.
+        filters: &["framing/lines/two-in-one-write"],
+        plans: &[Plan::Whole],
+        timeout_ms: 500,
+        caught_by: &["framing/lines/two-in-one-write"],
+    },
+    Mutant {
+        name: "ignores-unknown-methods",
+        filters: &[
+            "jsonrpc/examples/method-not-found",
+            "jsonrpc/examples/positional-params",
+        ],
+        plans: &[Plan::Whole],
+        timeout_ms: 500,
+        caught_by: &[
+            "jsonrpc/examples/method-not-found",
+            "jsonrpc/examples/positional-params",
+        ],
+    },
+    Mutant {
         name: "rejects-crlf",
         filters: &[],
         // Under the crlf plan even the barrier is \r\n-terminated, so every
@@ -207,7 +229,11 @@ fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
 
 #[test]
 fn the_reference_passes_every_case_under_every_plan() {
-    for name in ["reference", "reference-nesting-limit"] {
+    for name in [
+        "reference",
+        "reference-nesting-limit",
+        "reference-out-of-order",
+    ] {
         for fresh in [false, true] {
             reference_passes(name, fresh);
         }
@@ -326,4 +352,53 @@ fn dropping_jsonrpc_passes_in_the_lenient_dialect() {
         .map(|r| format!("{} {:?}", r.id, r.evidence))
         .collect();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// No flakes: every (case, plan) gets the same verdict on every run, against
+/// the reference and against a correct server that answers out of order on
+/// threads, with both cores kept busy by two spinning threads. CI runs it
+/// three times; `RPCSPEC_FLAKE_RUNS=10` is the full size (BENCHMARKS.md).
+#[test]
+fn verdicts_are_the_same_on_every_run_even_under_load() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let runs: usize = std::env::var("RPCSPEC_FLAKE_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(3);
+    let stop = AtomicBool::new(false);
+    // Stops the spinning threads however the scope ends (a failed assert
+    // included), so that it can end.
+    struct Stop<'a>(&'a AtomicBool);
+    impl Drop for Stop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    std::thread::scope(|s| {
+        let _stop = Stop(&stop);
+        for _ in 0..2 {
+            s.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+        }
+        for name in ["reference", "reference-out-of-order"] {
+            let verdicts = |results: Vec<CaseResult>| -> Vec<String> {
+                results
+                    .iter()
+                    .map(|r| format!("{} [{}] {}", r.id, r.plan, r.verdict.as_str()))
+                    .collect()
+            };
+            let first = verdicts(run(name, &[], ALL, 5000, false));
+            assert!(
+                first.iter().all(|v| v.ends_with(" PASS")),
+                "{name}: {first:?}"
+            );
+            for k in 1..runs {
+                let again = verdicts(run(name, &[], ALL, 5000, false));
+                assert_eq!(first, again, "{name}: run {} differs from run 1", k + 1);
+            }
+        }
+    });
 }

@@ -83,7 +83,7 @@ impl Readiness {
     /// How long a new process gets to show it is reading.
     fn wait(&self, opts: &RunOptions) -> Duration {
         if self.silent.load(Ordering::Relaxed) {
-            (opts.timeout / 4).min(Duration::from_secs(2))
+            (opts.timeout / 10).min(Duration::from_millis(250))
         } else {
             opts.startup
         }
@@ -125,6 +125,11 @@ impl Default for RunOptions {
 /// server takes 2–3 s under load, an `npx` wrapper more.
 pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 
+/// The least time a barrier may still be answered once a second one was
+/// (see `Run::resync`): a server that answers out of order may be slow on
+/// one. The wait is the target's quiet period, and at least this.
+pub const LOST_GRACE: Duration = Duration::from_millis(250);
+
 /// How long a target may take to exit after its stdin closes.
 pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 
@@ -151,6 +156,8 @@ pub struct Live {
     prologue_end: Duration,
     /// Cases run on it so far.
     cases: usize,
+    /// Its slowest barrier round trip so far.
+    rtt: Duration,
 }
 
 /// One thing that happened in a prologue.
@@ -424,6 +431,10 @@ struct Run<'o> {
     tag: String,
     /// The process can take another case (set at the end of `drive`).
     alive: bool,
+    /// When the target last wrote to stdout.
+    last_output: Instant,
+    /// The second barriers sent (see `resync`).
+    resyncs: Vec<Id>,
     /// Still in the prologue: waits are bounded by the start-up limit.
     starting: bool,
 }
@@ -473,12 +484,14 @@ impl<'o> Run<'o> {
             prologue,
             prologue_end,
             cases,
+            rtt,
         } = live;
         running.clear_stderr();
         let mut run = Run::blank(running, opts, preamble);
         run.shift = run.running.elapsed().saturating_sub(prologue_end);
         run.first_step = preamble;
         run.cases = cases + 1;
+        run.barrier_rtt = rtt;
         run.tag = format!("{cases}-");
         for r in &prologue {
             match r {
@@ -533,6 +546,8 @@ impl<'o> Run<'o> {
             tag: String::new(),
             alive: false,
             starting: false,
+            last_output: Instant::now(),
+            resyncs: Vec::new(),
         }
     }
 
@@ -591,6 +606,7 @@ impl<'o> Run<'o> {
             prologue: self.prologue?,
             prologue_end: self.prologue_end,
             cases: self.cases,
+            rtt: self.barrier_rtt,
         })
     }
 
@@ -603,7 +619,7 @@ impl<'o> Run<'o> {
         // read and the plan tests nothing; a step that closes stdin must not
         // race a target that exits without reading; and the case deadline
         // must not be spent on start-up.
-        if self.first_step == 0 && self.preamble == 0 {
+        if self.prologue.is_none() && self.first_step == 0 && self.preamble == 0 {
             self.ready();
         }
         for (k, step) in case.steps.iter().enumerate().skip(self.first_step) {
@@ -737,23 +753,28 @@ impl<'o> Run<'o> {
     }
 
     /// Whether a request the case sent has no reply yet (one naming its
-    /// id in any spelling or type counts: nothing more is due for it).
+    /// id in any spelling or type counts: nothing more is due for it), or
+    /// the session still awaits one (an id-null error to an unreadable
+    /// request, which a server may send after later replies), or a second
+    /// barrier has none.
     fn replies_due(&self) -> bool {
-        self.step_ids.iter().flatten().any(|id| {
-            !self
-                .got
-                .iter()
-                .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) != IdMatch::Different))
-        })
+        self.resyncs.iter().any(|id| !self.answered(id))
+            || self.session.outstanding(Direction::ClientToServer) > 0
+            || self.step_ids.iter().flatten().any(|id| {
+                !self
+                    .got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) != IdMatch::Different))
+            })
     }
 
     /// Waits for a sign that the target is reading: the answer to barrier
     /// 0, or any line that names it (`cat` echoes the barrier back; a
     /// banner is no sign), or its end; at most the start-up limit, and once
-    /// a process of this run has given no sign in that time, a quarter of
-    /// the case deadline and at most two seconds, so that a target that
-    /// writes nothing until it exits still has its cases. No sign is no
-    /// verdict: the case goes on and its own barriers judge the target.
+    /// a process of this run has given no sign in that time, a tenth of
+    /// the case deadline and at most 250 ms, so that a target that writes
+    /// nothing until it exits still has its cases. No sign is no verdict:
+    /// the case goes on and its own barriers judge the target.
     fn ready(&mut self) {
         let id = self.send_barrier(0, Plan::Whole);
         let most = self.opts.readiness.wait(self.opts);
@@ -790,7 +811,12 @@ impl<'o> Run<'o> {
     /// Sends barrier `n` (0: before the first step, k + 1: after step k),
     /// and returns its id.
     fn send_barrier(&mut self, n: usize, plan: Plan) -> Id {
-        let id = format!("\"rpcspec-barrier-{}{n}\"", self.tag);
+        self.send_barrier_as(&n.to_string(), plan)
+    }
+
+    /// Sends the barrier named `name` and returns its id.
+    fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
+        let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
         let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
         let method = barrier_method(&self.opts.dialect);
         let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
@@ -814,6 +840,9 @@ impl<'o> Run<'o> {
     fn barrier(&mut self, n: usize, plan: Plan) {
         let id = self.send_barrier(n, plan);
         let sent = Instant::now();
+        if !self.starting && !self.resync(&id, n) {
+            return;
+        }
         self.pump(
             move |r| r.answered(&id),
             "the answer to the barrier request",
@@ -821,6 +850,97 @@ impl<'o> Run<'o> {
         // A handshake's answers include start-up: not a round trip.
         if !self.starting {
             self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
+        }
+    }
+
+    /// Waits for barrier `id` while the target writes; once it has been
+    /// quiet for [`Run::quiet`] without answering, asks again with barrier
+    /// "`n`-again", plain and on its own line. If that one is answered and
+    /// the first still is not within the quiet period again (at least
+    /// [`LOST_GRACE`]), the first was lost or
+    /// refused (a reader that parses each read as one message, or rejects
+    /// `\r\n`): a TIMEOUT now, which a wait to the deadline would also end
+    /// in. If neither is answered and no process of this run has answered
+    /// barrier 0, the target answers no barrier: a TIMEOUT now too.
+    /// Returns whether to go on waiting to the deadline.
+    fn resync(&mut self, id: &Id, n: usize) -> bool {
+        let quiet = self.quiet();
+        if self.wait_quiet(|r| r.answered(id), quiet, Instant::now())
+            || self.timed_out
+            || Instant::now() >= self.deadline
+        {
+            return true;
+        }
+        let again = self.send_barrier_as(&format!("{n}-again"), Plan::Whole);
+        self.resyncs.push(again.clone());
+        let answered = |r: &Run<'_>| r.answered(id) || r.answered(&again);
+        let heard = self.wait_quiet(answered, quiet, Instant::now());
+        if self.answered(id) || self.ended() {
+            return true;
+        }
+        if self.answered(&again) {
+            let until = self.deadline.min(Instant::now() + LOST_GRACE.max(quiet));
+            if self.wait(|r| r.answered(id), until) {
+                return true;
+            }
+            self.give_up(format!(
+                "the barrier request {} was not answered, though a second one, written on its own \
+                 line after {quiet:?} without output, was: the target reads, but lost or refused \
+                 the first (a wait to the deadline ends the same way)",
+                id.raw()
+            ));
+            return false;
+        }
+        if !heard && self.opts.readiness.silent.load(Ordering::Relaxed) {
+            self.give_up(format!(
+                "neither the barrier request nor a second one after {quiet:?} without output was \
+                 answered, and this target answers no barrier (barrier 0 of its first process \
+                 went unanswered for the start-up limit, {:?}; raise --startup-timeout if it \
+                 starts slower): the case is not waited out to its deadline",
+                self.opts.startup
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// How long the target may be silent, with a barrier unanswered,
+    /// before the runner asks again: twenty of its slowest barrier round
+    /// trips, from 100 ms to 1 s.
+    fn quiet(&self) -> Duration {
+        (self.barrier_rtt * 20).clamp(Duration::from_millis(100), Duration::from_secs(1))
+    }
+
+    /// A TIMEOUT before the deadline, saying why.
+    fn give_up(&mut self, why: String) {
+        self.timed_out = true;
+        self.stopped = true;
+        self.evidence.push(Evidence::note(Verdict::Timeout, why));
+    }
+
+    fn ended(&self) -> bool {
+        self.stdout_closed && self.exit.is_some()
+    }
+
+    /// [`Run::wait`] that also gives up (false) once the target has written
+    /// nothing for `quiet` since `since`.
+    fn wait_quiet(
+        &mut self,
+        done: impl Fn(&Run<'_>) -> bool,
+        quiet: Duration,
+        since: Instant,
+    ) -> bool {
+        loop {
+            if done(self) || self.ended() {
+                return true;
+            }
+            let until = self.deadline.min(self.last_output.max(since) + quiet);
+            if self.timed_out || Instant::now() >= until {
+                return false;
+            }
+            if let Some(msg) = self.running.next(until) {
+                self.handle(msg);
+            }
         }
     }
 
@@ -884,6 +1004,7 @@ impl<'o> Run<'o> {
         let at = self.now();
         match msg {
             Msg::Stdout(bytes) => {
+                self.last_output = Instant::now();
                 if let Some(r) = &mut self.recording
                     && !self.flooded
                 {
