@@ -245,6 +245,10 @@ fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case:
                 let mut result = Ok(());
                 for w in writes {
                     if !w.pause.is_zero() {
+                        // A pause marks a boundary the plan wants the target
+                        // to see: the bytes before it must be read on their
+                        // own, not with the next write.
+                        drain(&stdin);
                         thread::sleep(w.pause);
                     }
                     result = stdin.write_all(&w.bytes).and_then(|()| stdin.flush());
@@ -262,6 +266,20 @@ fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case:
             }
             WriterCommand::Close => return,
         }
+    }
+}
+
+/// The longest the writer waits for the target to read what is in its
+/// stdin pipe before a paused write.
+const DRAIN_MAX: Duration = Duration::from_millis(200);
+
+/// Waits until the target has read everything written to `stdin` so far
+/// (the pipe holds nothing unread), at most [`DRAIN_MAX`]: a target that
+/// does not read gets the next write anyway.
+fn drain(stdin: &ChildStdin) {
+    let until = Instant::now() + DRAIN_MAX;
+    while rustix::io::ioctl_fionread(stdin).is_ok_and(|n| n > 0) && Instant::now() < until {
+        thread::sleep(Duration::from_micros(200));
     }
 }
 
