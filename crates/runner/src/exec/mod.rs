@@ -1,0 +1,367 @@
+//! Running one case under one write plan against a target process, and
+//! grading what came back.
+//!
+//! A case runs on a process of its own, or on one kept from the cases
+//! before it ([`run_reusing`]): every process first proves it is reading
+//! (barrier 0, or the dialect's handshake), and that prologue is recorded
+//! and replayed into each later case on the process, so every case is
+//! graded on what a process of its own would have shown it. A case's
+//! deadline runs from the end of the prologue; the prologue has the
+//! start-up limit.
+//!
+//! Every byte the target writes goes through the reference framer and the
+//! matcher's session, so framing and envelope rules are checked on every
+//! case. A step's answers are delimited with a barrier, not a sleep: after
+//! the step's bytes the runner sends a request whose answer is known (an
+//! unknown method with a fresh id) and waits for that answer; whatever the
+//! target wrote before it belongs to the step.
+
+use std::{
+    process::ExitStatus,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{BlankLines, Config, Event, Framer, Problem, ProblemKind};
+use rpcspec_matcher::{
+    Dialect, Direction, Finding, Id, IdKind, IdMatch, Kind, Level, Session, Shape,
+};
+
+mod dialect;
+mod grade;
+mod received;
+mod run;
+
+pub use dialect::not_applicable;
+use dialect::*;
+use grade::*;
+use run::*;
+pub use run::{MAX_KEPT_BYTES, MAX_LINES};
+
+use crate::{
+    cases::{Case, Expect, Grade, Preamble, Step},
+    pattern::{Match, Pattern},
+    plan::{Plan, Write},
+    probe::{self, Probe, Slot},
+    report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
+    target::{Msg, Running, Target, describe_exit},
+};
+
+/// How cases are run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Deadline for a whole case.
+    pub timeout: Duration,
+    /// The dialect the target's messages are judged in.
+    pub dialect: Dialect,
+    /// Features the target lacks: cases requiring them are skipped.
+    pub without: Vec<String>,
+    /// Most bytes a target may write in one case before it is stopped.
+    pub output_cap: usize,
+    /// Handshakes: the one for `dialect`, if any, opens every case. The
+    /// default is the shipped ones (`spec-cases/preambles.toml`).
+    pub preambles: Vec<Preamble>,
+    /// The name of the handshake to use when it is not the dialect's own
+    /// (`codex`: the lenient dialect with the app-server's handshake).
+    pub handshake: Option<String>,
+    /// A call known to succeed on the target (a target file's `[call]`),
+    /// for the cases that need one; `None`: the dialect's, if it has one.
+    pub call: Option<Probe>,
+    /// The most a new process may take to show it is reading (answer
+    /// barrier 0 or its handshake); the case deadline starts after it.
+    pub startup: Duration,
+    /// A process per (case, plan) (`--fresh`), instead of one process kept
+    /// for as many cases as can share it.
+    pub fresh: bool,
+    /// What this run has learnt of the target's start-up. Shared by the
+    /// clones of these options: make new options for another target.
+    pub readiness: Arc<Readiness>,
+}
+
+/// What a run has learnt of its target's start-up.
+#[derive(Debug, Default)]
+pub struct Readiness {
+    /// A process gave no sign of reading within the start-up limit: later
+    /// processes of the run get a short wait instead (a target that never
+    /// answers costs the limit once per job, not once per case).
+    silent: AtomicBool,
+}
+
+impl Readiness {
+    /// How long a new process gets to show it is reading.
+    fn wait(&self, opts: &RunOptions) -> Duration {
+        if self.silent.load(Ordering::Relaxed) {
+            (opts.timeout / 10).min(Duration::from_millis(250))
+        } else {
+            opts.startup
+        }
+    }
+}
+
+/// The dialects `--dialect` takes: the matcher's, plus `codex`, the
+/// lenient dialect opened by the Codex app-server's handshake. Returns the
+/// dialect and the name of its handshake.
+pub fn dialect_named(name: &str) -> Option<(Dialect, String)> {
+    match name {
+        "codex" => Some((Dialect::Lenient, "codex".to_owned())),
+        other => Dialect::from_name(other).map(|d| (d, other.to_owned())),
+    }
+}
+
+/// Every name [`dialect_named`] knows.
+pub const DIALECTS: &[&str] = &["jsonrpc2", "lenient", "codex", "mcp", "claude", "events"];
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            timeout: Duration::from_secs(5),
+            dialect: Dialect::Jsonrpc2,
+            without: Vec::new(),
+            output_cap: 16 << 20,
+            preambles: crate::cases::builtin_preambles()
+                .expect("the shipped preambles load (tests/case_files.rs checks them)"),
+            handshake: None,
+            call: None,
+            startup: DEFAULT_STARTUP,
+            fresh: false,
+            readiness: Arc::default(),
+        }
+    }
+}
+
+/// The default start-up limit ([`RunOptions::startup`]): a Python MCP
+/// server takes 2–3 s under load, an `npx` wrapper more.
+pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
+
+/// The least time a barrier may still be answered once a second one was
+/// (see `Run::resync`): a server that answers out of order may be slow on
+/// one. The wait is the target's quiet period, and at least this.
+pub const LOST_GRACE: Duration = Duration::from_millis(250);
+
+/// How long a target may take to exit after its stdin closes.
+pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// The method of the barrier request. Not `rpc.`-prefixed (reserved), and
+/// unlikely to exist on any target.
+pub const BARRIER_METHOD: &str = "rpcspec/barrier";
+
+/// Runs `case` under `plan` against a process of its own.
+pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> CaseResult {
+    match prepare(case, plan, opts) {
+        Ok((case, preamble)) => execute(&case, preamble, plan, target, opts, None, false).0,
+        Err(result) => *result,
+    }
+}
+
+/// A target process kept for the next case: it answered everything its
+/// cases sent, wrote no partial line and is still reading.
+pub struct Live {
+    running: Running,
+    /// What happened before the first case's own steps, replayed into
+    /// every later case on this process.
+    prologue: Vec<Recorded>,
+    /// When the prologue ended, as time since spawn.
+    prologue_end: Duration,
+    /// Cases run on it so far.
+    cases: usize,
+    /// Its slowest barrier round trip so far.
+    rtt: Duration,
+}
+
+/// One thing that happened in a prologue.
+enum Recorded {
+    Step(usize),
+    Sent(Vec<(Duration, Vec<u8>)>, Option<usize>),
+    Barrier(Id),
+    Stdout(Vec<u8>, Duration),
+}
+
+/// Runs `case` under `plan` on `live`, the process kept from the cases
+/// before it, or on a new one, and leaves in `live` the process the next
+/// case may use. A case that closes stdin, ends a step without a newline or
+/// says `fresh = true` gets a process of its own and leaves `live` alone.
+/// A case that ends in CRASH or TIMEOUT on a process that ran cases before
+/// it is run again on a new process, and that verdict is reported (with a
+/// note when the two differ): a shared process never gives a verdict a
+/// process of its own would not.
+pub fn run_reusing(
+    case: &Case,
+    plan: Plan,
+    target: &Target,
+    opts: &RunOptions,
+    live: &mut Option<Live>,
+) -> CaseResult {
+    let (case, preamble) = match prepare(case, plan, opts) {
+        Ok(prepared) => prepared,
+        Err(result) => return *result,
+    };
+    if opts.fresh || needs_own_process(&case, preamble, plan) {
+        return execute(&case, preamble, plan, target, opts, None, false).0;
+    }
+    let earlier = live.as_ref().map_or(0, |l| l.cases);
+    let (result, next) = execute(&case, preamble, plan, target, opts, live.take(), true);
+    *live = next;
+    if earlier == 0 || !matches!(result.verdict, Verdict::Crash | Verdict::Timeout) {
+        return result;
+    }
+    let (mut again, next) = execute(&case, preamble, plan, target, opts, None, true);
+    *live = next;
+    if again.verdict != result.verdict {
+        again.evidence.push(Evidence::note(
+            Verdict::Pass,
+            format!(
+                "on a process that had run {earlier} cases before it, this case was {}; \
+                 run again on a new process it is {}, which is the verdict",
+                result.verdict.as_str(),
+                again.verdict.as_str()
+            ),
+        ));
+    }
+    again
+}
+
+/// Whether `case` (with `preamble` steps first) must have a process of its
+/// own under `plan`: it says so, closes stdin, or leaves a line unfinished
+/// (no barrier can follow it, and the next case would inherit the bytes).
+fn needs_own_process(case: &Case, preamble: usize, plan: Plan) -> bool {
+    case.fresh
+        || case.steps.iter().skip(preamble).any(|s| {
+            s.close
+                || plan
+                    .writes(&s.send)
+                    .last()
+                    .is_some_and(|w| w.bytes.last() != Some(&b'\n'))
+        })
+}
+
+/// A result for `case` under `plan`, before anything ran.
+fn blank_result(case: &Case, plan: Plan) -> CaseResult {
+    CaseResult::new(
+        case.id.clone(),
+        plan.name().to_owned(),
+        case.title.clone(),
+        case.section.clone(),
+    )
+}
+
+/// `case` as it runs in the options' dialect: probes and calls put in,
+/// expectations read in the dialect, the handshake's steps first (how many
+/// is the second value). A case that cannot run is its result instead.
+fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), Box<CaseResult>> {
+    let result = blank_result(case, plan);
+    let lacking: Vec<&str> = case
+        .requires
+        .iter()
+        .filter(|r| opts.without.contains(r))
+        .map(String::as_str)
+        .collect();
+    let not_run = |mut result: CaseResult, verdict: Verdict, why: String| {
+        result.verdict = verdict;
+        result.evidence.push(Evidence::note(verdict, why));
+        Err(Box::new(result))
+    };
+    // What cannot apply to the dialect is N/A whatever the target has.
+    let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
+    let declared = case
+        .not_in
+        .iter()
+        .find(|(d, _)| d == handshake)
+        .map(|(_, why)| why.clone());
+    if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
+        let why = format!("not applicable in the {handshake} dialect: {why}");
+        return not_run(result, Verdict::NotApplicable, why);
+    }
+    if !lacking.is_empty() {
+        let why = format!("the target lacks {}", lacking.join(", "));
+        return not_run(result, Verdict::Skipped, why);
+    }
+    // A case that needs some answered request uses the dialect's probe,
+    // one that needs a successful call the target's or the dialect's.
+    let mut case = case.clone();
+    if probe::uses(&case, Slot::Probe) {
+        match probe::probe(&opts.dialect) {
+            Some(p) => case = probe::put(&case, Slot::Probe, &p),
+            None => {
+                let why = format!("the {handshake} dialect has no probe request (`$probe`)");
+                return not_run(result, Verdict::NotApplicable, why);
+            }
+        }
+    }
+    if probe::uses(&case, Slot::Call) {
+        let calls = match &opts.call {
+            Some(c) => vec![c.clone()],
+            None => probe::default_calls(&opts.dialect, handshake, &opts.without),
+        };
+        let need = probe::need(&case);
+        // The unknown method stands in only where the dialect's probe is
+        // one (plain JSON-RPC), and never for a call whose params matter.
+        let stand_in = case.or_unknown_method
+            && need <= probe::Need::Bare
+            && handshake != "codex"
+            && matches!(opts.dialect, Dialect::Jsonrpc2 | Dialect::Lenient);
+        match probe::choose(&calls, need) {
+            Some(c) => case = probe::put(&case, Slot::Call, c),
+            None if stand_in => case = probe::put(&case, Slot::Call, &probe::unknown_method()),
+            None => return not_run(result, Verdict::Skipped, probe::missing(&calls, need)),
+        }
+    }
+    // MCP writes no `"id": null`; in the lenient dialect `"jsonrpc"` may be
+    // absent from replies.
+    let case = match opts.dialect {
+        Dialect::Mcp => for_mcp(&case),
+        Dialect::Lenient if handshake == "codex" => for_codex(&without_version(&case)),
+        Dialect::Lenient => without_version(&case),
+        _ => case,
+    };
+    // A dialect's handshake opens the conversation; its steps come first.
+    Ok(
+        match opts.preambles.iter().find(|p| p.dialect == handshake) {
+            Some(p) => (with_preamble(&case, p), p.steps.len()),
+            None => (case, 0),
+        },
+    )
+}
+
+/// Runs the prepared `case` on `live` or on a new process, and returns its
+/// result and, when `keep` is set and the process can take another case,
+/// the process.
+fn execute(
+    case: &Case,
+    preamble: usize,
+    plan: Plan,
+    target: &Target,
+    opts: &RunOptions,
+    live: Option<Live>,
+    keep: bool,
+) -> (CaseResult, Option<Live>) {
+    let started = Instant::now();
+    let mut result = blank_result(case, plan);
+    let mut run = match live {
+        Some(live) => Run::resume(live, opts, preamble),
+        None => match Running::spawn(target) {
+            Ok(running) => Run::new(running, opts, preamble, keep),
+            Err(e) => {
+                result.verdict = Verdict::Error;
+                result.evidence.push(Evidence::note(
+                    Verdict::Error,
+                    format!("cannot start `{}`: {e}", target.display()),
+                ));
+                return (result, None);
+            }
+        },
+    };
+    run.drive(case, plan, keep);
+    run.grade(case, &mut result);
+    // A report keeps the head of each message shown, as of each line.
+    for e in &mut result.evidence {
+        for text in &mut e.actual {
+            crate::report::clip(text, MAX_KEPT_BYTES);
+        }
+    }
+    result.duration = started.elapsed();
+    let live = run.into_live(result.verdict);
+    (result, live)
+}

@@ -1,0 +1,300 @@
+//! What the target wrote, as it arrives: framing, pretty-printed messages
+//! held back and joined, the matcher's session; and the grading of it all
+//! into evidence and a verdict once the case has ended.
+
+use super::*;
+
+impl Run<'_> {
+    /// One framing event from the target's stdout.
+    pub(super) fn take(&mut self, event: Event<'_>, at: Duration) {
+        if self.flooded {
+            return;
+        }
+        self.lines += 1;
+        if self.lines > MAX_LINES {
+            self.flood(format!(
+                "the target wrote more than {MAX_LINES} lines in one case; stopped"
+            ));
+            return;
+        }
+        let (number, offset, bytes) = match &event {
+            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
+            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
+        };
+        let received = Received {
+            at_ms: at.as_millis() as u64,
+            line: number,
+            offset,
+            bytes: Bytes::head(bytes, MAX_KEPT_BYTES),
+        };
+        match event {
+            Event::Line(line) => {
+                let text = line.as_str().expect("the framer checks UTF-8").to_owned();
+                // A scalar on its own line may be part of a pretty-printed
+                // message (`5` inside an array); an object or array line is
+                // a message of its own.
+                let starts_message = text.trim_start().starts_with(['{', '[']);
+                if is_json(&text) && (self.held.is_empty() || starts_message) {
+                    self.release_held();
+                    self.message(received, text);
+                } else {
+                    self.hold(received, text);
+                }
+            }
+            Event::Problem(problem) => {
+                self.release_held();
+                let evidence = framing_evidence(&problem);
+                let rule = evidence
+                    .rule
+                    .as_ref()
+                    .map_or(String::new(), |r| r.id.clone());
+                let seen = self
+                    .framing_seen
+                    .entry(rule)
+                    .or_insert((0, evidence.verdict));
+                seen.0 += 1;
+                if seen.0 <= MAX_PER_RULE {
+                    self.evidence.push(evidence);
+                }
+                if !matches!(problem.kind, ProblemKind::Bom) {
+                    self.got.push(Got {
+                        received,
+                        text: None,
+                        window: self.window,
+                        ids: Vec::new(),
+                        barrier: false,
+                        reply: true,
+                        findings: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// A line that is not JSON on its own is held back: with the lines
+    /// after it, it may be one pretty-printed message. Recognising that
+    /// gives a precise finding (and lets the barrier be seen) instead of a
+    /// timeout.
+    pub(super) fn hold(&mut self, received: Received, text: String) {
+        self.held.push((received, text));
+        if self.held.len() > 1 {
+            let joined = self
+                .held
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect::<Vec<_>>()
+                .join("\n");
+            if is_json(&joined) {
+                let held = std::mem::take(&mut self.held);
+                let (first, last) = (&held[0].0, &held[held.len() - 1].0);
+                self.evidence.push(Evidence {
+                    rule: Some(RuleRef::multi_line()),
+                    ..Evidence::note(
+                        Verdict::Fail,
+                        format!(
+                            "stdout lines {}-{} are one JSON message spread over {} lines (pretty-printed)",
+                            first.line,
+                            last.line,
+                            held.len()
+                        ),
+                    )
+                });
+                let received = Received {
+                    bytes: Bytes::new(joined.as_bytes()),
+                    ..first.clone()
+                };
+                self.message(received, joined);
+                return;
+            }
+        }
+        if self.held.len() > MAX_HELD {
+            let (received, text) = self.held.remove(0);
+            self.message(received, text);
+        }
+    }
+
+    /// Held lines that never became a message are what they are: not JSON.
+    pub(super) fn release_held(&mut self) {
+        for (received, text) in std::mem::take(&mut self.held) {
+            self.message(received, text);
+        }
+    }
+
+    /// One message from the target, through the matcher's session.
+    pub(super) fn message(&mut self, received: Received, text: String) {
+        let classified = self.session.feed(Direction::ServerToClient, &text);
+        let ids = reply_ids(&classified.kind);
+        let barrier = ids.len() == 1
+            && self
+                .barriers
+                .iter()
+                .any(|b| b.compare(&ids[0]) == IdMatch::Same);
+        let reply = !initiated(&classified.kind);
+        self.got.push(Got {
+            received,
+            text: Some(text),
+            window: self.window,
+            ids,
+            barrier,
+            reply,
+            findings: classified.findings,
+        });
+    }
+
+    /// Turns what happened into evidence and a verdict.
+    pub(super) fn grade(&mut self, case: &Case, result: &mut CaseResult) {
+        // Attribute each message to the step whose request it answers, or
+        // else to the window it arrived in.
+        // A reply whose ids are all null names no request: it goes to the
+        // earliest step up to its window that still awaits an id-null
+        // message, so out-of-order answers to invalid requests land right.
+        let mut null_room: Vec<usize> = case.steps.iter().map(null_capacity).collect();
+        let mut per_step: Vec<Vec<&str>> = vec![Vec::new(); case.steps.len()];
+        for g in self.got.iter().filter(|g| !g.barrier && g.reply) {
+            let Some(text) = &g.text else { continue };
+            let null_only = !g.ids.is_empty() && g.ids.iter().all(|id| id.kind() == IdKind::Null);
+            let owner = owner_step(&g.ids, &self.step_ids).unwrap_or_else(|| {
+                let last = g.window.min(null_room.len().saturating_sub(1));
+                (0..=last)
+                    .find(|&k| null_only && null_room[k] > 0)
+                    .unwrap_or(g.window)
+            });
+            if null_only && let Some(room) = null_room.get_mut(owner) {
+                *room = room.saturating_sub(1);
+            }
+            if let Some(list) = per_step.get_mut(owner) {
+                list.push(text);
+            }
+        }
+        let ran = if self.stopped {
+            self.window + 1
+        } else {
+            case.steps.len()
+        };
+        for (k, step) in case.steps.iter().enumerate().take(ran) {
+            // A failed handshake makes the rest meaningless: always a MUST.
+            let level = if k < self.preamble {
+                Level::Must
+            } else {
+                case.level
+            };
+            if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
+                if k < self.preamble {
+                    e.step = None;
+                    e.message = format!("preamble step {}: {}", k + 1, e.message);
+                } else {
+                    e.step = Some(k + 1 - self.preamble);
+                }
+                self.evidence.push(e);
+            }
+        }
+        // Without a stated answer, "every request gets its reply" is still
+        // a MUST (§5), checked over the whole conversation. Only when the
+        // target ran to the end: a timeout or crash already says enough.
+        let open_ended = case.steps.iter().any(|s| matches!(s.expect, Expect::Any));
+        if open_ended && !self.stopped {
+            for f in self.session.close() {
+                if f.rule.level == Level::Must && !case.allow.iter().any(|a| a == f.rule.id) {
+                    self.evidence.push(Evidence {
+                        rule: Some(RuleRef::from_rule(f.rule)),
+                        ..Evidence::note(Verdict::Fail, f.detail.clone())
+                    });
+                }
+            }
+        }
+        // A few findings per rule say enough; a flood would say it 500k times.
+        let mut per_rule: Vec<(&'static str, usize, Verdict)> = Vec::new();
+        for g in &self.got {
+            for f in &g.findings {
+                if case.allow.iter().any(|a| a == f.rule.id) {
+                    continue;
+                }
+                let verdict = match f.rule.level {
+                    Level::Must => Verdict::Fail,
+                    Level::Should => Verdict::NonStrict,
+                    Level::Info => continue,
+                };
+                let seen = match per_rule.iter_mut().find(|(id, _, _)| *id == f.rule.id) {
+                    Some(entry) => {
+                        entry.1 += 1;
+                        entry.1
+                    }
+                    None => {
+                        per_rule.push((f.rule.id, 1, verdict));
+                        1
+                    }
+                };
+                if seen > MAX_PER_RULE {
+                    continue;
+                }
+                self.evidence.push(Evidence {
+                    verdict,
+                    rule: Some(RuleRef::from_rule(f.rule)),
+                    message: format!("line {}: {}", g.received.line, f.detail),
+                    step: None,
+                    expected: Vec::new(),
+                    actual: vec![g.text.clone().unwrap_or_default()],
+                });
+            }
+        }
+        let framing = std::mem::take(&mut self.framing_seen);
+        let per_rule = per_rule
+            .into_iter()
+            .map(|(id, n, v)| (id.to_owned(), n, v))
+            .chain(framing.into_iter().map(|(id, (n, v))| (id, n, v)));
+        for (id, count, verdict) in per_rule {
+            if count > MAX_PER_RULE {
+                self.evidence.push(Evidence::note(
+                    verdict,
+                    format!("… and {} more findings of {id}", count - MAX_PER_RULE),
+                ));
+            }
+        }
+        if let Some(status) = self.exit {
+            result.exit = Some(describe_exit(status));
+            let crashed = self.evidence.iter().any(|e| e.verdict == Verdict::Crash);
+            if !status.success() && !crashed && !self.timed_out && !self.running.killed() {
+                self.evidence.push(Evidence {
+                    rule: Some(RuleRef {
+                        id: "process.exit-status".into(),
+                        level: "SHOULD".into(),
+                        section: "rpcspec".into(),
+                        statement: "a server exits with status 0 when its input ends".into(),
+                    }),
+                    ..Evidence::note(
+                        Verdict::NonStrict,
+                        format!(
+                            "the target ended with {} after stdin closed",
+                            describe_exit(status)
+                        ),
+                    )
+                });
+            }
+        }
+        result.verdict = self
+            .evidence
+            .iter()
+            .map(|e| e.verdict)
+            .filter(|v| *v != Verdict::Pass)
+            .max()
+            .unwrap_or(Verdict::Pass);
+        result.evidence = std::mem::take(&mut self.evidence);
+        result.sent = std::mem::take(&mut self.sent);
+        let received = self.got.len();
+        result.received = std::mem::take(&mut self.got)
+            .into_iter()
+            .take(MAX_RECEIVED)
+            .map(|g| g.received)
+            .collect();
+        if received > MAX_RECEIVED {
+            result.evidence.push(Evidence::note(
+                Verdict::Pass,
+                format!(
+                    "{} more lines received are not kept in the report",
+                    received - MAX_RECEIVED
+                ),
+            ));
+        }
+        result.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
+    }
+}

@@ -1,0 +1,753 @@
+//! One (case, plan) on one process: writing steps and barriers, waiting
+//! under the start-up limit and the case deadline, asking again when a
+//! barrier seems lost, and ending the case with the process kept or
+//! closed.
+
+use super::*;
+
+/// One line the target wrote, with what the runner made of it.
+pub(super) struct Got {
+    pub(super) received: Received,
+    /// The line as text, if it was one (framing problems are not).
+    pub(super) text: Option<String>,
+    /// The step whose window it arrived in.
+    pub(super) window: usize,
+    /// The ids it answers (a batch answers several).
+    pub(super) ids: Vec<Id>,
+    /// It is the answer to a barrier.
+    pub(super) barrier: bool,
+    /// It can answer a step: anything but the target's own requests and
+    /// notifications (MCP log messages, LSP `window/logMessage`), which a
+    /// JSON-RPC peer may send at any time.
+    pub(super) reply: bool,
+    /// What the matcher found wrong with it.
+    pub(super) findings: Vec<Finding>,
+}
+
+pub(super) struct Run<'o> {
+    pub(super) running: Running,
+    pub(super) opts: &'o RunOptions,
+    pub(super) deadline: Instant,
+    pub(super) server: Framer,
+    pub(super) client: Framer,
+    pub(super) session: Session,
+    pub(super) got: Vec<Got>,
+    pub(super) sent: Vec<Sent>,
+    /// The ids each step's requests carried.
+    pub(super) step_ids: Vec<Vec<Id>>,
+    pub(super) window: usize,
+    pub(super) barriers: Vec<Id>,
+    pub(super) evidence: Vec<Evidence>,
+    pub(super) pending_writes: usize,
+    pub(super) last_sent_byte: Option<u8>,
+    /// When the writes queued so far are due (time since start): writes
+    /// are queued without waiting, and the writer thread makes them in
+    /// order, after their pauses.
+    pub(super) writes_due: Duration,
+    pub(super) stdout_closed: bool,
+    pub(super) exit: Option<ExitStatus>,
+    pub(super) output: usize,
+    pub(super) timed_out: bool,
+    /// The target wrote more than the cap; its output is ignored.
+    pub(super) flooded: bool,
+    /// Lines taken from the target's stdout so far.
+    pub(super) lines: usize,
+    /// Framing problems seen per rule, and the verdict of each: the first
+    /// [`MAX_PER_RULE`] of a rule are evidence, the rest a count.
+    pub(super) framing_seen: std::collections::BTreeMap<String, (usize, Verdict)>,
+    /// Send nothing more: the target timed out, crashed or flooded.
+    pub(super) stopped: bool,
+    /// Lines that are not JSON on their own, held back (see `hold`).
+    pub(super) held: Vec<(Received, String)>,
+    /// The longest a barrier took to be answered (from its queueing).
+    pub(super) barrier_rtt: Duration,
+    /// How many of the case's steps are a preamble's (they come first).
+    pub(super) preamble: usize,
+    /// The first step this run writes: 0 on a new process, `preamble` on
+    /// one whose prologue is replayed.
+    pub(super) first_step: usize,
+    /// Subtracted from the process's age: a later case's times read as if
+    /// it had followed the prologue at once.
+    pub(super) shift: Duration,
+    /// The prologue so far, while it runs on a process to be kept.
+    pub(super) recording: Option<Vec<Recorded>>,
+    /// The finished prologue, handed on with the process.
+    pub(super) prologue: Option<Vec<Recorded>>,
+    pub(super) prologue_end: Duration,
+    /// Cases run on this process, this one included.
+    pub(super) cases: usize,
+    /// Put in barrier ids after the first case, so that none repeats on
+    /// one process.
+    pub(super) tag: String,
+    /// The process can take another case (set at the end of `drive`).
+    pub(super) alive: bool,
+    /// When the target last wrote to stdout.
+    pub(super) last_output: Instant,
+    /// The second barriers sent (see `resync`).
+    pub(super) resyncs: Vec<Id>,
+    /// Still in the prologue: waits are bounded by the start-up limit.
+    pub(super) starting: bool,
+}
+
+/// Most findings of one matcher or framing rule listed per result.
+pub(super) const MAX_PER_RULE: usize = 5;
+
+/// Most messages an evidence entry lists.
+pub(super) const MAX_SHOWN: usize = 20;
+
+/// Most received lines a result keeps (a flood is capped anyway).
+pub(super) const MAX_RECEIVED: usize = 2000;
+
+/// Most bytes of one received line a report keeps (the rest is counted):
+/// a 16 MiB line costs a result 64 KiB.
+pub const MAX_KEPT_BYTES: usize = 64 << 10;
+
+/// Most lines (messages, blank lines, framing problems) a target may write
+/// in one case: what a case keeps grows with them, so a flood of short
+/// lines is stopped here as a flood of bytes is at the output cap. The
+/// largest shipped case (100 in flight) writes about a hundred.
+pub const MAX_LINES: usize = 10_000;
+
+/// Most lines held back as a possible pretty-printed message.
+pub(super) const MAX_HELD: usize = 64;
+
+pub(super) fn is_json(text: &str) -> bool {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+impl<'o> Run<'o> {
+    /// A run on a new process: the prologue first, under the start-up
+    /// limit; recorded if the process is to be `keep`t.
+    pub(super) fn new(
+        running: Running,
+        opts: &'o RunOptions,
+        preamble: usize,
+        keep: bool,
+    ) -> Run<'o> {
+        let mut run = Run::blank(running, opts, preamble);
+        run.deadline = Instant::now() + opts.startup;
+        run.starting = true;
+        run.recording = keep.then(Vec::new);
+        run
+    }
+
+    /// A run on a kept process: its prologue is replayed, and the case's
+    /// own steps start at once.
+    pub(super) fn resume(live: Live, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
+        let Live {
+            running,
+            prologue,
+            prologue_end,
+            cases,
+            rtt,
+        } = live;
+        running.clear_stderr();
+        let mut run = Run::blank(running, opts, preamble);
+        run.shift = run.running.elapsed().saturating_sub(prologue_end);
+        run.first_step = preamble;
+        run.cases = cases + 1;
+        run.barrier_rtt = rtt;
+        run.tag = format!("{cases}-");
+        for r in &prologue {
+            match r {
+                Recorded::Step(k) => run.begin_step(*k),
+                Recorded::Sent(timed, step) => run.note_sent(timed, *step),
+                Recorded::Barrier(id) => run.barriers.push(id.clone()),
+                Recorded::Stdout(bytes, at) => run.stdout(bytes, *at),
+            }
+        }
+        run.prologue = Some(prologue);
+        run.prologue_end = prologue_end;
+        run
+    }
+
+    pub(super) fn blank(running: Running, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
+        // The target's output is held to the strict reading: blank lines and
+        // a byte order mark are findings.
+        let server = Framer::new(Config::default().blank_lines(BlankLines::Report));
+        Run {
+            running,
+            opts,
+            deadline: Instant::now() + opts.timeout,
+            server,
+            client: Framer::new(Config::default()),
+            session: Session::new(opts.dialect.clone()),
+            got: Vec::new(),
+            sent: Vec::new(),
+            step_ids: Vec::new(),
+            window: 0,
+            barriers: Vec::new(),
+            evidence: Vec::new(),
+            pending_writes: 0,
+            last_sent_byte: None,
+            writes_due: Duration::ZERO,
+            stdout_closed: false,
+            exit: None,
+            output: 0,
+            timed_out: false,
+            flooded: false,
+            lines: 0,
+            framing_seen: Default::default(),
+            stopped: false,
+            held: Vec::new(),
+            barrier_rtt: Duration::ZERO,
+            preamble,
+            first_step: 0,
+            shift: Duration::ZERO,
+            recording: None,
+            prologue: None,
+            prologue_end: Duration::ZERO,
+            cases: 1,
+            tag: String::new(),
+            alive: false,
+            starting: false,
+            last_output: Instant::now(),
+            resyncs: Vec::new(),
+        }
+    }
+
+    /// Time on this case's clock: since spawn, less the shift.
+    pub(super) fn now(&self) -> Duration {
+        self.running.elapsed().saturating_sub(self.shift)
+    }
+
+    pub(super) fn begin_step(&mut self, k: usize) {
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Step(k));
+        }
+        self.window = k;
+        self.step_ids.push(Vec::new());
+    }
+
+    /// The prologue is over: the case deadline starts now, and a recorded
+    /// prologue is kept for the next case.
+    pub(super) fn end_prologue(&mut self) {
+        self.starting = false;
+        self.deadline = Instant::now() + self.opts.timeout;
+        if let Some(recorded) = self.recording.take() {
+            self.prologue_end = self.now();
+            self.prologue = Some(recorded);
+        }
+    }
+
+    /// Whether the process can take another case: it is running and
+    /// reading, answered every request, and its output and input end at a
+    /// line boundary, so nothing of this case can reach the next.
+    pub(super) fn reusable(&self) -> bool {
+        !self.stopped
+            && !self.timed_out
+            && !self.flooded
+            && self.exit.is_none()
+            && !self.stdout_closed
+            && !self.running.stdin_closed()
+            && !self.running.killed()
+            && self.held.is_empty()
+            && self.server.at_boundary()
+            && self.client.at_boundary()
+            && self.prologue.is_some()
+            && !self.replies_due()
+    }
+
+    /// The process, if the case left it able to take another: a FAIL
+    /// that left it answering everything keeps it (a wrong answer is no
+    /// broken process), a TIMEOUT or CRASH never does.
+    pub(super) fn into_live(self, verdict: Verdict) -> Option<Live> {
+        let sound = matches!(verdict, Verdict::Pass | Verdict::NonStrict | Verdict::Fail);
+        if !self.alive || !sound {
+            return None;
+        }
+        Some(Live {
+            running: self.running,
+            prologue: self.prologue?,
+            prologue_end: self.prologue_end,
+            cases: self.cases,
+            rtt: self.barrier_rtt,
+        })
+    }
+
+    /// Runs the case's steps (from `first_step`); with `keep`, a process
+    /// that can take another case is left running (`alive`).
+    pub(super) fn drive(&mut self, case: &Case, plan: Plan, keep: bool) {
+        // A new process first shows it is reading (a handshake's own
+        // barriers do the same): a step written in pieces must reach a
+        // target that is reading, or a slow starter gets the pieces as one
+        // read and the plan tests nothing; a step that closes stdin must not
+        // race a target that exits without reading; and the case deadline
+        // must not be spent on start-up.
+        if self.prologue.is_none() && self.first_step == 0 && self.preamble == 0 {
+            self.ready();
+        }
+        for (k, step) in case.steps.iter().enumerate().skip(self.first_step) {
+            if k == self.preamble {
+                self.end_prologue();
+            }
+            // A handshake is written whole, so that every case on a process
+            // shares one prologue.
+            let plan = if k < self.preamble { Plan::Whole } else { plan };
+            self.begin_step(k);
+            let writes = plan.writes(&step.send);
+            self.send(writes, Some(k));
+            if step.close {
+                self.close_stdin();
+                self.await_exit();
+            } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
+                self.barrier(k + 1, plan);
+            }
+            if self.stopped {
+                break;
+            }
+        }
+        let ended = self.stdout_closed && self.exit.is_some();
+        if !self.timed_out && !ended {
+            self.await_replies();
+            if keep && self.reusable() {
+                self.alive = true;
+                return;
+            }
+            // Whatever the target still writes belongs to the last window.
+            self.close_stdin();
+            self.await_exit();
+        }
+        if self.timed_out {
+            self.running.kill();
+        }
+        let mut events = Vec::new();
+        self.server.finish(|e| events.push(e.into_owned()));
+        for event in events {
+            self.take(event, self.now());
+        }
+        self.release_held();
+    }
+
+    /// Writes, and feeds what was sent to the session as the client's side.
+    pub(super) fn send(&mut self, writes: Vec<Write>, step: Option<usize>) {
+        if writes.is_empty() {
+            return;
+        }
+        // Queued behind the earlier writes, which may still be pausing.
+        let mut at = self.now().max(self.writes_due);
+        let mut timed = Vec::with_capacity(writes.len());
+        for w in &writes {
+            at += w.pause;
+            timed.push((at, w.bytes.clone()));
+        }
+        self.writes_due = at;
+        self.note_sent(&timed, step);
+        self.pending_writes += 1;
+        self.running.write(writes);
+    }
+
+    /// Keeps what was written when, and feeds it to the session as the
+    /// client's side.
+    pub(super) fn note_sent(&mut self, timed: &[(Duration, Vec<u8>)], step: Option<usize>) {
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Sent(timed.to_vec(), step));
+        }
+        let mut lines = Vec::new();
+        for (at, bytes) in timed {
+            self.sent.push(Sent {
+                at_ms: at.as_millis() as u64,
+                bytes: Bytes::new(bytes),
+            });
+            self.client.push(bytes, |e| lines.push(e.into_owned()));
+            self.last_sent_byte = bytes.last().copied().or(self.last_sent_byte);
+        }
+        for event in lines {
+            self.feed_client(event, step);
+        }
+    }
+
+    pub(super) fn feed_client(&mut self, event: Event<'_>, step: Option<usize>) {
+        let text = match &event {
+            Event::Line(line) => match line.as_str() {
+                Ok(text) => text.to_owned(),
+                Err(_) => "<invalid utf-8>".to_owned(),
+            },
+            Event::Problem(p) => match p.kind {
+                // Unparseable for the session, so it awaits a parse error.
+                ProblemKind::InvalidUtf8 { .. } => "<invalid utf-8>".to_owned(),
+                ProblemKind::Truncated => String::from_utf8_lossy(&p.bytes).into_owned(),
+                _ => return,
+            },
+        };
+        let classified = self.session.feed(Direction::ClientToServer, &text);
+        if let Some(k) = step {
+            self.step_ids[k].extend(request_ids(&classified.kind));
+        }
+    }
+
+    pub(super) fn close_stdin(&mut self) {
+        if self.running.stdin_closed() {
+            return;
+        }
+        let mut tail = Vec::new();
+        self.client.finish(|e| tail.push(e.into_owned()));
+        for event in tail {
+            self.feed_client(event, Some(self.window));
+        }
+        self.running.close_stdin();
+    }
+
+    /// Waits a little for the replies still due before the runner closes
+    /// stdin, which ends many servers at once with their work in flight.
+    /// JSON-RPC does not order the replies to separate requests, so one may
+    /// come after the barrier's (the Codex app-server answers
+    /// `account/read` after a later unknown method): the wait is ten
+    /// barrier round trips, at least 100 ms and at most 1 s, and never past
+    /// the case deadline. A server that answers in order has answered
+    /// everything by then and costs nothing; one that drops requests costs
+    /// the wait once per case.
+    pub(super) fn await_replies(&mut self) {
+        // Also the id-null errors the session awaits (to unreadable
+        // requests): a server may send one after later replies, and it must
+        // not reach the next case. One that never comes is silence, which
+        // some dialects allow, so it does not keep the process from the
+        // next case.
+        let due =
+            |r: &Run<'_>| r.replies_due() || r.session.outstanding(Direction::ClientToServer) > 0;
+        if !due(self) {
+            return;
+        }
+        let grace =
+            (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
+        let until = self.deadline.min(Instant::now() + grace);
+        self.wait(|r| !due(r), until);
+    }
+
+    /// Whether a request the case sent has no reply yet (one naming its
+    /// id in any spelling or type counts: nothing more is due for it), or
+    /// a second barrier has none.
+    pub(super) fn replies_due(&self) -> bool {
+        self.resyncs.iter().any(|id| !self.answered(id))
+            || self.step_ids.iter().flatten().any(|id| {
+                !self
+                    .got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) != IdMatch::Different))
+            })
+    }
+
+    /// Waits for a sign that the target is reading: the answer to barrier
+    /// 0, or any line that names it (`cat` echoes the barrier back; a
+    /// banner is no sign), or its end; at most the start-up limit, and once
+    /// a process of this run has given no sign in that time, a tenth of
+    /// the case deadline and at most 250 ms, so that a target that writes
+    /// nothing until it exits still has its cases. No sign is no verdict:
+    /// the case goes on and its own barriers judge the target.
+    pub(super) fn ready(&mut self) {
+        let id = self.send_barrier(0, Plan::Whole);
+        let most = self.opts.readiness.wait(self.opts);
+        let until = self.deadline.min(Instant::now() + most);
+        let named = id.raw().trim_matches('"').to_owned();
+        let sign = move |r: &Run<'_>| {
+            r.answered(&id)
+                || r.got
+                    .iter()
+                    .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
+        };
+        if !self.wait(&sign, until) && most == self.opts.startup {
+            self.opts.readiness.silent.store(true, Ordering::Relaxed);
+            self.evidence.push(Evidence::note(
+                Verdict::Pass,
+                format!(
+                    "no sign of reading within the start-up limit ({most:?}): barrier 0 was not \
+                     answered; the case ran anyway"
+                ),
+            ));
+        }
+    }
+
+    /// Whether the barrier `id` has been answered.
+    pub(super) fn answered(&self, id: &Id) -> bool {
+        self.got.iter().any(|g| {
+            g.barrier
+                && g.ids
+                    .first()
+                    .is_some_and(|a| a.compare(id) == IdMatch::Same)
+        })
+    }
+
+    /// Sends barrier `n` (0: before the first step, k + 1: after step k),
+    /// and returns its id.
+    pub(super) fn send_barrier(&mut self, n: usize, plan: Plan) -> Id {
+        self.send_barrier_as(&n.to_string(), plan)
+    }
+
+    /// Sends the barrier named `name` and returns its id.
+    pub(super) fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
+        let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
+        let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
+        let method = barrier_method(&self.opts.dialect);
+        let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
+        let id = Id::parse(&id).expect("a JSON string");
+        if let Some(r) = &mut self.recording {
+            r.push(Recorded::Barrier(id.clone()));
+        }
+        self.barriers.push(id.clone());
+        self.send(
+            vec![Write {
+                pause: Duration::ZERO,
+                bytes: line.into_bytes(),
+            }],
+            None,
+        );
+        id
+    }
+
+    /// Sends the barrier after step k (numbered k + 1) and waits for its
+    /// answer.
+    pub(super) fn barrier(&mut self, n: usize, plan: Plan) {
+        let id = self.send_barrier(n, plan);
+        let sent = Instant::now();
+        if !self.starting && !self.resync(&id, n) {
+            return;
+        }
+        self.pump(
+            move |r| r.answered(&id),
+            "the answer to the barrier request",
+        );
+        // A handshake's answers include start-up: not a round trip.
+        if !self.starting {
+            self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
+        }
+    }
+
+    /// Waits for barrier `id` while the target writes; once it has been
+    /// quiet for [`Run::quiet`] without answering, asks again with barrier
+    /// "`n`-again", plain and on its own line. If that one is answered and
+    /// the first still is not within the quiet period again (at least
+    /// [`LOST_GRACE`]), the first was lost or
+    /// refused (a reader that parses each read as one message, or rejects
+    /// `\r\n`): a TIMEOUT now, which a wait to the deadline would also end
+    /// in. If neither is answered and no process of this run has answered
+    /// barrier 0, the target answers no barrier: a TIMEOUT now too.
+    /// Returns whether to go on waiting to the deadline.
+    pub(super) fn resync(&mut self, id: &Id, n: usize) -> bool {
+        let quiet = self.quiet();
+        if self.wait_quiet(|r| r.answered(id), quiet, Instant::now())
+            || self.timed_out
+            || Instant::now() >= self.deadline
+        {
+            return true;
+        }
+        let again = self.send_barrier_as(&format!("{n}-again"), Plan::Whole);
+        self.resyncs.push(again.clone());
+        let answered = |r: &Run<'_>| r.answered(id) || r.answered(&again);
+        let heard = self.wait_quiet(answered, quiet, Instant::now());
+        if self.answered(id) || self.ended() {
+            return true;
+        }
+        if self.answered(&again) {
+            let until = self.deadline.min(Instant::now() + LOST_GRACE.max(quiet));
+            if self.wait(|r| r.answered(id), until) {
+                return true;
+            }
+            self.give_up(format!(
+                "the barrier request {} was not answered, though a second one, written on its own \
+                 line after {quiet:?} without output, was: the target reads, but lost or refused \
+                 the first (a wait to the deadline ends the same way)",
+                id.raw()
+            ));
+            return false;
+        }
+        if !heard && self.opts.readiness.silent.load(Ordering::Relaxed) {
+            self.give_up(format!(
+                "neither the barrier request nor a second one after {quiet:?} without output was \
+                 answered, and this target answers no barrier (barrier 0 of its first process \
+                 went unanswered for the start-up limit, {:?}; raise --startup-timeout if it \
+                 starts slower): the case is not waited out to its deadline",
+                self.opts.startup
+            ));
+            return false;
+        }
+        true
+    }
+
+    /// How long the target may be silent, with a barrier unanswered,
+    /// before the runner asks again: twenty of its slowest barrier round
+    /// trips, from 100 ms to 1 s.
+    pub(super) fn quiet(&self) -> Duration {
+        (self.barrier_rtt * 20).clamp(Duration::from_millis(100), Duration::from_secs(1))
+    }
+
+    /// A TIMEOUT before the deadline, saying why.
+    pub(super) fn give_up(&mut self, why: String) {
+        self.timed_out = true;
+        self.stopped = true;
+        self.evidence.push(Evidence::note(Verdict::Timeout, why));
+    }
+
+    pub(super) fn ended(&self) -> bool {
+        self.stdout_closed && self.exit.is_some()
+    }
+
+    /// [`Run::wait`] that also gives up (false) once the target has written
+    /// nothing for `quiet` since `since`.
+    pub(super) fn wait_quiet(
+        &mut self,
+        done: impl Fn(&Run<'_>) -> bool,
+        quiet: Duration,
+        since: Instant,
+    ) -> bool {
+        loop {
+            if done(self) || self.ended() {
+                return true;
+            }
+            let until = self.deadline.min(self.last_output.max(since) + quiet);
+            if self.timed_out || Instant::now() >= until {
+                return false;
+            }
+            if let Some(msg) = self.running.next(until) {
+                self.handle(msg);
+            }
+        }
+    }
+
+    /// Handles the target's events until `done` holds, the case deadline
+    /// passes (a TIMEOUT), or nothing more can come.
+    pub(super) fn pump(&mut self, done: impl Fn(&Run<'_>) -> bool, waiting_for: &str) {
+        let deadline = self.deadline;
+        if !self.wait(done, deadline) && !self.timed_out {
+            self.timed_out = true;
+            self.stopped = true;
+            let limit = if self.starting {
+                format!("the start-up limit ({:?})", self.opts.startup)
+            } else {
+                format!(
+                    "the case deadline ({:?} from the start of its own steps)",
+                    self.opts.timeout
+                )
+            };
+            self.evidence.push(Evidence::note(
+                Verdict::Timeout,
+                format!(
+                    "{limit} passed while waiting for {waiting_for}{}",
+                    if self.stdout_closed {
+                        "; the target had closed its stdout"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+    }
+
+    /// Handles events until `done` holds (true), `until` passes (false), or
+    /// nothing more can come (true). The deadline is checked before every
+    /// event, so a target that never stops writing cannot hold the case.
+    pub(super) fn wait(&mut self, done: impl Fn(&Run<'_>) -> bool, until: Instant) -> bool {
+        loop {
+            if done(self) || (self.stdout_closed && self.exit.is_some()) {
+                return true;
+            }
+            if self.timed_out || Instant::now() >= until {
+                return false;
+            }
+            let Some(msg) = self.running.next(until) else {
+                continue;
+            };
+            self.handle(msg);
+        }
+    }
+
+    /// The target wrote more than a case may keep: a FAIL saying `why`, and
+    /// its output is ignored from here on.
+    pub(super) fn flood(&mut self, why: String) {
+        self.evidence.push(Evidence::note(Verdict::Fail, why));
+        self.running.kill();
+        self.flooded = true;
+        self.stopped = true;
+    }
+
+    pub(super) fn handle(&mut self, msg: Msg) {
+        let at = self.now();
+        match msg {
+            Msg::Stdout(bytes) => {
+                self.last_output = Instant::now();
+                if let Some(r) = &mut self.recording
+                    && !self.flooded
+                {
+                    r.push(Recorded::Stdout(bytes.clone(), at));
+                }
+                self.stdout(&bytes, at);
+            }
+            Msg::StdoutClosed => self.stdout_closed = true,
+            Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
+            Msg::WriteFailed(e) => {
+                self.pending_writes = self.pending_writes.saturating_sub(1);
+                if !self.running.killed() {
+                    self.evidence.push(Evidence::note(
+                        Verdict::Crash,
+                        format!("writing to the target's stdin failed: {e}"),
+                    ));
+                }
+                self.stopped = true;
+            }
+            Msg::Exited(status) => {
+                self.exit = Some(status);
+                // Our own kill (flood, timeout, exit grace) is no crash.
+                if !self.running.stdin_closed() && !self.running.killed() {
+                    self.evidence.push(Evidence::note(
+                        Verdict::Crash,
+                        format!(
+                            "the target ended ({}) before its stdin was closed",
+                            describe_exit(status)
+                        ),
+                    ));
+                    // Send nothing more; read what it wrote before it ended.
+                    self.stopped = true;
+                    self.close_stdin();
+                }
+            }
+        }
+    }
+
+    /// Bytes from the target's stdout, through the framer.
+    pub(super) fn stdout(&mut self, bytes: &[u8], at: Duration) {
+        if self.flooded {
+            return;
+        }
+        self.output += bytes.len();
+        if self.output > self.opts.output_cap {
+            self.flood(format!(
+                "the target wrote more than {} bytes to stdout; stopped",
+                self.opts.output_cap
+            ));
+            return;
+        }
+        let mut events = Vec::new();
+        self.server.push(bytes, |e| events.push(e.into_owned()));
+        for event in events {
+            self.take(event, at);
+        }
+    }
+
+    /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish
+    /// writing and exit. Neither JSON-RPC nor NDJSON requires exiting at
+    /// EOF (MCP clients send SIGTERM next), so staying alive is NON-STRICT,
+    /// not a TIMEOUT; it is then killed.
+    pub(super) fn await_exit(&mut self) {
+        let until = self.deadline.min(Instant::now() + EXIT_GRACE);
+        if self.wait(|r| r.stdout_closed && r.exit.is_some(), until) || self.timed_out {
+            return;
+        }
+        self.evidence.push(Evidence {
+            rule: Some(RuleRef {
+                id: "process.exit-on-eof".into(),
+                level: "SHOULD".into(),
+                section: "rpcspec".into(),
+                statement: "a stdio server exits once its input ends".into(),
+            }),
+            ..Evidence::note(
+                Verdict::NonStrict,
+                format!(
+                    "the target was still running {EXIT_GRACE:?} after its stdin closed; killed"
+                ),
+            )
+        });
+        self.running.kill();
+        // Collect what it wrote and its exit.
+        let until = Instant::now() + Duration::from_millis(500);
+        self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
+    }
+}
