@@ -1247,11 +1247,14 @@ pub fn run_case(
         }
     };
     let mut writes = plan.writes(&case.stream, &case.ends);
+    // Pieces written before the target reads arrive as one read. Before a
+    // split's second piece the writer waits until the target has read the
+    // first (`target.rs`, `drain`); byte-wise and unpaused chunks wait for
+    // the target to have started instead.
     if writes.len() > 1
-        && plan.kind() != "whole"
+        && !matches!(plan.kind(), "whole" | "split")
         && let Some(first) = writes.first_mut()
     {
-        // Pieces written before the target reads arrive as one read.
         first.pause = startup(target, timeout);
     }
     let mut at = Duration::ZERO;
