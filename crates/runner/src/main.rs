@@ -139,7 +139,8 @@ struct RunArgs {
     timeout: Option<Duration>,
     /// The most a new target process may take to show it is reading (to
     /// answer its first barrier or its handshake): `10`, `30s` (at most an
-    /// hour; default 10 s). Case deadlines start after it. Server role.
+    /// hour; default 10 s, or the target file's `startup_timeout`). Case
+    /// deadlines start after it. Server role.
     #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
     startup_timeout: Option<Duration>,
     /// A new target process for every (case, plan), instead of one kept per
@@ -228,6 +229,9 @@ impl RunArgs {
         }
         if self.timeout.is_none() {
             self.timeout = file.timeout;
+        }
+        if self.startup_timeout.is_none() {
+            self.startup_timeout = file.startup_timeout;
         }
         for feature in &file.without {
             if !self.without.contains(feature) {

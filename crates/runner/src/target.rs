@@ -272,7 +272,7 @@ fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case:
 /// The longest the writer waits for the target to read what is in its
 /// stdin pipe before a paused write: more than an interpreter takes to
 /// start.
-const DRAIN_MAX: Duration = Duration::from_millis(500);
+pub const DRAIN_MAX: Duration = Duration::from_secs(2);
 
 /// Waits until the target has read everything written to `stdin` so far
 /// (the pipe holds nothing unread), at most [`DRAIN_MAX`]: a target that

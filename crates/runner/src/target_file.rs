@@ -7,6 +7,7 @@
 //! dialect = "mcp"                 # default: jsonrpc2
 //! without = ["subtract"]          # features it lacks (`rpcspec list`)
 //! timeout = "10s"                 # deadline per case
+//! startup_timeout = "30s"         # for a process to show it is reading
 //!
 //! [call]                          # a call that succeeds, for the cases
 //! method = "tools/list"           # that need one (`$call`)
@@ -43,6 +44,8 @@ pub struct TargetFile {
     pub without: Vec<String>,
     /// The deadline per case, if the file gives one.
     pub timeout: Option<Duration>,
+    /// The start-up limit (`--startup-timeout`), if the file gives one.
+    pub startup_timeout: Option<Duration>,
     /// A call that succeeds on the target.
     pub call: Option<Probe>,
     /// Handshakes that replace the shipped ones of their dialects.
@@ -57,6 +60,7 @@ struct FileDef {
     #[serde(default)]
     without: Vec<String>,
     timeout: Option<Spanned<String>>,
+    startup_timeout: Option<Spanned<String>>,
     call: Option<Spanned<CallDef>>,
     #[serde(default)]
     preamble: Vec<Spanned<PreambleDef>>,
@@ -106,6 +110,10 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         Some(t) => Some(duration(t.as_ref(), MAX_TIMEOUT_SECS).map_err(|e| at(t.span(), e))?),
         None => None,
     };
+    let startup_timeout = match def.startup_timeout {
+        Some(t) => Some(duration(t.as_ref(), MAX_TIMEOUT_SECS).map_err(|e| at(t.span(), e))?),
+        None => None,
+    };
     let call = match def.call {
         Some(call) => {
             let span = call.span();
@@ -146,6 +154,7 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         dialect,
         without: def.without,
         timeout,
+        startup_timeout,
         call,
         preambles: preambles_from(def.preamble, file, text)?,
     })
@@ -197,6 +206,7 @@ command = ["npx", "mcp-server-everything", "stdio"]
 dialect = "mcp"
 without = ["subtract"]
 timeout = "500ms"
+startup_timeout = "30s"
 
 [call]
 method = "tools/list"
@@ -217,6 +227,7 @@ expect_none = true
         assert_eq!(f.command.len(), 3);
         assert_eq!(f.dialect.as_deref(), Some("mcp"));
         assert_eq!(f.timeout, Some(Duration::from_millis(500)));
+        assert_eq!(f.startup_timeout, Some(Duration::from_secs(30)));
         let call = f.call.unwrap();
         assert_eq!(call.params.as_deref(), Some("{}"));
         assert_eq!(call.reply, r#""result": {"tools": "$array"}"#);
