@@ -1,0 +1,387 @@
+//! The `decoder` role: the target reads an NDJSON stream.
+//!
+//! The target is a parser or client wrapped in a tiny adapter with a fixed
+//! contract (`spec-cases/decoder/README.md`): it reads the stream on stdin
+//! and writes, one JSON per line, `{"value": …}` for each record,
+//! `{"error": "…"}` for each record it rejects, and at the end
+//! `{"end": "complete"}` or `{"end": "interrupted"}` (the stream lacked its
+//! terminal record, an object whose `type` is `done` or `error`).
+//!
+//! A case is a byte stream. The runner writes it under every plan that fits
+//! its size (one write per line, one write, a byte per write, two writes
+//! split at every offset of a short stream, fixed-size chunks), and grades
+//! the adapter's output against the reference framer's reading of the same
+//! bytes. Where NDJSON leaves a choice (blank lines, a byte order mark, an
+//! unterminated last line, invalid UTF-8, a length limit) each documented
+//! choice is graded PASS, NON-STRICT or INFO instead of FAIL.
+
+use std::{
+    borrow::Cow,
+    io::{self, Read, Write},
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::read::read_chunk;
+use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, ProblemKind};
+use rpcspec_matcher::Level;
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+mod grade;
+mod reference;
+mod run;
+#[cfg(test)]
+mod tests;
+
+pub use grade::is_terminal;
+use grade::*;
+pub use reference::serve;
+pub use run::run_case;
+#[cfg(test)]
+use run::*;
+
+use crate::{
+    cases::{self, Listing, LoadError, Location},
+    plan::{SPLIT_PAUSE, Write as PlanWrite},
+    report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
+    target::{Msg, Running, Target, describe_exit},
+    unescape::unescape,
+};
+
+/// Streams up to this many bytes are also split in two at every offset.
+pub const SPLIT_EVERY_MAX: usize = 80;
+/// Streams up to this many bytes are also written a byte per write.
+pub const BYTEWISE_MAX: usize = 1024;
+/// Lines longer than this are over the most common hidden limit (Python
+/// asyncio's `StreamReader`, Go's `bufio.Scanner`): rejecting them is
+/// NON-STRICT, not a failure.
+pub const LONG_LINE: usize = 64 * 1024;
+/// Most bytes an adapter may write in one case before it is stopped.
+pub(super) const OUTPUT_CAP: usize = 64 << 20;
+/// Largest `$pad(N)`.
+pub(super) const MAX_PAD: usize = 16 << 20;
+/// Bytes of one write or line kept in a report.
+pub(super) const SHOWN_BYTES: usize = 1024;
+/// Most received lines a result keeps.
+pub(super) const MAX_RECEIVED: usize = 2000;
+/// Most mismatches reported one by one.
+pub(super) const MAX_MISMATCHES: usize = 12;
+
+/// One decoder case: a byte stream, graded by the reference framer's
+/// reading of it.
+#[derive(Debug, Clone)]
+pub struct DecoderCase {
+    /// `decoder/<file>/<name>`.
+    pub id: String,
+    /// One line saying what the case checks.
+    pub title: String,
+    /// Where the rule is written.
+    pub section: String,
+    /// A failed SHOULD case is NON-STRICT, a failed INFO case only informs.
+    pub level: Level,
+    /// The exact bytes of the stream.
+    pub stream: Vec<u8>,
+    /// Where each line (and the unterminated tail) ends: the `whole` plan
+    /// writes one line per write.
+    pub ends: Vec<usize>,
+    /// Plan families the case is limited to (`None`: every one that fits).
+    pub only: Option<Vec<String>>,
+    /// Where the case is defined.
+    pub source: Location,
+}
+
+/// One way of writing a decoder case's stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecoderPlan {
+    /// One write per line.
+    Whole,
+    /// The whole stream in one write.
+    Coalesced,
+    /// One byte per write.
+    Bytewise,
+    /// Two writes, split before byte K, with [`SPLIT_PAUSE`] between them.
+    Split(usize),
+    /// Writes of N bytes (with [`SPLIT_PAUSE`] between them on short
+    /// streams).
+    Chunked(usize),
+}
+
+/// The plan families, in report order.
+pub const PLAN_KINDS: [&str; 5] = ["whole", "coalesced", "bytewise", "split", "chunked"];
+
+impl DecoderPlan {
+    /// As in reports: `whole`, `bytewise`, `split@17`, ...
+    pub fn name(&self) -> String {
+        match self {
+            DecoderPlan::Split(k) => format!("split@{k}"),
+            DecoderPlan::Chunked(n) => format!("chunked@{n}"),
+            other => other.kind().to_owned(),
+        }
+    }
+
+    /// The family, as `--plans` selects it: `whole`, `bytewise`, `split`, ...
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DecoderPlan::Whole => "whole",
+            DecoderPlan::Coalesced => "coalesced",
+            DecoderPlan::Bytewise => "bytewise",
+            DecoderPlan::Split(_) => "split",
+            DecoderPlan::Chunked(_) => "chunked",
+        }
+    }
+
+    /// The writes for `stream`, whose lines end at `ends`.
+    pub fn writes(&self, stream: &[u8], ends: &[usize]) -> Vec<PlanWrite> {
+        let now = |bytes: &[u8]| PlanWrite {
+            pause: Duration::ZERO,
+            bytes: bytes.to_vec(),
+        };
+        match *self {
+            DecoderPlan::Whole => {
+                let mut start = 0;
+                let mut out = Vec::new();
+                for &end in ends {
+                    out.push(now(&stream[start..end]));
+                    start = end;
+                }
+                out
+            }
+            DecoderPlan::Coalesced => vec![now(stream)],
+            DecoderPlan::Bytewise => stream.chunks(1).map(now).collect(),
+            DecoderPlan::Split(k) => {
+                let k = k.min(stream.len());
+                vec![
+                    now(&stream[..k]),
+                    PlanWrite {
+                        pause: SPLIT_PAUSE,
+                        bytes: stream[k..].to_vec(),
+                    },
+                ]
+            }
+            DecoderPlan::Chunked(n) => {
+                let pause = if stream.len() <= BYTEWISE_MAX {
+                    SPLIT_PAUSE
+                } else {
+                    Duration::ZERO
+                };
+                stream
+                    .chunks(n.max(1))
+                    .enumerate()
+                    .map(|(i, c)| PlanWrite {
+                        pause: if i == 0 { Duration::ZERO } else { pause },
+                        bytes: c.to_vec(),
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl DecoderCase {
+    /// The plans this case runs under: `whole`; `coalesced` when it has
+    /// more than one line; `bytewise` up to [`BYTEWISE_MAX`] bytes;
+    /// `split@K` for every K up to [`SPLIT_EVERY_MAX`] bytes, else
+    /// `chunked@7` (short streams) or `chunked@4093` (long ones: odd sizes
+    /// put the boundaries everywhere).
+    pub fn plans(&self) -> Vec<DecoderPlan> {
+        let n = self.stream.len();
+        let mut plans = vec![DecoderPlan::Whole];
+        if self.ends.len() > 1 {
+            plans.push(DecoderPlan::Coalesced);
+        }
+        if (2..=BYTEWISE_MAX).contains(&n) {
+            plans.push(DecoderPlan::Bytewise);
+        }
+        if n <= SPLIT_EVERY_MAX {
+            plans.extend((1..n).map(DecoderPlan::Split));
+        } else if n <= BYTEWISE_MAX {
+            plans.push(DecoderPlan::Chunked(7));
+        } else {
+            plans.push(DecoderPlan::Chunked(4093));
+        }
+        if let Some(only) = &self.only {
+            plans.retain(|p| only.iter().any(|k| k == p.kind()));
+        }
+        plans
+    }
+
+    /// As `rpcspec list` shows it: the split plans as one range.
+    pub fn listing(&self) -> Listing {
+        let plans = self.plans();
+        let splits: Vec<usize> = plans
+            .iter()
+            .filter_map(|p| match p {
+                DecoderPlan::Split(k) => Some(*k),
+                _ => None,
+            })
+            .collect();
+        let mut names: Vec<String> = plans
+            .iter()
+            .filter(|p| p.kind() != "split")
+            .map(DecoderPlan::name)
+            .collect();
+        if let (Some(first), Some(last)) = (splits.first(), splits.last()) {
+            names.push(format!("split@{first}..{last}"));
+        }
+        Listing {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            level: self.level.as_str().to_owned(),
+            requires: Vec::new(),
+            plans: names,
+            file: self.source.file.clone(),
+            line: self.source.line,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileDef {
+    #[serde(default)]
+    case: Vec<Spanned<CaseDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CaseDef {
+    name: Spanned<String>,
+    title: String,
+    section: String,
+    level: Option<Spanned<String>>,
+    #[serde(default)]
+    lines: Vec<Spanned<String>>,
+    tail: Option<Spanned<String>>,
+    plans: Option<Spanned<Vec<String>>>,
+}
+
+/// The shipped decoder cases (`spec-cases/decoder/`).
+pub fn builtin() -> Result<Vec<DecoderCase>, LoadError> {
+    let mut cases = Vec::new();
+    for (rel, text) in crate::cases::builtin_files(Some("decoder")) {
+        cases.extend(load_str(rel, text)?);
+    }
+    Ok(cases)
+}
+
+/// The decoder cases under `root/decoder/`.
+pub fn load_dir(root: &Path) -> Result<Vec<DecoderCase>, LoadError> {
+    let mut cases = Vec::new();
+    for (rel, text) in crate::cases::read_tree(root, Some("decoder"))? {
+        cases.extend(load_str(&rel, &text)?);
+    }
+    Ok(cases)
+}
+
+/// Loads the decoder cases of one file, given its path relative to the
+/// cases root (which makes the ids) and its text.
+pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> {
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let def: FileDef = cases::parse_toml(file, text)?;
+    let prefix = cases::id_prefix(file);
+    let lines = cases::Lines::new(text);
+    let mut cases: Vec<DecoderCase> = Vec::new();
+    let mut seen = cases::SeenIds::new();
+    for spanned in def.case {
+        let case_span = spanned.span();
+        let def = spanned.into_inner();
+        let name_span = def.name.span();
+        let name = def.name.into_inner();
+        let line = lines.locate(file, case_span.start).line;
+        let id = cases::case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
+        let level = match &def.level {
+            None => Level::Must,
+            Some(l) => cases::parse_level(l.as_ref()).map_err(|e| at(l.span(), e))?,
+        };
+        let only = match def.plans {
+            None => None,
+            Some(list) => {
+                let span = list.span();
+                let list = list.into_inner();
+                if let Some(bad) = list.iter().find(|k| !PLAN_KINDS.contains(&k.as_str())) {
+                    return Err(at(
+                        span,
+                        format!(
+                            "unknown plan family `{bad}` (one of {})",
+                            PLAN_KINDS.join(", ")
+                        ),
+                    ));
+                }
+                Some(list)
+            }
+        };
+        let mut stream = Vec::new();
+        let mut ends = Vec::new();
+        for line in &def.lines {
+            let bytes = stream_text(line.as_ref()).map_err(|m| at(line.span(), m))?;
+            if bytes.contains(&b'\n') {
+                return Err(at(
+                    line.span(),
+                    "a line contains `\\x0A`: give each line its own string".into(),
+                ));
+            }
+            stream.extend_from_slice(&bytes);
+            stream.push(b'\n');
+            ends.push(stream.len());
+        }
+        if let Some(tail) = &def.tail {
+            let bytes = stream_text(tail.as_ref()).map_err(|m| at(tail.span(), m))?;
+            if bytes.is_empty() {
+                return Err(at(tail.span(), "`tail` is empty: leave it out".into()));
+            }
+            stream.extend_from_slice(&bytes);
+            ends.push(stream.len());
+        }
+        let case = DecoderCase {
+            id,
+            title: def.title,
+            section: def.section,
+            level,
+            stream,
+            ends,
+            only,
+            source: lines.locate(file, case_span.start),
+        };
+        if case.plans().is_empty() {
+            return Err(at(
+                case_span,
+                format!("case `{name}` has no plan left: its `plans` fit none of its sizes"),
+            ));
+        }
+        cases.push(case);
+    }
+    Ok(cases)
+}
+
+/// A string of a case's stream: `$pad(N)` becomes N bytes `x` (so lines
+/// over 64 KiB and 1 MiB need not be stored), then `\xNN` becomes the byte
+/// 0xNN.
+pub(super) fn stream_text(text: &str) -> Result<Vec<u8>, String> {
+    const PAD: &str = "$pad(";
+    let mut expanded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PAD) {
+        expanded.push_str(&rest[..at]);
+        let after = &rest[at + PAD.len()..];
+        let close = after
+            .find(')')
+            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
+        let n: usize = after[..close]
+            .parse()
+            .map_err(|_| format!("`$pad({})`: not a byte count", &after[..close]))?;
+        if n > MAX_PAD {
+            return Err(format!("`$pad({n})` is over the limit of {MAX_PAD} bytes"));
+        }
+        if expanded.len() + n > MAX_PAD {
+            return Err(format!("the string is over {MAX_PAD} bytes once padded"));
+        }
+        expanded.extend(std::iter::repeat_n('x', n));
+        rest = &after[close + 1..];
+    }
+    expanded.push_str(rest);
+    unescape(&expanded)
+}
