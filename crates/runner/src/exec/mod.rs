@@ -91,13 +91,13 @@ pub struct Readiness {
 }
 
 impl Readiness {
-    /// How long a new process gets to show it is reading.
-    fn wait(&self, opts: &RunOptions) -> Duration {
-        if self.silent.load(Ordering::Relaxed) {
-            (opts.timeout / 10).min(Duration::from_millis(250))
-        } else {
-            opts.startup
-        }
+    /// Whether a process of this run gave no sign of reading in time.
+    fn silent(&self) -> bool {
+        self.silent.load(Ordering::Relaxed)
+    }
+
+    fn mark_silent(&self) {
+        self.silent.store(true, Ordering::Relaxed);
     }
 }
 

@@ -436,7 +436,14 @@ impl<'o> Run<'o> {
     /// the case goes on and its own barriers judge the target.
     pub(super) fn ready(&mut self) {
         let id = self.send_barrier(0, Plan::Whole);
-        let most = self.opts.readiness.wait(self.opts);
+        // Whether this wait is the full start-up limit, not the short one
+        // a silent target gets.
+        let full = !self.opts.readiness.silent();
+        let most = if full {
+            self.opts.startup
+        } else {
+            (self.opts.timeout / 10).min(Duration::from_millis(250))
+        };
         let until = self.deadline.min(Instant::now() + most);
         let named = id.raw().trim_matches('"').to_owned();
         let sign = move |r: &Run<'_>| {
@@ -445,8 +452,8 @@ impl<'o> Run<'o> {
                     .iter()
                     .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
         };
-        if !self.wait(&sign, until) && most == self.opts.startup {
-            self.opts.readiness.silent.store(true, Ordering::Relaxed);
+        if !self.wait(&sign, until) && full {
+            self.opts.readiness.mark_silent();
             self.evidence.push(Evidence::note(
                 Verdict::Pass,
                 format!(
@@ -550,7 +557,7 @@ impl<'o> Run<'o> {
             ));
             return false;
         }
-        if !heard && self.opts.readiness.silent.load(Ordering::Relaxed) {
+        if !heard && self.opts.readiness.silent() {
             self.give_up(format!(
                 "neither the barrier request nor a second one after {quiet:?} without output was \
                  answered, and this target answers no barrier (barrier 0 of its first process \
