@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod budget;
 pub mod cases;
 pub mod check;
 pub mod decoder;

@@ -12,6 +12,7 @@ use std::{
 use clap::{Parser, Subcommand, ValueEnum};
 use rpcspec::{
     baseline::Baseline,
+    budget::Budget,
     cases::{self, Case},
     check, compile_filters,
     exec::RunOptions,
@@ -106,6 +107,12 @@ struct FuzzArgs {
     /// Deadline per execution: `5`, `5s`, `500ms` (at most an hour).
     #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
     timeout: Duration,
+    /// What one (case, plan) may read from the target and keep: `64MiB`,
+    /// `512MiB`, `1GiB` (4 MiB to 4 GiB). A case reads a quarter of it and
+    /// a line per 8 KiB of it before it stops the target with a FAIL
+    /// (`process.output-flood`); its result keeps 1/1024 of it.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = Budget::parse)]
+    budget: Budget,
     /// Folder for the case files of findings.
     #[arg(long, value_name = "DIR", default_value = "rpcspec-fuzz-findings")]
     out: PathBuf,
@@ -143,6 +150,12 @@ struct RunArgs {
     /// deadlines start after it. Server role.
     #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
     startup_timeout: Option<Duration>,
+    /// What one (case, plan) may read from the target and keep: `64MiB`,
+    /// `512MiB`, `1GiB` (4 MiB to 4 GiB). A case reads a quarter of it and
+    /// a line per 8 KiB of it before it stops the target with a FAIL
+    /// (`process.output-flood`); its result keeps 1/1024 of it.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = Budget::parse)]
+    budget: Budget,
     /// A new target process for every (case, plan), instead of one kept per
     /// job for every case that can share it. Server role.
     #[arg(long)]
@@ -560,6 +573,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
         fresh: args.fresh,
+        budget: args.budget,
         ..RunOptions::default()
     };
     // A cases folder's own preambles come first (the first for a dialect
@@ -614,7 +628,15 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         None => Source::Command(target_of(args)?),
     };
     let timeout = args.timeout();
-    let results = producer::run(&cases, &profile, &source, timeout, jobs_of(args), progress);
+    let results = producer::run(
+        &cases,
+        &profile,
+        &source,
+        timeout,
+        &args.budget,
+        jobs_of(args),
+        progress,
+    );
     Ok(RoleRun {
         target: source.display(),
         dialect: profile.name.clone(),
@@ -656,7 +678,7 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
     }
     let timeout = args.timeout();
     let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
-        decoder::run_case(case, plan, &target, timeout)
+        decoder::run_case(case, plan, &target, timeout, &args.budget)
     });
     Ok(RoleRun {
         target: target.display(),
@@ -894,6 +916,7 @@ fn fuzz_cmd(args: FuzzArgs) -> u8 {
             timeout: args.timeout,
             dialect,
             handshake: Some(handshake),
+            budget: args.budget,
             ..RunOptions::default()
         },
         out: args.out,

@@ -81,6 +81,25 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// The target wrote more than a case's `budget` lets it read: it was
+    /// stopped (`process.output-flood`, FAIL). `why` says which cap.
+    pub fn flood(why: String, budget: &crate::budget::Budget) -> Evidence {
+        Evidence {
+            rule: Some(RuleRef {
+                id: "process.output-flood".to_owned(),
+                level: "MUST".to_owned(),
+                section: "rpcspec --budget".to_owned(),
+                statement: format!(
+                    "a target writes what its input calls for: at most {} bytes and {} lines \
+                     in one case (a quarter of the {budget} budget, a line per 8 KiB of it)",
+                    budget.output(),
+                    budget.lines()
+                ),
+            }),
+            ..Evidence::note(Verdict::Fail, why)
+        }
+    }
+
     /// Evidence that names no rule: a timeout, a crash, a skip, a note.
     pub fn note(verdict: Verdict, message: String) -> Evidence {
         Evidence {
@@ -198,21 +217,23 @@ impl Bytes {
         }
     }
 
-    /// Wraps at most the first `max` bytes of `bytes` (cut at a character
-    /// boundary where they are text), saying how many there were in all:
-    /// what a report keeps of a line, so that one huge line costs a report
-    /// `max` bytes, not its length.
+    /// Wraps `bytes`, or when they are over `max`, a head and a tail of
+    /// about `max` bytes in all with the length and hash of the whole
+    /// between them ([`kept`]): what a report keeps of a line, so that one
+    /// huge line costs a report `max` bytes, not its length. Bytes that are
+    /// not UTF-8 are then escaped as text.
     pub fn head(bytes: &[u8], max: usize) -> Bytes {
         if bytes.len() <= max {
             return Bytes::new(bytes);
         }
-        let mut cut = max;
-        if let Err(e) = std::str::from_utf8(&bytes[..cut]) {
-            cut = e.valid_up_to().max(cut.saturating_sub(3));
-        }
-        match std::str::from_utf8(&bytes[..cut]) {
-            Ok(s) => Bytes::Text(cut_note(s, bytes.len())),
-            Err(_) => Bytes::new(&bytes[..cut]),
+        let (head, tail) = ends(bytes, max);
+        match (std::str::from_utf8(head), std::str::from_utf8(tail)) {
+            (Ok(h), Ok(t)) => Bytes::Text(kept(h, t, bytes)),
+            _ => Bytes::Text(kept(
+                &head.escape_ascii().to_string(),
+                &tail.escape_ascii().to_string(),
+                bytes,
+            )),
         }
     }
 
@@ -225,22 +246,73 @@ impl Bytes {
     }
 }
 
-/// Cuts `text` to at most `max` bytes (at a character boundary), saying
-/// how many there were in all, as [`Bytes::head`] does.
+/// Cuts `text` to a head and a tail of about `max` bytes in all (at
+/// character boundaries), with its length and hash between them, as
+/// [`Bytes::head`] does.
 pub fn clip(text: &mut String, max: usize) {
     if text.len() <= max {
         return;
     }
-    let mut cut = max;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
+    let (head, tail) = ends(text.as_bytes(), max);
+    let (mut h, mut t) = (head.len(), text.len() - tail.len());
+    while !text.is_char_boundary(h) {
+        h -= 1;
     }
-    *text = cut_note(&text[..cut], text.len());
+    while !text.is_char_boundary(t) {
+        t += 1;
+    }
+    *text = kept(&text[..h], &text[t..], text.as_bytes());
 }
 
-/// `head` followed by how many bytes the whole had.
-fn cut_note(head: &str, all: usize) -> String {
-    format!("{head}… ({all} bytes in all)")
+/// The first three quarters and the last quarter of `max` bytes of `all`,
+/// each cut back to whole UTF-8 characters where `all` is text there.
+fn ends(all: &[u8], max: usize) -> (&[u8], &[u8]) {
+    let (mut h, mut t) = (max - max / 4, all.len() - max / 4);
+    // A UTF-8 character is at most 4 bytes: step off a partial one.
+    for _ in 0..3 {
+        if h > 0 && (all[h] & 0xC0) == 0x80 {
+            h -= 1;
+        }
+        if t < all.len() && (all[t] & 0xC0) == 0x80 {
+            t += 1;
+        }
+    }
+    (&all[..h], &all[t..])
+}
+
+/// `head`, what is left out of `all` (its length and FNV-1a hash), `tail`.
+fn kept(head: &str, tail: &str, all: &[u8]) -> String {
+    format!(
+        "{head}… ({} bytes in all, fnv1a {:016x}) …{tail}",
+        all.len(),
+        crate::budget::fnv1a(all)
+    )
+}
+
+/// Keeps the first and the last `n / 2` of `items`; returns how many
+/// were dropped between them, if any.
+fn keep_ends<T>(items: &mut Vec<T>, n: usize) -> Option<usize> {
+    if items.len() <= n {
+        return None;
+    }
+    let dropped = items.len() - n;
+    let first = n - n / 2;
+    items.drain(first..first + dropped);
+    items.shrink_to_fit();
+    Some(dropped)
+}
+
+/// [`Bytes::head`] of bytes already kept: text is clipped, base64 cut to
+/// whole groups of its first `max` bytes.
+fn fit_bytes(b: &mut Bytes, max: usize) {
+    match b {
+        Bytes::Text(t) => clip(t, max),
+        Bytes::Base64(t) if t.len() > max => {
+            t.truncate(max / 4 * 4);
+            t.shrink_to_fit();
+        }
+        Bytes::Base64(_) => {}
+    }
 }
 
 /// Standard base64 with padding; small enough not to need a crate.
@@ -302,6 +374,91 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
+    /// Sets the verdict to the worst of the evidence, PASS when there is
+    /// none: every role ends a result with this.
+    pub fn settle(&mut self) {
+        self.verdict = self.evidence.iter().map(|e| e.verdict).max().unwrap_or(Verdict::Pass);
+    }
+
+    /// Cuts what this result keeps to what `budget` lets a result keep
+    /// ([`Budget::report`](crate::budget::Budget::report)): the first and
+    /// last of its received lines and writes ([`Budget::kept_lines`]
+    /// each, the rest counted in a note), every line, write and evidence
+    /// string to a head and a tail ([`Budget::kept_bytes`]), then smaller
+    /// until the whole fits. Evidence with the result's own verdict is
+    /// kept before the rest. The verdict never changes.
+    ///
+    /// [`Budget::kept_lines`]: crate::budget::Budget::kept_lines
+    /// [`Budget::kept_bytes`]: crate::budget::Budget::kept_bytes
+    pub fn fit(&mut self, budget: &crate::budget::Budget) {
+        let (mut lines, mut each) = (budget.kept_lines(), budget.kept_bytes());
+        // Smaller until it fits, measured before anything is cut: text is
+        // clipped once, so its note gives the length of the whole.
+        while self.kept(lines, each) > budget.report() && (each > 256 || lines > 8) {
+            each = (each / 4).max(256);
+            lines = (lines / 2).max(8);
+        }
+        let mut notes = Vec::new();
+        if let Some(n) = keep_ends(&mut self.received, lines) {
+            notes.push(format!("{n} lines received are not kept in the report"));
+        }
+        if let Some(n) = keep_ends(&mut self.sent, lines) {
+            notes.push(format!("{n} writes are not kept in the report"));
+        }
+        if self.evidence.len() > lines {
+            let n = self.evidence.len() - lines;
+            let verdict = self.verdict;
+            // Stable: the result's own verdict first, then in order.
+            self.evidence.sort_by_key(|e| e.verdict != verdict);
+            self.evidence.truncate(lines);
+            notes.push(format!("{n} more pieces of evidence are not kept in the report"));
+        }
+        for b in self.received.iter_mut().map(|r| &mut r.bytes) {
+            fit_bytes(b, each);
+        }
+        for b in self.sent.iter_mut().map(|s| &mut s.bytes) {
+            fit_bytes(b, each);
+        }
+        for e in &mut self.evidence {
+            for list in [&mut e.expected, &mut e.actual] {
+                if let Some(n) = keep_ends(list, lines) {
+                    list.insert(lines - lines / 2, format!("… and {n} more"));
+                }
+            }
+            clip(&mut e.message, each);
+            for x in e.expected.iter_mut().chain(e.actual.iter_mut()) {
+                clip(x, each);
+            }
+        }
+        clip(&mut self.stderr, each);
+        for note in notes {
+            self.evidence.push(Evidence::note(Verdict::Pass, note));
+        }
+    }
+
+    /// About how many bytes this result would keep with `lines` of each
+    /// list and `each` bytes of each string.
+    fn kept(&self, lines: usize, each: usize) -> usize {
+        // With what an item costs in memory beside its text.
+        let cut = |len: usize| len.min(each + 64) + 96;
+        let bytes = |b: &Bytes| match b {
+            Bytes::Text(t) | Bytes::Base64(t) => cut(t.len()),
+        };
+        let evidence = |e: &Evidence| {
+            let list = |l: &[String]| l.iter().take(lines).map(|x| cut(x.len())).sum::<usize>();
+            cut(e.message.len()) + list(&e.expected) + list(&e.actual)
+        };
+        // Of `n` items, whether the `i`th is among the first and last kept.
+        let kept = |i: usize, n: usize| i < lines - lines / 2 || i + lines / 2 >= n;
+        let (nr, ns) = (self.received.len(), self.sent.len());
+        let received = self.received.iter().enumerate();
+        let sent = self.sent.iter().enumerate();
+        received.filter(|(i, _)| kept(*i, nr)).map(|(_, r)| bytes(&r.bytes)).sum::<usize>()
+            + sent.filter(|(i, _)| kept(*i, ns)).map(|(_, s)| bytes(&s.bytes)).sum::<usize>()
+            + self.evidence.iter().take(lines).map(evidence).sum::<usize>()
+            + cut(self.stderr.len())
+    }
+
     /// A passing result with no evidence yet, to be filled in by a run.
     pub fn new(id: String, plan: String, title: String, section: String) -> CaseResult {
         CaseResult {

@@ -64,8 +64,8 @@ enum WriterCommand {
 }
 
 /// Most events queued for the case thread: with reads of at most 64 KiB,
-/// 4 MiB of stdout in flight.
-const EVENTS_IN_FLIGHT: usize = 64;
+/// 1 MiB of stdout in flight.
+const EVENTS_IN_FLIGHT: usize = 16;
 
 /// Most of stderr kept for the report: the last this many bytes.
 const STDERR_TAIL: usize = 16 * 1024;

@@ -16,9 +16,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
 /// A case with a single request, cheap under every plan.
 const ONE: &str = "jsonrpc/examples/method-not-found";
 
-/// Whether `pid` is alive: it has a `/proc` entry that is not a zombie.
+/// Whether `pid` is alive and still one of the targets' descendants: it
+/// has a `/proc` entry that is not a zombie, and it still sleeps 300 s
+/// (`sleep 300`, or perl's `sleep 300`)
+/// (pids wrap at 32768 here: a busy machine reuses a dead one's pid).
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+    let ours = std::fs::read(format!("/proc/{pid}/cmdline"))
+        .is_ok_and(|c| c.windows(3).any(|w| w == b"300"));
+    ours && std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .ok()
         .and_then(|s| {
             let rest = &s[s.rfind(')')? + 1..];
@@ -186,7 +191,7 @@ fn a_target_that_exits_at_once_crashes_every_time() {
 /// role kept every record and finding (3.2 GB for `yes 1`, 12.5 GB for
 /// `yes ''` over its suite), the decoder role every read the case had not
 /// yet framed, in an unbounded channel (24 GB and the OOM killer). Now the
-/// producer stops at 100 000 lines and the reader waits for its case.
+/// producer stops at its line cap (8192 lines at the default budget) and the reader waits for its case.
 #[test]
 fn a_flooding_producer_or_decoder_is_bounded() {
     let runs: [&[&str]; 2] = [
@@ -254,4 +259,71 @@ fn fuzzing_a_flooding_target_is_bounded() {
         peak_kib > 0 && peak_kib < 256 << 10,
         "peak RSS {peak_kib} KiB"
     );
+}
+
+/// Whatever the target writes, rpcspec's peak memory stays below jobs ×
+/// `--budget` plus a constant (ARCHITECTURE.md, "Never hang, never
+/// leak"), in every role, and each result keeps at most its share of the
+/// budget. At a 4 MiB budget with 2 jobs, the server role against `yes 1`
+/// was at 496 MiB before the budget (every result kept room for 10 000
+/// lines), the decoder role at 324 MiB.
+#[test]
+fn peak_memory_stays_below_jobs_times_the_budget() {
+    const BUDGET_KIB: u64 = 4 << 10;
+    const JOBS: u64 = 2;
+    const CONSTANT_KIB: u64 = 64 << 10;
+    // Near the output cap (1 MiB at this budget), then silent; past it
+    // without a newline.
+    let huge = "head -c 900000 /dev/zero | tr '\\0' x; echo; exec cat >/dev/null";
+    let endless = "head -c 3000000 /dev/zero | tr '\\0' x; exec cat >/dev/null";
+    let reply = r#"{"jsonrpc":"2.0","result":1,"id":1}"#;
+    // (role, filter, target, whether it floods past the budget's caps)
+    let runs: Vec<(&str, Option<&str>, Vec<&str>, bool)> = vec![
+        ("server", None, vec!["yes", "1"], true),
+        ("server", None, vec!["yes", ""], true),
+        ("server", None, vec!["yes", reply], true),
+        ("server", Some("jsonrpc/examples"), vec!["sh", "-c", huge], false),
+        ("server", Some("jsonrpc/examples"), vec!["sh", "-c", endless], true),
+        ("producer", None, vec!["yes", "1"], true),
+        ("producer", None, vec!["sh", "-c", endless], true),
+        // 1033 results: the most a suite keeps.
+        ("decoder", None, vec!["yes", "1"], true),
+    ];
+    for (role, filter, target, floods) in runs {
+        let mut args = vec![
+            "run", "--role", role, "--budget", "4MiB", "--jobs", "2", "--timeout", "1",
+        ];
+        if role == "server" {
+            args.extend(["--startup-timeout", "1"]);
+        }
+        if let Some(f) = filter {
+            args.extend(["--filter", f]);
+        }
+        args.extend(["--format", "json", "--"]);
+        args.extend(&target);
+        let (peak_kib, code, stdout) = support::run_measured(BIN, &args);
+        let last = target[target.len() - 1];
+        let what = format!("{role} against {:?}", &last[..20.min(last.len())]);
+        assert_eq!(code, Some(1), "{what}: the run fails, it does not crash");
+        assert!(peak_kib > 0, "no VmHWM read");
+        assert!(
+            peak_kib < JOBS * BUDGET_KIB + CONSTANT_KIB,
+            "{what}: peak RSS {peak_kib} KiB"
+        );
+        let results = stdout.lines().filter(|l| l.starts_with(r#"{"type":"result""#));
+        let (mut n, mut biggest) = (0, 0);
+        for line in results {
+            n += 1;
+            biggest = biggest.max(line.len());
+        }
+        assert!(n > 0, "{what}: no results");
+        // A result keeps 1/1024 of the budget (4 KiB), about twice that
+        // as JSON with its fixed fields.
+        assert!(biggest < 10 << 10, "{what}: a result of {biggest} bytes");
+        assert_eq!(
+            stdout.contains("process.output-flood"),
+            floods,
+            "{what}: a flood, and only a flood, is a finding"
+        );
+    }
 }

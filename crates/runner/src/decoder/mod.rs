@@ -43,6 +43,7 @@ pub use run::run_case;
 use run::*;
 
 use crate::{
+    budget::Budget,
     cases::{self, Listing, LoadError, Location},
     plan::{SPLIT_PAUSE, Write as PlanWrite},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
@@ -58,8 +59,6 @@ pub const BYTEWISE_MAX: usize = 1024;
 /// asyncio's `StreamReader`, Go's `bufio.Scanner`): rejecting them is
 /// NON-STRICT, not a failure.
 pub const LONG_LINE: usize = 64 * 1024;
-/// Most bytes an adapter may write in one case before it is stopped.
-pub(super) const OUTPUT_CAP: usize = 64 << 20;
 /// Largest `$pad(N)`.
 pub(super) const MAX_PAD: usize = 16 << 20;
 /// Bytes of one write or line kept in a report.

@@ -50,6 +50,7 @@ pub fn run_case(
     plan: &DecoderPlan,
     target: &Target,
     timeout: Duration,
+    budget: &Budget,
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(
@@ -144,13 +145,16 @@ pub fn run_case(
         match msg {
             Msg::Stdout(bytes) => {
                 output += bytes.len();
-                if output > OUTPUT_CAP {
+                let flood = if output > budget.output() {
+                    Some(format!("the decoder wrote more than {} bytes; stopped", budget.output()))
+                } else if out.lines > budget.lines() {
+                    Some(format!("the decoder wrote more than {} lines; stopped", budget.lines()))
+                } else {
+                    None
+                };
+                if let Some(why) = flood {
                     if !running.killed() {
-                        result.evidence.push(evidence(
-                            Verdict::Fail,
-                            &CONTRACT,
-                            format!("the decoder wrote more than {OUTPUT_CAP} bytes; stopped"),
-                        ));
+                        result.evidence.push(Evidence::flood(why, budget));
                         running.kill();
                         grace = Some(Instant::now() + Duration::from_millis(500));
                     }
@@ -193,12 +197,8 @@ pub fn run_case(
     drop(running);
 
     cap_by_level(case.level, &mut result.evidence);
-    result.verdict = result
-        .evidence
-        .iter()
-        .map(|e| e.verdict)
-        .max()
-        .unwrap_or(Verdict::Pass);
+    result.settle();
+    result.fit(budget);
     result.duration = started.elapsed();
     result
 }
@@ -213,7 +213,7 @@ pub(super) fn cap_by_level(level: Level, evidence: &mut [Evidence]) {
         let about_records = e
             .rule
             .as_ref()
-            .is_some_and(|r| r.id != END.id && r.id != CONTRACT.id);
+            .is_some_and(|r| r.id != END.id && r.id != CONTRACT.id && !r.id.starts_with("process."));
         if e.verdict == Verdict::Fail && about_records {
             match level {
                 Level::Must => {}
@@ -239,6 +239,8 @@ pub(super) struct Output {
     pub(super) not_records: usize,
     /// Lines with lone surrogates: how many.
     pub(super) surrogates: usize,
+    /// Lines read in all.
+    pub(super) lines: usize,
 }
 
 impl Output {
@@ -249,11 +251,13 @@ impl Output {
             findings: Vec::new(),
             not_records: 0,
             surrogates: 0,
+            lines: 0,
         }
     }
 
     /// One event of the framer reading stdout, `at` after the start.
     pub(super) fn event(&mut self, event: Event<'_>, at: Duration) {
+        self.lines += 1;
         let (number, offset, bytes) = match &event {
             Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
             Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),

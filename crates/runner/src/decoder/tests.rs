@@ -251,6 +251,7 @@ fn a_slow_start_does_not_use_up_the_timeout() {
         &DecoderPlan::Split(3),
         &target,
         Duration::from_millis(800),
+        &Budget::DEFAULT,
     );
     assert_eq!(result.verdict, Verdict::Pass, "{:?}", result.evidence);
     assert!(
@@ -268,6 +269,7 @@ fn a_timeout_says_what_the_decoder_had_not_done() {
             &DecoderPlan::Whole,
             &sh(script),
             Duration::from_millis(300),
+            &Budget::DEFAULT,
         );
         assert_eq!(result.verdict, Verdict::Timeout);
         result.evidence[0].message.clone()

@@ -39,9 +39,9 @@ pub use dialect::not_applicable;
 use dialect::*;
 use grade::*;
 use run::*;
-pub use run::{MAX_KEPT_BYTES, MAX_LINES};
 
 use crate::{
+    budget::Budget,
     cases::{Case, Expect, Grade, Preamble, Step},
     pattern::{Match, Pattern},
     plan::{Plan, Write},
@@ -59,8 +59,8 @@ pub struct RunOptions {
     pub dialect: Dialect,
     /// Features the target lacks: cases requiring them are skipped.
     pub without: Vec<String>,
-    /// Most bytes a target may write in one case before it is stopped.
-    pub output_cap: usize,
+    /// What one (case, plan) may read and keep (`--budget`).
+    pub budget: Budget,
     /// Handshakes: the one for `dialect`, if any, opens every case. The
     /// default is the shipped ones (`spec-cases/preambles.toml`).
     pub preambles: Vec<Preamble>,
@@ -120,7 +120,7 @@ impl Default for RunOptions {
             timeout: Duration::from_secs(5),
             dialect: Dialect::Jsonrpc2,
             without: Vec::new(),
-            output_cap: 16 << 20,
+            budget: Budget::DEFAULT,
             preambles: crate::cases::builtin_preambles()
                 .expect("the shipped preambles load (tests/case_files.rs checks them)"),
             handshake: None,
@@ -355,12 +355,7 @@ fn execute(
     };
     run.drive(case, plan, keep);
     run.grade(case, &mut result);
-    // A report keeps the head of each message shown, as of each line.
-    for e in &mut result.evidence {
-        for text in &mut e.actual {
-            crate::report::clip(text, MAX_KEPT_BYTES);
-        }
-    }
+    result.fit(&opts.budget);
     result.duration = started.elapsed();
     let live = run.into_live(result.verdict);
     (result, live)

@@ -11,9 +11,10 @@ impl Run<'_> {
             return;
         }
         self.lines += 1;
-        if self.lines > MAX_LINES {
+        if self.lines > self.opts.budget.lines() {
             self.flood(format!(
-                "the target wrote more than {MAX_LINES} lines in one case; stopped"
+                "the target wrote more than {} lines in one case; stopped",
+                self.opts.budget.lines()
             ));
             return;
         }
@@ -25,7 +26,7 @@ impl Run<'_> {
             at_ms: at.as_millis() as u64,
             line: number,
             offset,
-            bytes: Bytes::head(bytes, MAX_KEPT_BYTES),
+            bytes: Bytes::head(bytes, self.opts.budget.kept_bytes()),
         };
         match event {
             Event::Line(line) => {
@@ -271,30 +272,14 @@ impl Run<'_> {
                 });
             }
         }
-        result.verdict = self
-            .evidence
-            .iter()
-            .map(|e| e.verdict)
-            .filter(|v| *v != Verdict::Pass)
-            .max()
-            .unwrap_or(Verdict::Pass);
         result.evidence = std::mem::take(&mut self.evidence);
+        result.settle();
         result.sent = std::mem::take(&mut self.sent);
-        let received = self.got.len();
-        result.received = std::mem::take(&mut self.got)
-            .into_iter()
-            .take(MAX_RECEIVED)
-            .map(|g| g.received)
-            .collect();
-        if received > MAX_RECEIVED {
-            result.evidence.push(Evidence::note(
-                Verdict::Pass,
-                format!(
-                    "{} more lines received are not kept in the report",
-                    received - MAX_RECEIVED
-                ),
-            ));
-        }
+        // Not `into_iter().map().collect()`: that reuses `got`'s allocation,
+        // and a result would keep room for every line of a flood.
+        let mut kept = Vec::with_capacity(self.got.len());
+        kept.extend(self.got.drain(..).map(|g| g.received));
+        result.received = kept;
         result.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
     }
 }

@@ -95,18 +95,10 @@ pub(super) const MAX_PER_RULE: usize = 5;
 /// Most messages an evidence entry lists.
 pub(super) const MAX_SHOWN: usize = 20;
 
-/// Most received lines a result keeps (a flood is capped anyway).
-pub(super) const MAX_RECEIVED: usize = 2000;
-
-/// Most bytes of one received line a report keeps (the rest is counted):
-/// a 16 MiB line costs a result 64 KiB.
-pub const MAX_KEPT_BYTES: usize = 64 << 10;
-
-/// Most lines (messages, blank lines, framing problems) a target may write
-/// in one case: what a case keeps grows with them, so a flood of short
-/// lines is stopped here as a flood of bytes is at the output cap. The
-/// largest shipped case (100 in flight) writes about a hundred.
-pub const MAX_LINES: usize = 10_000;
+/// Most stdout a prologue (start-up and handshake) may write and still be
+/// recorded for the next case on its process: an MCP initialize reply is
+/// a few KiB.
+pub(super) const MAX_RECORDED: usize = 1 << 20;
 
 /// Most lines held back as a possible pretty-printed message.
 pub(super) const MAX_HELD: usize = 64;
@@ -660,7 +652,7 @@ impl<'o> Run<'o> {
     /// The target wrote more than a case may keep: a FAIL saying `why`, and
     /// its output is ignored from here on.
     pub(super) fn flood(&mut self, why: String) {
-        self.evidence.push(Evidence::note(Verdict::Fail, why));
+        self.evidence.push(Evidence::flood(why, &self.opts.budget));
         self.running.kill();
         self.flooded = true;
         self.stopped = true;
@@ -671,6 +663,11 @@ impl<'o> Run<'o> {
         match msg {
             Msg::Stdout(bytes) => {
                 self.last_output = Instant::now();
+                // A prologue is replayed into every later case: one that
+                // wrote more than a little is not, and its process not kept.
+                if self.output + bytes.len() > MAX_RECORDED {
+                    self.recording = None;
+                }
                 if let Some(r) = &mut self.recording
                     && !self.flooded
                 {
@@ -715,18 +712,27 @@ impl<'o> Run<'o> {
             return;
         }
         self.output += bytes.len();
-        if self.output > self.opts.output_cap {
+        if self.output > self.opts.budget.output() {
             self.flood(format!(
-                "the target wrote more than {} bytes to stdout; stopped",
-                self.opts.output_cap
+                "the target wrote more than {} bytes to stdout in one case; stopped",
+                self.opts.budget.output()
             ));
             return;
         }
-        let mut events = Vec::new();
-        self.server.push(bytes, |e| events.push(e.into_owned()));
-        for event in events {
-            self.take(event, at);
-        }
+        // One read of newlines is 64 Ki lines: past the line cap, none is
+        // kept (`take` stops the target at the first over it).
+        let mut room = self.opts.budget.lines().saturating_sub(self.lines) + 1;
+        // Each event is taken as it is framed, borrowed from the framer's
+        // buffer: a huge line is not copied once more.
+        let fresh = Framer::new(self.server.config().clone());
+        let mut server = std::mem::replace(&mut self.server, fresh);
+        server.push(bytes, |e| {
+            if room > 0 {
+                room -= 1;
+                self.take(e, at);
+            }
+        });
+        self.server = server;
     }
 
     /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish

@@ -25,6 +25,7 @@ pub use profile::{Profile, Scenario};
 pub use reference::{records as reference_records, serve};
 
 use crate::{
+    budget::Budget,
     cases::{Listing, LoadError, Location},
     report::{CaseResult, Evidence, RuleRef, Verdict},
     target::Target,
@@ -301,6 +302,7 @@ pub fn run(
     profile: &Profile,
     source: &Source,
     timeout: Duration,
+    budget: &Budget,
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<CaseResult> {
@@ -310,18 +312,26 @@ pub fn run(
         .filter(|c| c.check.transport == Transport::Any || c.check.transport == transport)
         .collect();
     let observed = crate::run_parallel(&profile.scenarios, jobs, progress, |scenario| {
-        observe::observe(profile, scenario, source, timeout)
+        observe::observe(profile, scenario, source, timeout, budget)
     });
     let mut results = Vec::new();
     for case in cases {
         for (scenario, obs) in profile.scenarios.iter().zip(&observed) {
-            results.push(grade(case.check, profile, scenario, obs));
+            let mut result = grade(case.check, profile, scenario, obs, budget);
+            result.fit(budget);
+            results.push(result);
         }
     }
     results
 }
 
-fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observation) -> CaseResult {
+fn grade(
+    check: &Check,
+    profile: &Profile,
+    scenario: &Scenario,
+    obs: &Observation,
+    budget: &Budget,
+) -> CaseResult {
     let mut result = CaseResult::new(
         check.id.to_owned(),
         scenario.name.clone(),
@@ -331,12 +341,10 @@ fn grade(check: &Check, profile: &Profile, scenario: &Scenario, obs: &Observatio
     result.exit = obs.exit.clone();
     result.duration = obs.duration;
     result.evidence = evidence(check, profile, scenario, obs);
-    result.verdict = result
-        .evidence
-        .iter()
-        .map(|e| e.verdict)
-        .max()
-        .unwrap_or(Verdict::Pass);
+    if let Some(why) = &obs.flood {
+        result.evidence.push(Evidence::flood(why.clone(), budget));
+    }
+    result.settle();
     // The run's bytes go with the results that need explaining only: one
     // run is graded by every check, and a pass needs no evidence.
     if !matches!(result.verdict, Verdict::Pass | Verdict::Skipped) {

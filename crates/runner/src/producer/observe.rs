@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::{Grade, Profile, Scenario, Source};
 use crate::{
+    budget::Budget,
     http::{self, BodyEnd, BodyFraming, Url},
     pattern::Match,
     plan::Write,
@@ -21,18 +22,10 @@ use crate::{
 /// How long a producer may take to exit once its stdin is closed.
 const EXIT_GRACE: Duration = crate::exec::EXIT_GRACE;
 
-/// Most bytes kept from one run: a producer that floods is stopped.
-const OUTPUT_CAP: usize = 16 << 20;
-
 /// Longest run of lines tried as one pretty-printed record, in lines and
 /// in bytes: each new line re-parses the run.
 const MAX_PENDING: usize = 1024;
 const MAX_PENDING_BYTES: usize = 1 << 20;
-
-/// Most lines (records, blank lines, framing problems) taken from one run:
-/// each costs a record or a finding, so a flood of short lines is stopped
-/// here as a flood of bytes is at [`OUTPUT_CAP`].
-pub const MAX_LINES: usize = 100_000;
 
 /// Most lines kept for a report, and most bytes of them: beyond, lines
 /// are counted, graded, and left out.
@@ -116,6 +109,9 @@ pub struct Observation {
     pub(super) timeout: Duration,
     /// The run could not be made (spawn or connect failed).
     pub(super) error: Option<String>,
+    /// The producer wrote more than the budget lets a run read, and was
+    /// stopped: what it wrote before is graded, and every check fails.
+    pub(super) flood: Option<String>,
     pub(super) timed_out: bool,
     /// The records, in order.
     pub records: Vec<Record>,
@@ -143,12 +139,15 @@ struct Collector {
     type_field: String,
     end_types: Vec<String>,
     piece: usize,
-    /// Lines taken so far; past [`MAX_LINES`] the rest is dropped.
+    /// Lines taken so far; past `max_lines` the rest is dropped.
     lines: usize,
+    /// [`Budget::lines`]: a flood of short lines is stopped there as a
+    /// flood of bytes is at [`Budget::output`].
+    max_lines: usize,
 }
 
 impl Collector {
-    fn new(profile: &Profile, mode: Mode) -> Collector {
+    fn new(profile: &Profile, mode: Mode, budget: &Budget) -> Collector {
         let config = Config::default()
             .mode(mode)
             .blank_lines(BlankLines::Report)
@@ -161,6 +160,7 @@ impl Collector {
             end_types: profile.end.clone(),
             piece: 0,
             lines: 0,
+            max_lines: budget.lines(),
         }
     }
 
@@ -205,9 +205,9 @@ impl Collector {
         });
     }
 
-    /// The stream passed [`MAX_LINES`]: what came after was dropped.
+    /// The stream passed its line cap: what came after was dropped.
     fn flooded(&self) -> bool {
-        self.lines > MAX_LINES
+        self.lines > self.max_lines
     }
 
     fn event(&mut self, event: Event<'static>, at_ms: u64) {
@@ -329,10 +329,11 @@ pub fn observe(
     scenario: &Scenario,
     source: &Source,
     timeout: Duration,
+    budget: &Budget,
 ) -> Observation {
     let mut obs = match source {
-        Source::Command(target) => observe_stdio(profile, scenario, target, timeout),
-        Source::Url(url) => observe_http(profile, scenario, url, timeout),
+        Source::Command(target) => observe_stdio(profile, scenario, target, timeout, budget),
+        Source::Url(url) => observe_http(profile, scenario, url, timeout, budget),
     };
     obs.timeout = timeout;
     obs
@@ -343,11 +344,12 @@ fn observe_stdio(
     scenario: &Scenario,
     target: &crate::target::Target,
     timeout: Duration,
+    budget: &Budget,
 ) -> Observation {
     let started = Instant::now();
     let deadline = started + timeout;
     let gate_at = started + timeout / 2;
-    let mut c = Collector::new(profile, Mode::Lines);
+    let mut c = Collector::new(profile, Mode::Lines, budget);
     let mut running = match Running::spawn(target) {
         Ok(r) => r,
         Err(e) => {
@@ -423,18 +425,19 @@ fn observe_stdio(
                     gate_armed = false;
                 }
                 total += bytes.len();
-                if total > OUTPUT_CAP {
-                    c.obs.error = Some(format!(
-                        "the producer wrote over {} MiB: stopped",
-                        OUTPUT_CAP >> 20
+                if total > budget.output() {
+                    c.obs.flood = Some(format!(
+                        "the producer wrote more than {} bytes; stopped",
+                        budget.output()
                     ));
                     break;
                 }
                 let at = ms(&running);
                 let new = c.push(&bytes, at);
                 if c.flooded() {
-                    c.obs.error = Some(format!(
-                        "the producer wrote over {MAX_LINES} lines: stopped"
+                    c.obs.flood = Some(format!(
+                        "the producer wrote more than {} lines; stopped",
+                        budget.lines()
                     ));
                     break;
                 }
@@ -498,6 +501,7 @@ fn observe_http(
     scenario: &Scenario,
     url: &str,
     timeout: Duration,
+    budget: &Budget,
 ) -> Observation {
     let started = Instant::now();
     let deadline = started + timeout;
@@ -533,12 +537,13 @@ fn observe_http(
             *collector.borrow_mut() = Some(Collector::new(
                 profile,
                 if seq { Mode::JsonSeq } else { Mode::Lines },
+                budget,
             ));
             head = Some(h.clone());
         },
         &mut |bytes, at| {
             pieces += 1;
-            if raw.len() + bytes.len() > OUTPUT_CAP {
+            if raw.len() + bytes.len() > budget.output() {
                 return false;
             }
             raw.extend_from_slice(bytes);
@@ -568,10 +573,10 @@ fn observe_http(
     obs.sent = sent;
     obs.timed_out = end == BodyEnd::Timeout;
     if end == BodyEnd::Stopped {
-        obs.error = Some(if flooded {
-            format!("the response body passed {MAX_LINES} lines: stopped")
+        obs.flood = Some(if flooded {
+            format!("the response body passed {} lines; stopped", budget.lines())
         } else {
-            format!("the response body passed {} MiB: stopped", OUTPUT_CAP >> 20)
+            format!("the response body passed {} bytes; stopped", budget.output())
         });
     }
     obs.gate = Some(Gate::NotUsed);
