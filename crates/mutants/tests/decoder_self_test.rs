@@ -158,7 +158,13 @@ fn run(name: &str) -> Vec<CaseResult> {
         argv: vec![MUTANT.into(), name.into()],
     };
     run_parallel(&work, 4, &|_, _| {}, |(case, plan)| {
-        decoder::run_case(case, plan, &target, Duration::from_secs(10), &Default::default())
+        decoder::run_case(
+            case,
+            plan,
+            &target,
+            Duration::from_secs(10),
+            &Default::default(),
+        )
     })
 }
 

@@ -23,7 +23,15 @@ const TIMEOUT: Duration = Duration::from_secs(3);
 fn run(profile: &str, source: Source) -> Vec<CaseResult> {
     let profile = Profile::named(profile).expect("shipped profile");
     let cases = producer::load(None, &profile).expect("checks");
-    producer::run(&cases, &profile, &source, TIMEOUT, &Default::default(), 4, &|_, _| {})
+    producer::run(
+        &cases,
+        &profile,
+        &source,
+        TIMEOUT,
+        &Default::default(),
+        4,
+        &|_, _| {},
+    )
 }
 
 fn stdio(mutant: &str) -> Source {
@@ -236,7 +244,15 @@ fn with_stdin_closed_after_the_input_a_lingering_producer_is_caught() {
         Profile::parse(std::path::Path::new("closing.toml"), &text).expect("a valid profile");
     assert!(!profile.stdin_open);
     let cases = producer::load(None, &profile).expect("checks");
-    let lingers = producer::run(&cases, &profile, &stdio("lingers"), TIMEOUT, &Default::default(), 4, &|_, _| {});
+    let lingers = producer::run(
+        &cases,
+        &profile,
+        &stdio("lingers"),
+        TIMEOUT,
+        &Default::default(),
+        4,
+        &|_, _| {},
+    );
     let exit = lingers
         .iter()
         .find(|r| r.id == "producer/lifecycle/exit-status" && r.plan == "prompt")

@@ -115,7 +115,7 @@ struct Size(usize);
 impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-            if self.0 >= 1 << shift && self.0 % (1 << shift) == 0 {
+            if self.0 >= 1 << shift && self.0.is_multiple_of(1 << shift) {
                 return write!(f, "{} {unit}", self.0 >> shift);
             }
         }
@@ -145,21 +145,34 @@ mod tests {
         assert_eq!(Budget::parse("4194304").unwrap().bytes(), 4 << 20);
         assert_eq!(Budget::parse("1GiB").unwrap().to_string(), "1 GiB");
         for bad in ["", "MiB", "64 mb", "-1", "1.5MiB"] {
-            assert!(Budget::parse(bad).unwrap_err().contains("not a size"), "{bad}");
+            assert!(
+                Budget::parse(bad).unwrap_err().contains("not a size"),
+                "{bad}"
+            );
         }
         for out in ["1MiB", "5GiB", "0"] {
             let e = Budget::parse(out).unwrap_err();
             assert_eq!(e, "a budget is from 4 MiB to 4 GiB", "{out}");
         }
         assert!(Budget::parse("99999999999999999999G").is_err());
-        assert!(Budget::parse(&format!("{}G", usize::MAX >> 2)).unwrap_err().contains("too large"));
+        assert!(
+            Budget::parse(&format!("{}G", usize::MAX >> 2))
+                .unwrap_err()
+                .contains("too large")
+        );
     }
 
     #[test]
     fn the_default_caps_are_the_documented_ones() {
         let b = Budget::DEFAULT;
         assert_eq!(
-            (b.output(), b.lines(), b.report(), b.kept_bytes(), b.kept_lines()),
+            (
+                b.output(),
+                b.lines(),
+                b.report(),
+                b.kept_bytes(),
+                b.kept_lines()
+            ),
             (16 << 20, 8192, 64 << 10, 16 << 10, 256)
         );
         let small = Budget::new(Budget::MIN).unwrap();

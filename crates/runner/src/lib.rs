@@ -17,6 +17,7 @@ pub mod budget;
 pub mod cases;
 pub mod check;
 pub mod decoder;
+pub mod drive;
 pub mod exec;
 pub mod exit;
 pub mod fuzz;

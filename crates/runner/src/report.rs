@@ -377,7 +377,12 @@ impl CaseResult {
     /// Sets the verdict to the worst of the evidence, PASS when there is
     /// none: every role ends a result with this.
     pub fn settle(&mut self) {
-        self.verdict = self.evidence.iter().map(|e| e.verdict).max().unwrap_or(Verdict::Pass);
+        self.verdict = self
+            .evidence
+            .iter()
+            .map(|e| e.verdict)
+            .max()
+            .unwrap_or(Verdict::Pass);
     }
 
     /// Cuts what this result keeps to what `budget` lets a result keep
@@ -411,7 +416,9 @@ impl CaseResult {
             // Stable: the result's own verdict first, then in order.
             self.evidence.sort_by_key(|e| e.verdict != verdict);
             self.evidence.truncate(lines);
-            notes.push(format!("{n} more pieces of evidence are not kept in the report"));
+            notes.push(format!(
+                "{n} more pieces of evidence are not kept in the report"
+            ));
         }
         for b in self.received.iter_mut().map(|r| &mut r.bytes) {
             fit_bytes(b, each);
@@ -453,9 +460,20 @@ impl CaseResult {
         let (nr, ns) = (self.received.len(), self.sent.len());
         let received = self.received.iter().enumerate();
         let sent = self.sent.iter().enumerate();
-        received.filter(|(i, _)| kept(*i, nr)).map(|(_, r)| bytes(&r.bytes)).sum::<usize>()
-            + sent.filter(|(i, _)| kept(*i, ns)).map(|(_, s)| bytes(&s.bytes)).sum::<usize>()
-            + self.evidence.iter().take(lines).map(evidence).sum::<usize>()
+        received
+            .filter(|(i, _)| kept(*i, nr))
+            .map(|(_, r)| bytes(&r.bytes))
+            .sum::<usize>()
+            + sent
+                .filter(|(i, _)| kept(*i, ns))
+                .map(|(_, s)| bytes(&s.bytes))
+                .sum::<usize>()
+            + self
+                .evidence
+                .iter()
+                .take(lines)
+                .map(evidence)
+                .sum::<usize>()
             + cut(self.stderr.len())
     }
 

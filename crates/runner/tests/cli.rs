@@ -221,9 +221,15 @@ fn bad_usage_exits_2() {
     usage(&["run", "--timeout", "5 minutes"], "is not a duration");
     usage(&["fuzz", "--time", "1e20", "--", "cat"], "out of range");
     usage(&["fuzz", "--timeout", "0", "--", "cat"], "out of range");
-    usage(&["run", "--budget", "1MiB"], "a budget is from 4 MiB to 4 GiB");
+    usage(
+        &["run", "--budget", "1MiB"],
+        "a budget is from 4 MiB to 4 GiB",
+    );
     usage(&["run", "--budget", "64 mb"], "is not a size");
-    usage(&["fuzz", "--budget", "99999G", "--", "cat"], "a budget is from");
+    usage(
+        &["fuzz", "--budget", "99999G", "--", "cat"],
+        "a budget is from",
+    );
     usage(
         &["run", "--without", "nonsense"],
         "unknown feature `nonsense` in --without (known: batch, get_data, subtract, sum)",

@@ -286,8 +286,18 @@ fn peak_memory_stays_below_jobs_times_the_budget() {
         ("server", None, vec!["yes", "1"], true),
         ("server", None, vec!["yes", ""], true),
         ("server", None, vec!["yes", reply], true),
-        ("server", Some("jsonrpc/examples"), vec!["sh", "-c", huge], false),
-        ("server", Some("jsonrpc/examples"), vec!["sh", "-c", endless], true),
+        (
+            "server",
+            Some("jsonrpc/examples"),
+            vec!["sh", "-c", huge],
+            false,
+        ),
+        (
+            "server",
+            Some("jsonrpc/examples"),
+            vec!["sh", "-c", endless],
+            true,
+        ),
         ("producer", None, vec!["yes", "1"], true),
         ("producer", None, vec!["sh", "-c", endless], true),
         // 1033 results: the most a suite keeps.
@@ -295,7 +305,15 @@ fn peak_memory_stays_below_jobs_times_the_budget() {
     ];
     for (role, filter, target, floods) in runs {
         let mut args = vec![
-            "run", "--role", role, "--budget", "4MiB", "--jobs", "2", "--timeout", "1",
+            "run",
+            "--role",
+            role,
+            "--budget",
+            "4MiB",
+            "--jobs",
+            "2",
+            "--timeout",
+            "1",
         ];
         if role == "server" {
             args.extend(["--startup-timeout", "1"]);
@@ -314,7 +332,9 @@ fn peak_memory_stays_below_jobs_times_the_budget() {
             peak_kib < JOBS * BUDGET_KIB + CONSTANT_KIB,
             "{what}: peak RSS {peak_kib} KiB"
         );
-        let results = stdout.lines().filter(|l| l.starts_with(r#"{"type":"result""#));
+        let results = stdout
+            .lines()
+            .filter(|l| l.starts_with(r#"{"type":"result""#));
         let (mut n, mut biggest) = (0, 0);
         for line in results {
             n += 1;

@@ -45,6 +45,7 @@ use run::*;
 use crate::{
     budget::Budget,
     cases::{self, Listing, LoadError, Location},
+    drive::{Drive, KILL_GRACE},
     plan::{SPLIT_PAUSE, Write as PlanWrite},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
     target::{Msg, Running, Target, describe_exit},

@@ -60,14 +60,11 @@ pub fn run_case(
         case.section.clone(),
     );
     let note = Evidence::note;
-    let mut running = match Running::spawn(target) {
+    let mut running = match Drive::spawn(target, budget) {
         Ok(r) => r,
         Err(e) => {
-            result.verdict = Verdict::Error;
-            result.evidence.push(note(
-                Verdict::Error,
-                format!("cannot start `{}`: {e}", target.display()),
-            ));
+            result.evidence.push(*e);
+            result.settle();
             return result;
         }
     };
@@ -105,7 +102,7 @@ pub fn run_case(
     let slots = expected(&case.stream);
     let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
     let mut out = Output::new(4 * slots.len() + 64);
-    let (mut stdout_closed, mut exit, mut output) = (false, None, 0usize);
+    let (mut stdout_closed, mut exit) = (false, None);
     let mut timed_out = false;
     let mut grace: Option<Instant> = None;
     loop {
@@ -138,30 +135,16 @@ pub fn run_case(
                 ),
             ));
             running.kill();
-            grace = Some(Instant::now() + Duration::from_millis(500));
+            grace = Some(Instant::now() + KILL_GRACE);
             continue;
         };
+        if let Some(flood) = running.take_flood() {
+            result.evidence.push(flood);
+            grace = Some(Instant::now() + KILL_GRACE);
+        }
         let elapsed = running.elapsed();
         match msg {
-            Msg::Stdout(bytes) => {
-                output += bytes.len();
-                let flood = if output > budget.output() {
-                    Some(format!("the decoder wrote more than {} bytes; stopped", budget.output()))
-                } else if out.lines > budget.lines() {
-                    Some(format!("the decoder wrote more than {} lines; stopped", budget.lines()))
-                } else {
-                    None
-                };
-                if let Some(why) = flood {
-                    if !running.killed() {
-                        result.evidence.push(Evidence::flood(why, budget));
-                        running.kill();
-                        grace = Some(Instant::now() + Duration::from_millis(500));
-                    }
-                    continue;
-                }
-                framer.push(&bytes, |e| out.event(e, elapsed));
-            }
+            Msg::Stdout(bytes) => framer.push(&bytes, |e| out.event(e, elapsed)),
             Msg::StdoutClosed => stdout_closed = true,
             Msg::Exited(status) => exit = Some(status),
             Msg::Wrote | Msg::WriteFailed(_) => {
@@ -210,10 +193,9 @@ pub fn run_case(
 /// reading of the stream excuses them.
 pub(super) fn cap_by_level(level: Level, evidence: &mut [Evidence]) {
     for e in evidence {
-        let about_records = e
-            .rule
-            .as_ref()
-            .is_some_and(|r| r.id != END.id && r.id != CONTRACT.id && !r.id.starts_with("process."));
+        let about_records = e.rule.as_ref().is_some_and(|r| {
+            r.id != END.id && r.id != CONTRACT.id && !r.id.starts_with("process.")
+        });
         if e.verdict == Verdict::Fail && about_records {
             match level {
                 Level::Must => {}
@@ -239,8 +221,6 @@ pub(super) struct Output {
     pub(super) not_records: usize,
     /// Lines with lone surrogates: how many.
     pub(super) surrogates: usize,
-    /// Lines read in all.
-    pub(super) lines: usize,
 }
 
 impl Output {
@@ -251,13 +231,11 @@ impl Output {
             findings: Vec::new(),
             not_records: 0,
             surrogates: 0,
-            lines: 0,
         }
     }
 
     /// One event of the framer reading stdout, `at` after the start.
     pub(super) fn event(&mut self, event: Event<'_>, at: Duration) {
-        self.lines += 1;
         let (number, offset, bytes) = match &event {
             Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
             Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),

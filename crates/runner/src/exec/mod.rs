@@ -43,11 +43,12 @@ use run::*;
 use crate::{
     budget::Budget,
     cases::{Case, Expect, Grade, Preamble, Step},
+    drive::Drive,
     pattern::{Match, Pattern},
     plan::{Plan, Write},
     probe::{self, Probe, Slot},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
-    target::{Msg, Running, Target, describe_exit},
+    target::{Msg, Target, describe_exit},
 };
 
 /// How cases are run.
@@ -159,7 +160,7 @@ pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> 
 /// A target process kept for the next case: it answered everything its
 /// cases sent, wrote no partial line and is still reading.
 pub struct Live {
-    running: Running,
+    running: Drive,
     /// What happened before the first case's own steps, replayed into
     /// every later case on this process.
     prologue: Vec<Recorded>,
@@ -341,14 +342,11 @@ fn execute(
     let mut result = blank_result(case, plan);
     let mut run = match live {
         Some(live) => Run::resume(live, opts, preamble),
-        None => match Running::spawn(target) {
+        None => match Drive::spawn(target, &opts.budget) {
             Ok(running) => Run::new(running, opts, preamble, keep),
             Err(e) => {
-                result.verdict = Verdict::Error;
-                result.evidence.push(Evidence::note(
-                    Verdict::Error,
-                    format!("cannot start `{}`: {e}", target.display()),
-                ));
+                result.evidence.push(*e);
+                result.settle();
                 return (result, None);
             }
         },

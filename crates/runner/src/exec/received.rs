@@ -10,14 +10,6 @@ impl Run<'_> {
         if self.flooded {
             return;
         }
-        self.lines += 1;
-        if self.lines > self.opts.budget.lines() {
-            self.flood(format!(
-                "the target wrote more than {} lines in one case; stopped",
-                self.opts.budget.lines()
-            ));
-            return;
-        }
         let (number, offset, bytes) = match &event {
             Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
             Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),

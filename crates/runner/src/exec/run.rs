@@ -25,7 +25,7 @@ pub(super) struct Got {
 }
 
 pub(super) struct Run<'o> {
-    pub(super) running: Running,
+    pub(super) running: Drive,
     pub(super) opts: &'o RunOptions,
     pub(super) deadline: Instant,
     pub(super) server: Framer,
@@ -50,8 +50,6 @@ pub(super) struct Run<'o> {
     pub(super) timed_out: bool,
     /// The target wrote more than the cap; its output is ignored.
     pub(super) flooded: bool,
-    /// Lines taken from the target's stdout so far.
-    pub(super) lines: usize,
     /// Framing problems seen per rule, and the verdict of each: the first
     /// [`MAX_PER_RULE`] of a rule are evidence, the rest a count.
     pub(super) framing_seen: std::collections::BTreeMap<String, (usize, Verdict)>,
@@ -111,7 +109,7 @@ impl<'o> Run<'o> {
     /// A run on a new process: the prologue first, under the start-up
     /// limit; recorded if the process is to be `keep`t.
     pub(super) fn new(
-        running: Running,
+        running: Drive,
         opts: &'o RunOptions,
         preamble: usize,
         keep: bool,
@@ -153,7 +151,8 @@ impl<'o> Run<'o> {
         run
     }
 
-    pub(super) fn blank(running: Running, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
+    pub(super) fn blank(mut running: Drive, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
+        running.begin_case();
         // The target's output is held to the strict reading: blank lines and
         // a byte order mark are findings.
         let server = Framer::new(Config::default().blank_lines(BlankLines::Report));
@@ -178,7 +177,6 @@ impl<'o> Run<'o> {
             output: 0,
             timed_out: false,
             flooded: false,
-            lines: 0,
             framing_seen: Default::default(),
             stopped: false,
             held: Vec::new(),
@@ -596,9 +594,7 @@ impl<'o> Run<'o> {
             if self.timed_out || Instant::now() >= until {
                 return false;
             }
-            if let Some(msg) = self.running.next(until) {
-                self.handle(msg);
-            }
+            self.handle_next(until);
         }
     }
 
@@ -642,20 +638,22 @@ impl<'o> Run<'o> {
             if self.timed_out || Instant::now() >= until {
                 return false;
             }
-            let Some(msg) = self.running.next(until) else {
-                continue;
-            };
-            self.handle(msg);
+            self.handle_next(until);
         }
     }
 
-    /// The target wrote more than a case may keep: a FAIL saying `why`, and
-    /// its output is ignored from here on.
-    pub(super) fn flood(&mut self, why: String) {
-        self.evidence.push(Evidence::flood(why, &self.opts.budget));
-        self.running.kill();
-        self.flooded = true;
-        self.stopped = true;
+    /// Handles the target's next message by `until`, if one comes. One
+    /// that wrote past the budget was stopped by the drive, its output cut
+    /// at the cap: its FAIL is taken here, and any output after ignored.
+    pub(super) fn handle_next(&mut self, until: Instant) {
+        if let Some(msg) = self.running.next(until) {
+            self.handle(msg);
+        }
+        if let Some(flood) = self.running.take_flood() {
+            self.evidence.push(flood);
+            self.flooded = true;
+            self.stopped = true;
+        }
     }
 
     pub(super) fn handle(&mut self, msg: Msg) {
@@ -712,26 +710,11 @@ impl<'o> Run<'o> {
             return;
         }
         self.output += bytes.len();
-        if self.output > self.opts.budget.output() {
-            self.flood(format!(
-                "the target wrote more than {} bytes to stdout in one case; stopped",
-                self.opts.budget.output()
-            ));
-            return;
-        }
-        // One read of newlines is 64 Ki lines: past the line cap, none is
-        // kept (`take` stops the target at the first over it).
-        let mut room = self.opts.budget.lines().saturating_sub(self.lines) + 1;
-        // Each event is taken as it is framed, borrowed from the framer's
+        // The drive has dropped any read past the budget's caps. Each event is taken as it is framed, borrowed from the framer's
         // buffer: a huge line is not copied once more.
         let fresh = Framer::new(self.server.config().clone());
         let mut server = std::mem::replace(&mut self.server, fresh);
-        server.push(bytes, |e| {
-            if room > 0 {
-                room -= 1;
-                self.take(e, at);
-            }
-        });
+        server.push(bytes, |e| self.take(e, at));
         self.server = server;
     }
 

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::{Grade, Profile, Scenario, Source};
 use crate::{
     budget::Budget,
+    drive::Drive,
     http::{self, BodyEnd, BodyFraming, Url},
     pattern::Match,
     plan::Write,
@@ -350,15 +351,15 @@ fn observe_stdio(
     let deadline = started + timeout;
     let gate_at = started + timeout / 2;
     let mut c = Collector::new(profile, Mode::Lines, budget);
-    let mut running = match Running::spawn(target) {
+    let mut running = match Drive::spawn(target, budget) {
         Ok(r) => r,
         Err(e) => {
-            c.obs.error = Some(format!("cannot start `{}`: {e}", target.display()));
+            c.obs.error = Some(e.message);
             return c.obs;
         }
     };
     let ms = |r: &Running| r.elapsed().as_millis() as u64;
-    let send = |running: &mut Running, obs: &mut Observation, bytes: Vec<u8>| {
+    let send = |running: &mut Drive, obs: &mut Observation, bytes: Vec<u8>| {
         obs.sent.push(Sent {
             at_ms: ms(running),
             bytes: Bytes::new(&bytes),
@@ -383,7 +384,6 @@ fn observe_stdio(
         Gate::NotUsed
     });
     let mut closed_at: Option<Instant> = None;
-    let mut total = 0usize;
     let mut exited = false;
     // The gate closes stdin at half the deadline only while the producer
     // has written nothing at all: a slow stream that has begun is left be.
@@ -416,7 +416,14 @@ fn observe_stdio(
             c.obs.gate = Some(Gate::NeverEnded);
             continue;
         }
-        let Some(msg) = running.next(wake) else {
+        let msg = running.next(wake);
+        // A flood's last read, cut at the cap, is taken before it stops.
+        let flood = running.take_flood();
+        let Some(msg) = msg else {
+            if let Some(flood) = flood {
+                c.obs.flood = Some(flood.message);
+                break;
+            }
             continue;
         };
         match msg {
@@ -424,23 +431,9 @@ fn observe_stdio(
                 if closed_at.is_none() {
                     gate_armed = false;
                 }
-                total += bytes.len();
-                if total > budget.output() {
-                    c.obs.flood = Some(format!(
-                        "the producer wrote more than {} bytes; stopped",
-                        budget.output()
-                    ));
-                    break;
-                }
                 let at = ms(&running);
+                // The drive stops a flood before the collector sees it.
                 let new = c.push(&bytes, at);
-                if c.flooded() {
-                    c.obs.flood = Some(format!(
-                        "the producer wrote more than {} lines; stopped",
-                        budget.lines()
-                    ));
-                    break;
-                }
                 for i in new {
                     // Answer control requests as the scenario says.
                     let request_id = profile.control.as_ref().and_then(|control| {
@@ -481,6 +474,10 @@ fn observe_stdio(
                 c.obs.exit = Some(describe_exit(status));
             }
             Msg::Wrote | Msg::WriteFailed(_) => {}
+        }
+        if let Some(flood) = flood {
+            c.obs.flood = Some(flood.message);
+            break;
         }
     }
     let at = ms(&running);
@@ -576,7 +573,10 @@ fn observe_http(
         obs.flood = Some(if flooded {
             format!("the response body passed {} lines; stopped", budget.lines())
         } else {
-            format!("the response body passed {} bytes; stopped", budget.output())
+            format!(
+                "the response body passed {} bytes; stopped",
+                budget.output()
+            )
         });
     }
     obs.gate = Some(Gate::NotUsed);

@@ -1,0 +1,228 @@
+//! The one layer between every role and a target process: a [`Running`]
+//! target with the policies every role shares, decided here once.
+//!
+//! | policy | decided here |
+//! |---|---|
+//! | spawn failure | ERROR evidence: "cannot start `CMD`: why" ([`Drive::spawn`]) |
+//! | output cap | a quarter of the [`Budget`]; the read that passes it is dropped, the target killed, FAIL `process.output-flood` ([`Drive::next`]) |
+//! | line cap | a line (a `\n`) per 8 KiB of the budget, the same way |
+//! | reads in flight | 16 (`target.rs`): a fast writer waits on its pipe |
+//! | after a kill | [`KILL_GRACE`] to collect what the target left |
+//! | stderr | its last 16 KiB (`target.rs`) |
+//!
+//! The roles keep what differs by nature: the server role's barriers and
+//! shared processes (`exec/`), the producer's gate and control answers
+//! (`producer/observe.rs`), the decoder's one stream per process
+//! (`decoder/run.rs`).
+
+use std::{
+    ops::{Deref, DerefMut},
+    time::{Duration, Instant},
+};
+
+use crate::{
+    budget::Budget,
+    report::{Evidence, Verdict},
+    target::{Msg, Running, Target},
+};
+
+/// How long a killed target's last output and exit are collected.
+pub const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// A running target under a budget.
+pub struct Drive {
+    running: Running,
+    budget: Budget,
+    /// Stdout bytes and lines read in this case.
+    output: usize,
+    lines: usize,
+    /// Why the target was stopped for writing too much, until taken.
+    flood: Option<String>,
+    flooded: bool,
+}
+
+impl Drive {
+    /// Starts `target`; a failure is the ERROR evidence every role gives.
+    pub fn spawn(target: &Target, budget: &Budget) -> Result<Drive, Box<Evidence>> {
+        match Running::spawn(target) {
+            Ok(running) => Ok(Drive::new(running, budget)),
+            Err(e) => Err(Box::new(Evidence::note(
+                Verdict::Error,
+                format!("cannot start `{}`: {e}", target.display()),
+            ))),
+        }
+    }
+
+    /// `running`, under `budget` from now on.
+    pub fn new(running: Running, budget: &Budget) -> Drive {
+        Drive {
+            running,
+            budget: *budget,
+            output: 0,
+            lines: 0,
+            flood: None,
+            flooded: false,
+        }
+    }
+
+    /// A new case begins on this process: its budget starts afresh.
+    pub fn begin_case(&mut self) {
+        self.output = 0;
+        self.lines = 0;
+    }
+
+    /// The next message by `until`, or `None`. Stdout is counted against
+    /// the budget: the read that passes the output or line cap is cut at
+    /// the cap and the target killed ([`Drive::take_flood`], to be taken
+    /// once that message is handled, says why); stdout after that is
+    /// dropped.
+    pub fn next(&mut self, until: Instant) -> Option<Msg> {
+        loop {
+            let msg = self.running.next(until)?;
+            let Msg::Stdout(mut bytes) = msg else {
+                return Some(msg);
+            };
+            if self.flooded {
+                continue;
+            }
+            let room = self.budget.output().saturating_sub(self.output);
+            let mut cut = None;
+            if bytes.len() > room {
+                cut = Some(format!(
+                    "the target wrote more than {} bytes to stdout in one case; stopped",
+                    self.budget.output()
+                ));
+                bytes.truncate(room);
+            }
+            let lines_room = self.budget.lines() - self.lines;
+            let newlines: Vec<usize> = bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i)
+                .take(lines_room + 1)
+                .collect();
+            if newlines.len() > lines_room {
+                cut = Some(format!(
+                    "the target wrote more than {} lines in one case; stopped",
+                    self.budget.lines()
+                ));
+                // Up to and with the last newline within the cap.
+                bytes.truncate(lines_room.checked_sub(1).map_or(0, |k| newlines[k] + 1));
+            }
+            self.output += bytes.len();
+            self.lines += newlines.len().min(lines_room);
+            if let Some(why) = cut {
+                self.flood = Some(why);
+                self.flooded = true;
+                self.running.kill();
+            }
+            return Some(Msg::Stdout(bytes));
+        }
+    }
+
+    /// The FAIL for a target stopped for writing past the budget, once.
+    pub fn take_flood(&mut self) -> Option<Evidence> {
+        let why = self.flood.take()?;
+        Some(Evidence::flood(why, &self.budget))
+    }
+
+    /// Whether the target was stopped for writing past the budget.
+    pub fn flooded(&self) -> bool {
+        self.flooded
+    }
+
+    /// The process, without the budget.
+    pub fn into_running(self) -> Running {
+        self.running
+    }
+}
+
+impl Deref for Drive {
+    type Target = Running;
+
+    fn deref(&self) -> &Running {
+        &self.running
+    }
+}
+
+impl DerefMut for Drive {
+    fn deref_mut(&mut self) -> &mut Running {
+        &mut self.running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> Target {
+        Target {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+        }
+    }
+
+    /// Reads everything `script` writes under the smallest budget: the
+    /// stdout bytes handed on, and the flood evidence taken.
+    fn read_all(script: &str) -> (Vec<u8>, Vec<Evidence>) {
+        let budget = Budget::new(Budget::MIN).unwrap();
+        let mut drive = Drive::spawn(&sh(script), &budget).unwrap();
+        let until = Instant::now() + Duration::from_secs(10);
+        let (mut out, mut floods) = (Vec::new(), Vec::new());
+        let (mut closed, mut exited) = (false, false);
+        while !(closed && exited) {
+            match drive.next(until).expect("the target ends within 10 s") {
+                Msg::Stdout(bytes) => out.extend(bytes),
+                Msg::StdoutClosed => closed = true,
+                Msg::Exited(_) => exited = true,
+                _ => {}
+            }
+            floods.extend(drive.take_flood());
+        }
+        (out, floods)
+    }
+
+    #[test]
+    fn a_flood_of_lines_is_cut_at_the_line_cap_once() {
+        let (out, floods) = read_all("exec yes 1");
+        // 512 lines at the 4 MiB budget, whole, and nothing after.
+        assert_eq!(out, "1\n".repeat(512).as_bytes());
+        assert_eq!(floods.len(), 1, "{floods:?}");
+        assert_eq!(floods[0].verdict, Verdict::Fail);
+        assert_eq!(floods[0].rule.as_ref().unwrap().id, "process.output-flood");
+        assert!(
+            floods[0].message.contains("more than 512 lines"),
+            "{}",
+            floods[0].message
+        );
+    }
+
+    #[test]
+    fn a_flood_of_bytes_is_cut_at_the_output_cap() {
+        let (out, floods) = read_all("exec tr '\\0' x < /dev/zero");
+        assert_eq!(out.len(), 1 << 20);
+        assert!(floods[0].message.contains("more than 1048576 bytes"));
+    }
+
+    #[test]
+    fn output_within_the_budget_is_handed_on_whole() {
+        let (out, floods) = read_all("printf 'a\\nb\\nc'");
+        assert_eq!(out, b"a\nb\nc");
+        assert!(floods.is_empty());
+    }
+
+    #[test]
+    fn a_target_that_cannot_start_is_an_error_naming_it() {
+        let missing = Target {
+            argv: vec!["/nonexistent/rpcspec-target".into()],
+        };
+        let e = Drive::spawn(&missing, &Budget::DEFAULT).err().unwrap();
+        assert_eq!(e.verdict, Verdict::Error);
+        assert!(
+            e.message
+                .starts_with("cannot start `/nonexistent/rpcspec-target`"),
+            "{}",
+            e.message
+        );
+    }
+}
