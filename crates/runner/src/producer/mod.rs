@@ -12,6 +12,7 @@
 //! record arrives; at half the deadline the runner closes it, and a stream
 //! that completes only then was waiting for EOF to flush.
 
+mod grade;
 mod observe;
 pub mod profile;
 mod reference;
@@ -99,7 +100,7 @@ pub const CHECKS: &[Check] = &[
         title: "every line is one JSON value: no log lines or other text on stdout",
         section: NDJSON,
         transport: Transport::Any,
-        grade: observe::grade_json_lines,
+        grade: grade::grade_json_lines,
     },
     Check {
         id: "producer/framing/one-line-per-record",
@@ -107,7 +108,7 @@ pub const CHECKS: &[Check] = &[
         title: "a record is one line: not pretty-printed over several",
         section: NDJSON,
         transport: Transport::Any,
-        grade: observe::grade_one_line,
+        grade: grade::grade_one_line,
     },
     Check {
         id: "producer/framing/terminated",
@@ -115,7 +116,7 @@ pub const CHECKS: &[Check] = &[
         title: "every record ends with \\n, the last one included",
         section: NDJSON,
         transport: Transport::Any,
-        grade: observe::grade_terminated,
+        grade: grade::grade_terminated,
     },
     Check {
         id: "producer/framing/utf8",
@@ -123,7 +124,7 @@ pub const CHECKS: &[Check] = &[
         title: "every line is UTF-8",
         section: "RFC 8259 §8.1; NDJSON 1.0 §3.1",
         transport: Transport::Any,
-        grade: observe::grade_utf8,
+        grade: grade::grade_utf8,
     },
     Check {
         id: "producer/framing/no-blank-or-bom",
@@ -131,7 +132,7 @@ pub const CHECKS: &[Check] = &[
         title: "no blank lines and no byte order mark",
         section: "RFC 8259 §8.1; NDJSON 1.0 §3.2",
         transport: Transport::Any,
-        grade: observe::grade_clean,
+        grade: grade::grade_clean,
     },
     Check {
         id: "producer/envelope/type",
@@ -139,7 +140,7 @@ pub const CHECKS: &[Check] = &[
         title: "every record is an object whose type member is a string",
         section: "the profile's `type`",
         transport: Transport::Any,
-        grade: observe::grade_type,
+        grade: grade::grade_type,
     },
     Check {
         id: "producer/envelope/shape",
@@ -147,7 +148,7 @@ pub const CHECKS: &[Check] = &[
         title: "records of a declared type have the profile's shape",
         section: "the profile's [records]",
         transport: Transport::Any,
-        grade: observe::grade_shape,
+        grade: grade::grade_shape,
     },
     Check {
         id: "producer/lifecycle/start-first",
@@ -155,7 +156,7 @@ pub const CHECKS: &[Check] = &[
         title: "the first record is the profile's start record, with its metadata",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_start,
+        grade: grade::grade_start,
     },
     Check {
         id: "producer/lifecycle/interrupted",
@@ -163,7 +164,7 @@ pub const CHECKS: &[Check] = &[
         title: "the stream ends with an end record (done or error): else it was interrupted",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_interrupted,
+        grade: grade::grade_interrupted,
     },
     Check {
         id: "producer/lifecycle/nothing-after-end",
@@ -171,7 +172,7 @@ pub const CHECKS: &[Check] = &[
         title: "nothing follows the end record",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_after_end,
+        grade: grade::grade_after_end,
     },
     Check {
         id: "producer/lifecycle/error-record",
@@ -179,7 +180,7 @@ pub const CHECKS: &[Check] = &[
         title: "an error record carries a code and a message",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_error_record,
+        grade: grade::grade_error_record,
     },
     Check {
         id: "producer/lifecycle/expected-end",
@@ -187,7 +188,7 @@ pub const CHECKS: &[Check] = &[
         title: "the scenario ends the way it must: done for a good input, error for a bad one",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_expected_end,
+        grade: grade::grade_expected_end,
     },
     Check {
         id: "producer/lifecycle/exit-status",
@@ -195,7 +196,7 @@ pub const CHECKS: &[Check] = &[
         title: "the process exits, with status 0 after done, once its stream has ended",
         section: LIFECYCLE,
         transport: Transport::Stdio,
-        grade: observe::grade_exit,
+        grade: grade::grade_exit,
     },
     Check {
         id: "producer/lifecycle/streams",
@@ -203,7 +204,7 @@ pub const CHECKS: &[Check] = &[
         title: "records are written as they are produced, not held back until the end",
         section: LIFECYCLE,
         transport: Transport::Any,
-        grade: observe::grade_streams,
+        grade: grade::grade_streams,
     },
     Check {
         id: "producer/control/answered",
@@ -211,7 +212,7 @@ pub const CHECKS: &[Check] = &[
         title: "a control request is made when the scenario needs one, and once answered the stream goes on to its end",
         section: "Claude Code stream-json control protocol",
         transport: Transport::Stdio,
-        grade: observe::grade_control,
+        grade: grade::grade_control,
     },
     Check {
         id: "producer/http/status",
@@ -219,7 +220,7 @@ pub const CHECKS: &[Check] = &[
         title: "a good request streams with status 200; a failure before the stream is a 4xx/5xx with a JSON body",
         section: "RFC 9110 §15",
         transport: Transport::Http,
-        grade: observe::grade_status,
+        grade: grade::grade_status,
     },
     Check {
         id: "producer/http/content-type",
@@ -227,7 +228,7 @@ pub const CHECKS: &[Check] = &[
         title: "a stream is served as application/x-ndjson, application/jsonl or application/json-seq",
         section: "NDJSON 1.0 §4; RFC 7464 §6",
         transport: Transport::Http,
-        grade: observe::grade_content_type,
+        grade: grade::grade_content_type,
     },
     Check {
         id: "producer/http/bad-request",
@@ -235,7 +236,7 @@ pub const CHECKS: &[Check] = &[
         title: "a request the endpoint cannot serve is refused before the stream: 4xx with a JSON error body",
         section: "RFC 9110 §15.5",
         transport: Transport::Http,
-        grade: observe::grade_bad_request,
+        grade: grade::grade_bad_request,
     },
 ];
 
@@ -389,7 +390,7 @@ fn evidence(
         section: check.section.to_owned(),
         statement: check.title.to_owned(),
     };
-    let grade = if observe::refused(obs)
+    let grade = if grade::refused(obs)
         && !check.id.starts_with("producer/http/")
         && check.id != "producer/lifecycle/expected-end"
     {

@@ -1,5 +1,5 @@
 //! One run of a producer (a process, or an HTTP response), recorded record
-//! by record, and the checks that grade it.
+//! by record into an [`Observation`]; `grade.rs` holds the checks.
 
 use std::{
     process::ExitStatus,
@@ -9,12 +9,11 @@ use std::{
 use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, Mode, ProblemKind};
 use serde_json::Value;
 
-use super::{Grade, Profile, Scenario, Source};
+use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
     drive::Drive,
     http::{self, BodyEnd, BodyFraming, Url},
-    pattern::Match,
     plan::Write,
     report::{Bytes, Received, Sent},
     target::{Msg, Running, describe_exit},
@@ -56,25 +55,25 @@ pub struct Record {
 /// A framing problem, where it is.
 #[derive(Debug, Clone)]
 pub struct Problem {
-    kind: ProblemKind,
-    line: u64,
-    offset: u64,
-    len: usize,
+    pub(super) kind: ProblemKind,
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    pub(super) len: usize,
 }
 
 /// What the HTTP exchange looked like.
 #[derive(Debug, Clone)]
 pub struct HttpSeen {
-    status: u16,
-    status_line: String,
-    content_type: Option<String>,
-    framing: BodyFraming,
-    end: BodyEnd,
+    pub(super) status: u16,
+    pub(super) status_line: String,
+    pub(super) content_type: Option<String>,
+    pub(super) framing: BodyFraming,
+    pub(super) end: BodyEnd,
     /// How many pieces (chunks or reads) the body came in.
     pub pieces: usize,
-    body: Vec<u8>,
+    pub(super) body: Vec<u8>,
     /// The response to the profile's bad request.
-    bad: Option<Result<Refusal, String>>,
+    pub(super) bad: Option<Result<Refusal, String>>,
 }
 
 /// A response to the profile's bad request: status, content type, body.
@@ -101,7 +100,7 @@ pub struct Observation {
     pub(super) received: Vec<Received>,
     /// Lines graded but not kept in `received` (over the caps).
     pub(super) received_omitted: u64,
-    received_bytes: usize,
+    pub(super) received_bytes: usize,
     /// No response head came before the deadline (HTTP).
     pub(super) no_head: bool,
     pub(super) stderr: String,
@@ -116,18 +115,18 @@ pub struct Observation {
     pub(super) timed_out: bool,
     /// The records, in order.
     pub records: Vec<Record>,
-    non_json: Vec<(u64, u64, String)>,
-    problems: Vec<Problem>,
+    pub(super) non_json: Vec<(u64, u64, String)>,
+    pub(super) problems: Vec<Problem>,
     /// Index of the first end record.
-    end_index: Option<usize>,
-    status: Option<ExitStatus>,
+    pub(super) end_index: Option<usize>,
+    pub(super) status: Option<ExitStatus>,
     /// The process did not exit within the grace after its stdin closed.
-    lingered: bool,
-    stdout_closed: bool,
-    gate: Option<Gate>,
+    pub(super) lingered: bool,
+    pub(super) stdout_closed: bool,
+    pub(super) gate: Option<Gate>,
     /// Control requests: (record index, whether the runner answered).
-    controls: Vec<(usize, bool)>,
-    http: Option<HttpSeen>,
+    pub(super) controls: Vec<(usize, bool)>,
+    pub(super) http: Option<HttpSeen>,
 }
 
 /// Frames a stream as it arrives and turns its lines into records.
@@ -621,533 +620,4 @@ fn observe_http(
     }
     obs.duration = started.elapsed();
     obs
-}
-
-// ---- the checks ------------------------------------------------------------
-
-fn findings(list: Vec<String>) -> Grade {
-    Grade::Findings(list)
-}
-
-fn clip(text: &str) -> String {
-    const MAX: usize = 200;
-    if text.len() <= MAX {
-        return text.to_owned();
-    }
-    let mut end = MAX;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes)", &text[..end], text.len())
-}
-
-/// Whether an HTTP run failed before its stream (no records expected).
-pub(super) fn refused(obs: &Observation) -> bool {
-    obs.http.as_ref().is_some_and(|h| h.status != 200)
-}
-
-pub(super) fn grade_json_lines(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    if refused(obs) {
-        return Grade::NotApplicable("the request was refused before the stream".into());
-    }
-    findings(
-        obs.non_json
-            .iter()
-            .map(|(line, offset, text)| {
-                format!("line {line} (byte {offset}) is not JSON: {}", clip(text))
-            })
-            .collect(),
-    )
-}
-
-pub(super) fn grade_one_line(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
-        obs.records
-            .iter()
-            .filter_map(|r| {
-                let last = r.last_line?;
-                Some(format!(
-                    "lines {}-{last} (byte {}) are one record written over {} lines (pretty-printed)",
-                    r.line,
-                    r.offset,
-                    last - r.line + 1
-                ))
-            })
-            .collect(),
-    )
-}
-
-fn problems<'a>(
-    obs: &'a Observation,
-    pick: impl Fn(&ProblemKind) -> bool + 'a,
-) -> impl Iterator<Item = &'a Problem> + 'a {
-    obs.problems.iter().filter(move |p| pick(&p.kind))
-}
-
-pub(super) fn grade_terminated(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
-        problems(obs, |k| {
-            matches!(
-                k,
-                ProblemKind::Truncated | ProblemKind::RecordCut | ProblemKind::OutsideRecord
-            ) || matches!(
-                k,
-                ProblemKind::Overlong {
-                    terminated: false,
-                    ..
-                }
-            )
-        })
-        .map(|p| match p.kind {
-            ProblemKind::Truncated | ProblemKind::Overlong { .. } => format!(
-                "the stream ends with {} bytes after its last \\n (line {}, byte {})",
-                p.len, p.line, p.offset
-            ),
-            _ => format!(
-                "record at byte {} is not delimited as RFC 7464 requires ({} bytes)",
-                p.offset, p.len
-            ),
-        })
-        .collect(),
-    )
-}
-
-pub(super) fn grade_utf8(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
-        problems(obs, |k| matches!(k, ProblemKind::InvalidUtf8 { .. }))
-            .map(|p| match p.kind {
-                ProblemKind::InvalidUtf8 { valid_up_to } => format!(
-                    "line {} is not UTF-8: bad byte at {}",
-                    p.line,
-                    p.offset + valid_up_to as u64
-                ),
-                _ => unreachable!("filtered"),
-            })
-            .collect(),
-    )
-}
-
-pub(super) fn grade_clean(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
-        problems(obs, |k| matches!(k, ProblemKind::Blank | ProblemKind::Bom))
-            .map(|p| match p.kind {
-                ProblemKind::Bom => format!("line {} starts with a byte order mark", p.line),
-                _ => format!("line {} (byte {}) is blank", p.line, p.offset),
-            })
-            .collect(),
-    )
-}
-
-fn kind_of<'a>(profile: &Profile, r: &'a Record) -> Option<&'a str> {
-    r.value.get(&profile.type_field).and_then(Value::as_str)
-}
-
-pub(super) fn grade_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
-        obs.records
-            .iter()
-            .filter(|r| kind_of(profile, r).is_none())
-            .map(|r| {
-                let why = match &r.value {
-                    Value::Object(m) => match m.get(&profile.type_field) {
-                        None => format!("has no `{}` member", profile.type_field),
-                        Some(v) => format!("has `{}`: {v}, not a string", profile.type_field),
-                    },
-                    _ => "is not an object".to_owned(),
-                };
-                format!("record at line {} {why}: {}", r.line, clip(&r.text))
-            })
-            .collect(),
-    )
-}
-
-pub(super) fn grade_shape(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    if profile.records.is_empty() {
-        return Grade::NotApplicable("the profile declares no record shapes".into());
-    }
-    findings(
-        obs.records
-            .iter()
-            .filter_map(|r| {
-                let kind = kind_of(profile, r)?;
-                // The error record has its own check.
-                if profile.error.as_deref() == Some(kind) {
-                    return None;
-                }
-                match profile.shape(kind)?.matches(&r.text) {
-                    Match::No(why) => Some(format!(
-                        "`{kind}` record at line {}: {why}: {}",
-                        r.line,
-                        clip(&r.text)
-                    )),
-                    _ => None,
-                }
-            })
-            .collect(),
-    )
-}
-
-fn last_seen(obs: &Observation) -> String {
-    match obs.records.last() {
-        Some(r) => format!("last record (line {}): {}", r.line, clip(&r.text)),
-        None => "no record at all".to_owned(),
-    }
-}
-
-pub(super) fn grade_start(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    let Some(start) = &profile.start else {
-        return Grade::NotApplicable("the profile has no start record".into());
-    };
-    if refused(obs) {
-        return Grade::NotApplicable("the request was refused before the stream".into());
-    }
-    let Some(first) = obs.records.first() else {
-        return findings(vec![format!("no record at all; expected `{start}` first")]);
-    };
-    let mut out = Vec::new();
-    match kind_of(profile, first) {
-        Some(k) if k == start => {
-            if let Some(Match::No(why)) = profile.shape(start).map(|p| p.matches(&first.text)) {
-                out.push(format!(
-                    "the start record lacks its metadata: {why}: {}",
-                    clip(&first.text)
-                ));
-            }
-        }
-        _ => out.push(format!(
-            "the first record (line {}) is not `{start}`: {}",
-            first.line,
-            clip(&first.text)
-        )),
-    }
-    if let Some(again) = obs.records[1..]
-        .iter()
-        .find(|r| kind_of(profile, r) == Some(start.as_str()))
-        && profile.control.is_none()
-    {
-        out.push(format!("a second `{start}` record at line {}", again.line));
-    }
-    findings(out)
-}
-
-pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    if refused(obs) {
-        return Grade::NotApplicable("the request was refused before the stream".into());
-    }
-    if obs.end_index.is_some() {
-        return findings(Vec::new());
-    }
-    let tail = obs
-        .problems
-        .iter()
-        .find(|p| matches!(p.kind, ProblemKind::Truncated))
-        .map_or(String::new(), |p| {
-            format!("; an unterminated tail of {} bytes", p.len)
-        });
-    let how = if let Some(h) = &obs.http {
-        match &h.end {
-            BodyEnd::Complete => "the response body ended".to_owned(),
-            BodyEnd::Cut(e) => format!("the connection broke ({e})"),
-            BodyEnd::Timeout => "the deadline passed".to_owned(),
-            BodyEnd::Stopped => "rpcspec stopped reading".to_owned(),
-        }
-    } else if obs.timed_out {
-        "the deadline passed".to_owned()
-    } else if let Some(exit) = &obs.exit {
-        format!("the process exited ({exit})")
-    } else {
-        "stdout closed".to_owned()
-    };
-    findings(vec![format!(
-        "interrupted: {how} without an end record ({}); {}{tail}",
-        profile.end.join(" or "),
-        last_seen(obs)
-    )])
-}
-
-pub(super) fn grade_after_end(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    let Some(end) = obs.end_index else {
-        return Grade::NotApplicable("the stream has no end record".into());
-    };
-    let end_line = obs.records[end].last_line.unwrap_or(obs.records[end].line);
-    let mut out: Vec<String> = obs.records[end + 1..]
-        .iter()
-        .map(|r| format!("line {} follows the end record: {}", r.line, clip(&r.text)))
-        .collect();
-    out.extend(
-        obs.non_json
-            .iter()
-            .filter(|(line, _, _)| *line > end_line)
-            .map(|(line, _, text)| format!("line {line} follows the end record: {}", clip(text))),
-    );
-    findings(out)
-}
-
-pub(super) fn grade_error_record(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    let Some(error) = &profile.error else {
-        return Grade::NotApplicable("the profile has no error record".into());
-    };
-    let errors: Vec<&Record> = obs
-        .records
-        .iter()
-        .filter(|r| kind_of(profile, r) == Some(error.as_str()))
-        .collect();
-    if errors.is_empty() {
-        return Grade::NotApplicable(format!("no `{error}` record in this stream"));
-    }
-    let Some(shape) = profile.shape(error) else {
-        return Grade::NotApplicable(format!("the profile declares no shape for `{error}`"));
-    };
-    findings(
-        errors
-            .iter()
-            .filter_map(|r| match shape.matches(&r.text) {
-                Match::No(why) => Some(format!(
-                    "`{error}` record at line {}: {why}: {}",
-                    r.line,
-                    clip(&r.text)
-                )),
-                _ => None,
-            })
-            .collect(),
-    )
-}
-
-pub(super) fn grade_expected_end(
-    profile: &Profile,
-    scenario: &Scenario,
-    obs: &Observation,
-) -> Grade {
-    let Some(want) = &scenario.end else {
-        return Grade::NotApplicable("the scenario accepts any end record".into());
-    };
-    // Over HTTP a failure may be reported before the stream instead.
-    if let Some(h) = &obs.http
-        && h.status != 200
-    {
-        return findings(if profile.error.as_ref() == Some(want) {
-            Vec::new()
-        } else {
-            vec![format!(
-                "refused with {} where the stream must end with `{want}`",
-                h.status_line
-            )]
-        });
-    }
-    let Some(end) = obs.end_index else {
-        return Grade::NotApplicable("the stream has no end record".into());
-    };
-    let got = kind_of(profile, &obs.records[end]).unwrap_or_default();
-    findings(if got == want {
-        Vec::new()
-    } else {
-        vec![format!(
-            "the stream ends with `{got}` (line {}) where this scenario must end with `{want}`: {}",
-            obs.records[end].line,
-            clip(&obs.records[end].text)
-        )]
-    })
-}
-
-pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    if obs.lingered {
-        return findings(vec![format!(
-            "the process did not exit within {}s of its stdin closing",
-            EXIT_GRACE.as_secs_f64()
-        )]);
-    }
-    let Some(status) = obs.status else {
-        return Grade::NotApplicable("the process did not exit before the deadline".into());
-    };
-    let ended_ok = obs.end_index.is_some_and(|i| {
-        kind_of(profile, &obs.records[i]).is_some_and(|k| Some(k) != profile.error.as_deref())
-    });
-    findings(if ended_ok && !status.success() {
-        vec![format!(
-            "the stream ended well but the process then ended with {}",
-            describe_exit(status)
-        )]
-    } else if status.code().is_none() {
-        vec![format!("the process was {}", describe_exit(status))]
-    } else {
-        Vec::new()
-    })
-}
-
-pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    if let Some(h) = &obs.http {
-        if h.status != 200 {
-            return Grade::NotApplicable("the request was refused before the stream".into());
-        }
-        if obs.records.len() < 2 {
-            return Grade::NotApplicable("fewer than two records: nothing to hold back".into());
-        }
-        let first = obs.records[0].piece;
-        let last = obs.records[obs.records.len() - 1].piece;
-        return findings(match h.framing {
-            BodyFraming::Length(n) => vec![format!(
-                "the body was sent with Content-Length: {n}: sized, so buffered whole before the first byte was sent"
-            )],
-            // Chunks are the server's flushes; reads of an unframed body
-            // are TCP's, which may merge fast writes: judged on chunks only.
-            BodyFraming::Chunked if first == last => vec![format!(
-                "all {} records arrived in one chunk (of {}): the stream was buffered, not written as produced",
-                obs.records.len(),
-                h.pieces
-            )],
-            _ => Vec::new(),
-        });
-    }
-    match obs.gate.unwrap_or_default() {
-        Gate::NotUsed => Grade::NotApplicable(
-            "the profile closes stdin after the input: holding back is not observable".into(),
-        ),
-        Gate::Passed => findings(Vec::new()),
-        Gate::Held => findings(vec![format!(
-            "nothing on stdout by half the deadline ({:.1}s) with stdin open; once stdin closed the whole stream \
-             arrived: records were held back (a buffered stdout, or waiting for EOF)",
-            obs.timeout.as_secs_f64() / 2.0
-        )]),
-        Gate::NeverEnded => {
-            Grade::NotApplicable("the stream did not end even after stdin closed".into())
-        }
-    }
-}
-
-pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observation) -> Grade {
-    let Some(control) = &profile.control else {
-        return Grade::NotApplicable("the profile has no control protocol".into());
-    };
-    if scenario.answer.is_none() {
-        return if obs.controls.is_empty() {
-            Grade::NotApplicable("the scenario needs no control request".into())
-        } else {
-            findings(vec![format!(
-                "a `{}` the scenario does not expect (line {}): unanswered",
-                control.request, obs.records[obs.controls[0].0].line
-            )])
-        };
-    }
-    let Some(&(index, answered)) = obs.controls.first() else {
-        return findings(vec![format!(
-            "no `{}` record: the scenario needs one; {}",
-            control.request,
-            last_seen(obs)
-        )]);
-    };
-    let record = &obs.records[index];
-    if !answered {
-        return findings(vec![format!(
-            "`{}` at line {} has no `{}` member to answer by: {}",
-            control.request,
-            record.line,
-            control.id,
-            clip(&record.text)
-        )]);
-    }
-    findings(match obs.end_index {
-        Some(end) if end > index => Vec::new(),
-        _ => vec![format!(
-            "answered the `{}` at line {}, but the stream did not go on to its end; {}",
-            control.request,
-            record.line,
-            last_seen(obs)
-        )],
-    })
-}
-
-fn is_json_object(body: &[u8]) -> bool {
-    matches!(serde_json::from_slice::<Value>(body), Ok(Value::Object(_)))
-}
-
-pub(super) fn grade_status(profile: &Profile, scenario: &Scenario, obs: &Observation) -> Grade {
-    let Some(h) = &obs.http else {
-        return Grade::NotApplicable("not an HTTP run".into());
-    };
-    let failing = scenario.end.is_some() && scenario.end == profile.error;
-    findings(match h.status {
-        200 => Vec::new(),
-        400..=599 if failing => {
-            if is_json_object(&h.body) {
-                Vec::new()
-            } else {
-                vec![format!(
-                    "{}: a refusal needs a JSON error body, got: {}",
-                    h.status_line,
-                    clip(&String::from_utf8_lossy(&h.body))
-                )]
-            }
-        }
-        _ => vec![format!("{} where a stream must be 200", h.status_line)],
-    })
-}
-
-pub(super) fn grade_content_type(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    let Some(h) = &obs.http else {
-        return Grade::NotApplicable("not an HTTP run".into());
-    };
-    if h.status != 200 {
-        return Grade::NotApplicable("the request was refused before the stream".into());
-    }
-    let ty = h.content_type.as_deref().unwrap_or("");
-    let essence = ty
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    findings(match essence.as_str() {
-        "application/x-ndjson"
-        | "application/jsonl"
-        | "application/json-lines"
-        | "application/jsonlines"
-        | "application/ndjson"
-        | "application/json-seq" => Vec::new(),
-        "" => vec!["no Content-Type".to_owned()],
-        _ => vec![format!(
-            "Content-Type `{ty}` is not a streaming JSON type (application/x-ndjson, application/jsonl, application/json-seq)"
-        )],
-    })
-}
-
-pub(super) fn grade_bad_request(
-    profile: &Profile,
-    scenario: &Scenario,
-    obs: &Observation,
-) -> Grade {
-    let Some(bad) = &profile.bad_request else {
-        return Grade::NotApplicable("the profile declares no bad request".into());
-    };
-    let Some(h) = &obs.http else {
-        return Grade::NotApplicable("not an HTTP run".into());
-    };
-    // The same request for every scenario: graded once, on the first.
-    if profile
-        .scenarios
-        .first()
-        .is_some_and(|s| s.name != scenario.name)
-    {
-        return Grade::NotApplicable(format!(
-            "graded under the first scenario, `{}`",
-            profile.scenarios[0].name
-        ));
-    }
-    findings(match &h.bad {
-        None => Vec::new(),
-        Some(Err(e)) => vec![format!("POST {bad}: {e}")],
-        Some(Ok((status, ty, body))) => {
-            let mut out = Vec::new();
-            if !(400..500).contains(status) {
-                out.push(format!("POST {bad}: status {status}, not 4xx"));
-            }
-            if !is_json_object(body) {
-                out.push(format!(
-                    "POST {bad}: the error body is not a JSON object ({}): {}",
-                    ty.as_deref().unwrap_or("no Content-Type"),
-                    clip(&String::from_utf8_lossy(body))
-                ));
-            }
-            out
-        }
-    })
 }
