@@ -1,0 +1,297 @@
+//! Running a manifest: this executable once per target, in parallel, each
+//! printing a JSON report that [`parse_report`] reads; and the
+//! `rpcspec matrix` command itself.
+
+use super::*;
+
+/// What every run of a matrix shares.
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    /// `--timeout`, passed on.
+    pub timeout: Option<f64>,
+    /// `--filter`s, passed on.
+    pub filters: Vec<String>,
+}
+
+/// The `rpcspec run` arguments for `spec` (after `rpcspec`), with `exe`
+/// standing for `{rpcspec}` and relative program paths resolved against
+/// `dir`.
+pub fn run_argv(
+    exe: &Path,
+    dir: &Path,
+    spec: &TargetSpec,
+    settings: &RunSettings,
+) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = ["run", "--format", "json", "--role", spec.role.as_str()]
+        .map(OsString::from)
+        .to_vec();
+    match spec.role.as_str() {
+        "server" => argv.extend(["--dialect".into(), spec.dialect.clone().into()]),
+        "producer" => {
+            if let Some(p) = &spec.profile {
+                argv.extend(["--profile".into(), p.into()]);
+            }
+        }
+        _ => {}
+    }
+    for f in &spec.without {
+        argv.extend(["--without".into(), f.into()]);
+    }
+    if let Some(t) = settings.timeout {
+        argv.extend(["--timeout".into(), t.to_string().into()]);
+    }
+    for f in &settings.filters {
+        argv.extend(["--filter".into(), f.into()]);
+    }
+    argv.push("--".into());
+    for (i, arg) in spec.command.iter().enumerate() {
+        let arg = if arg == "{rpcspec}" {
+            exe.as_os_str().to_owned()
+        } else if i == 0 && arg.contains('/') && Path::new(arg).is_relative() {
+            absolute(&dir.join(arg)).into_os_string()
+        } else {
+            arg.into()
+        };
+        argv.push(arg);
+    }
+    argv
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Runs `rpcspec run` (this executable, `exe`) for one target, in `dir`,
+/// and parses its report. `Err` says why there is no report.
+pub fn run_target(
+    exe: &Path,
+    dir: &Path,
+    spec: &TargetSpec,
+    settings: &RunSettings,
+) -> Result<Run, String> {
+    let output = Command::new(exe)
+        .args(run_argv(exe, dir, spec, settings))
+        .current_dir(dir)
+        .envs(&spec.env)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {e}", exe.display()))?;
+    let code = output.status.code();
+    if code == Some(i32::from(exit::NO_CASES)) {
+        return Err("no case matched the filters".to_owned());
+    }
+    if !matches!(code, Some(0 | 1)) {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = stderr.trim();
+        return Err(format!(
+            "`rpcspec run` {}{}{stderr}",
+            match code {
+                Some(c) => format!("exited with {c}"),
+                None => "was killed".to_owned(),
+            },
+            if stderr.is_empty() { "" } else { ": " }
+        ));
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    parse_report(Path::new("<stdout>"), &text).map_err(|e| format!("unreadable report: {e}"))
+}
+
+/// Today as `YYYY-MM-DD` (UTC), or the day of `SOURCE_DATE_EPOCH` when set,
+/// so a matrix can be reproduced byte for byte.
+pub fn today() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        });
+    let (year, month, day) = crate::render::civil_date(secs);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// Runs `rpcspec matrix`; returns the exit code: 0 when the matrix was
+/// written (failing cells are its content, not an error of the command),
+/// 2 for a bad manifest, report or argument.
+pub fn command(args: MatrixArgs) -> u8 {
+    match build(&args) {
+        Ok(matrix) => {
+            let text = match args.format {
+                Format::Md => md::render(&matrix),
+                Format::Html => html::render(&matrix),
+                Format::Json => {
+                    serde_json::to_string_pretty(&matrix).expect("the matrix serialises") + "\n"
+                }
+            };
+            let written = match &args.output {
+                Some(path) => fs::write(path, &text).map_err(|error| Error::Io {
+                    path: path.clone(),
+                    error,
+                }),
+                None => {
+                    use std::io::Write;
+                    match std::io::stdout().write_all(text.as_bytes()) {
+                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io {
+                            path: "<stdout>".into(),
+                            error: e,
+                        }),
+                        _ => Ok(()),
+                    }
+                }
+            };
+            match written {
+                Ok(()) => exit::OK,
+                Err(e) => usage(&e.to_string()),
+            }
+        }
+        Err(code) => code,
+    }
+}
+
+fn usage(message: &str) -> u8 {
+    eprintln!("rpcspec matrix: {message}");
+    exit::USAGE
+}
+
+fn build(args: &MatrixArgs) -> Result<Matrix, u8> {
+    if let Some(t) = args.timeout
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(usage("--timeout must be a positive number of seconds"));
+    }
+    if args.jobs == 0 {
+        return Err(usage("--jobs must be at least 1"));
+    }
+    crate::compile_filters(&args.filters).map_err(|e| usage(&e))?;
+    let manifest = match &args.manifest {
+        Some(path) => Some(load_manifest(path).map_err(|e| usage(&e.to_string()))?),
+        None => None,
+    };
+    let inputs = if args.merge.is_empty() {
+        let manifest = manifest.expect("clap requires MANIFEST without --merge");
+        run_manifest(&manifest, args)?
+    } else {
+        merge_files(manifest.as_ref(), &args.merge)?
+    };
+    Ok(merge(&today(), &inputs))
+}
+
+fn run_manifest(manifest: &Manifest, args: &MatrixArgs) -> Result<Vec<Input>, u8> {
+    let exe = std::env::current_exe()
+        .map_err(|e| usage(&format!("cannot find the rpcspec executable: {e}")))?;
+    let settings = RunSettings {
+        timeout: args.timeout,
+        filters: args.filters.clone(),
+    };
+    let total = manifest.targets.len();
+    let runs = crate::run_parallel(&manifest.targets, args.jobs, &|_, _| {}, |spec| {
+        let run = run_target(&exe, &manifest.dir, spec, &settings);
+        match &run {
+            Ok(r) => {
+                let mut c = Counts::default();
+                r.results.iter().for_each(|x| c.add(Some(x.verdict)));
+                let unrun = c.skipped + c.not_applicable;
+                eprintln!(
+                    "rpcspec matrix: {}: {} results, {} pass, {} not passing, {} not run (skipped or N/A)",
+                    spec.name,
+                    r.results.len(),
+                    c.pass,
+                    r.results.len() - c.pass - unrun,
+                    unrun
+                );
+            }
+            Err(e) => eprintln!("rpcspec matrix: {}: no report: {e}", spec.name),
+        }
+        run
+    });
+    debug_assert_eq!(runs.len(), total);
+    Ok(manifest
+        .targets
+        .iter()
+        .zip(runs)
+        .map(|(spec, run)| Input {
+            name: spec.name.clone(),
+            version: spec.version.clone(),
+            notes: spec.notes.clone(),
+            role: spec.role.clone(),
+            run,
+        })
+        .collect())
+}
+
+/// The `--merge` inputs: with a manifest, one per manifest target in its
+/// order (matched by file stem; a target without a file gets an error
+/// column); without, one per file in the order given.
+fn merge_files(manifest: Option<&Manifest>, files: &[PathBuf]) -> Result<Vec<Input>, u8> {
+    let mut parsed: Vec<(String, Run)> = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(file).map_err(|error| {
+            usage(
+                &Error::Io {
+                    path: file.clone(),
+                    error,
+                }
+                .to_string(),
+            )
+        })?;
+        let run = parse_report(file, &text).map_err(|e| usage(&e.to_string()))?;
+        let stem = file
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        if parsed.iter().any(|(n, _)| *n == stem) {
+            return Err(usage(&format!(
+                "{}: a second report named `{stem}` (the file stem names the column)",
+                file.display()
+            )));
+        }
+        parsed.push((stem, run));
+    }
+    let Some(manifest) = manifest else {
+        return Ok(parsed
+            .into_iter()
+            .map(|(name, run)| Input {
+                name,
+                version: String::new(),
+                notes: String::new(),
+                role: run.role.clone(),
+                run: Ok(run),
+            })
+            .collect());
+    };
+    if let Some((stem, _)) = parsed
+        .iter()
+        .find(|(n, _)| !manifest.targets.iter().any(|t| t.name == *n))
+    {
+        return Err(usage(&format!(
+            "report `{stem}` names no target of the manifest"
+        )));
+    }
+    Ok(manifest
+        .targets
+        .iter()
+        .map(|spec| Input {
+            name: spec.name.clone(),
+            version: spec.version.clone(),
+            notes: spec.notes.clone(),
+            role: spec.role.clone(),
+            run: parsed
+                .iter()
+                .find(|(n, _)| *n == spec.name)
+                .map(|(_, r)| r.clone())
+                .ok_or_else(|| format!("no report given for `{}`", spec.name)),
+        })
+        .collect())
+}
+
+/// At most `max` characters of `text`, saying how many were left out.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!(
+            "{}… ({} more characters)",
+            &text[..cut],
+            text[cut..].chars().count()
+        ),
+        None => text.to_owned(),
+    }
+}
