@@ -195,4 +195,3 @@ pub fn load_manifest(file: &Path) -> Result<Manifest, Error> {
     })?;
     parse_manifest(file, &text)
 }
-
