@@ -1,0 +1,297 @@
+//! The command line of the `rpcspec` binary (part of `main.rs`, not of
+//! the library): every subcommand's arguments, as clap reads them.
+
+use super::*;
+
+/// Conformance tests for JSON-RPC 2.0 and NDJSON over lines.
+#[derive(Parser)]
+#[command(name = "rpcspec", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+// Parsed once per process: the size of its largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Command {
+    /// Run the cases against a target (default: the built-in reference server).
+    Run(RunArgs),
+    /// List the cases: id, title, spec section, what each requires.
+    List(ListArgs),
+    /// Serve a reference implementation on stdin/stdout: the JSON-RPC 2.0
+    /// server, an event-stream producer or an NDJSON decoder.
+    Serve(ServeArgs),
+    /// Validate a captured NDJSON stream (a file, or - for stdin).
+    Check(CheckArgs),
+    /// Fuzz a target with generated and mutated inputs; findings become case files.
+    Fuzz(FuzzArgs),
+    /// Run the suite against every target of a manifest (or merge JSON
+    /// reports) into one results matrix: Markdown, HTML or JSON.
+    Matrix(rpcspec::matrix::MatrixArgs),
+}
+
+/// What the target is, and so which cases apply.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default, ValueEnum)]
+pub(crate) enum Role {
+    /// A JSON-RPC server: reads requests, writes replies.
+    #[default]
+    Server,
+    /// Writes an event stream (`start` … `done`) for the input it is given.
+    Producer,
+    /// Reads an NDJSON stream and reports each record it decodes.
+    Decoder,
+}
+
+impl Role {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Role::Server => "server",
+            Role::Producer => "producer",
+            Role::Decoder => "decoder",
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ServeArgs {
+    /// Which reference implementation to serve.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    pub(crate) role: Role,
+    /// The producer's profile (with `--role producer`).
+    #[arg(long, value_name = "NAME", default_value = "events")]
+    pub(crate) profile: String,
+    /// The server's dialect (with `--role server`): jsonrpc2 (the §7
+    /// example methods), lenient (no "jsonrpc" member), codex (lenient,
+    /// `initialize` first), mcp (`initialize` and `ping`).
+    #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
+    pub(crate) dialect: String,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct FuzzArgs {
+    /// Stop after this long: `300`, `300s`, `5m`, `2h` (at most 30 days).
+    #[arg(long, value_name = "DURATION", default_value = "60", value_parser = duration_upto(30.0 * 86400.0))]
+    pub(crate) time: Duration,
+    /// Stop after this many executions, if sooner.
+    #[arg(long, value_name = "N")]
+    pub(crate) executions: Option<u64>,
+    /// Seed of the input generator (default: from the clock; printed).
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// Dialect the target's messages are judged in.
+    #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
+    pub(crate) dialect: String,
+    /// Deadline per execution: `5`, `5s`, `500ms` (at most an hour).
+    #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
+    pub(crate) timeout: Duration,
+    /// What one (case, plan) may read from the target and keep: `64MiB`,
+    /// `512MiB`, `1GiB` (4 MiB to 4 GiB). A case reads a quarter of it and
+    /// a line per 8 KiB of it before it stops the target with a FAIL
+    /// (`process.output-flood`); its result keeps 1/1024 of it.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = Budget::parse)]
+    pub(crate) budget: Budget,
+    /// Folder for the case files of findings.
+    #[arg(long, value_name = "DIR", default_value = "rpcspec-fuzz-findings")]
+    pub(crate) out: PathBuf,
+    /// The target command and its arguments, run without a shell.
+    #[arg(last = true, value_name = "CMD", required = true)]
+    pub(crate) target: Vec<OsString>,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct RunArgs {
+    /// What the target is: a JSON-RPC server, an event-stream producer or an
+    /// NDJSON decoder.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    pub(crate) role: Role,
+    /// The event-stream profile a producer is judged by (`events`, `claude`,
+    /// or the path of a profile file).
+    #[arg(long, value_name = "NAME|FILE", default_value = "events")]
+    pub(crate) profile: String,
+    /// Test a streaming HTTP endpoint instead of a command (role producer).
+    #[arg(long, value_name = "URL", conflicts_with = "target")]
+    pub(crate) url: Option<String>,
+    /// Run only the cases whose id matches (glob; repeatable).
+    #[arg(long = "filter", value_name = "GLOB")]
+    pub(crate) filters: Vec<String>,
+    /// Load cases from this directory instead of the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cases: Option<PathBuf>,
+    /// Deadline per case: `5`, `2.5`, `5s`, `500ms` (at most an hour;
+    /// default 5 s, or the target file's).
+    #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
+    pub(crate) timeout: Option<Duration>,
+    /// The most a new target process may take to show it is reading (to
+    /// answer its first barrier or its handshake): `10`, `30s` (at most an
+    /// hour; default 10 s, or the target file's `startup_timeout`). Case
+    /// deadlines start after it. Server role.
+    #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
+    pub(crate) startup_timeout: Option<Duration>,
+    /// What one (case, plan) may read from the target and keep: `64MiB`,
+    /// `512MiB`, `1GiB` (4 MiB to 4 GiB). A case reads a quarter of it and
+    /// a line per 8 KiB of it before it stops the target with a FAIL
+    /// (`process.output-flood`); its result keeps 1/1024 of it.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = Budget::parse)]
+    pub(crate) budget: Budget,
+    /// A new target process for every (case, plan), instead of one kept per
+    /// job for every case that can share it. Server role.
+    #[arg(long)]
+    pub(crate) fresh: bool,
+    /// A target file (TOML): the command, dialect, features it lacks,
+    /// timeout, handshake and a call known to succeed, in one place; see
+    /// README.md, "Target files". Options given here win over the file's.
+    #[arg(long = "target", value_name = "FILE")]
+    pub(crate) target_file: Option<PathBuf>,
+    /// What the target file adds to the run.
+    #[arg(skip)]
+    pub(crate) loaded: Option<Box<rpcspec::target_file::TargetFile>>,
+    /// Cases run in parallel, 1 to 256 (default: twice the number of cores
+    /// for a server, whose cases mostly wait on it; the number of cores
+    /// for a producer or decoder).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub(crate) jobs: Option<u16>,
+    /// Write plans to use, comma-separated (default: all a case allows); for
+    /// a producer, the profile scenarios to run.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(crate) plans: Vec<String>,
+    /// SHOULD-level findings (NON-STRICT) fail the run.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Dialect the target's messages are judged in: jsonrpc2, lenient (no
+    /// "jsonrpc" member), codex (lenient, after the Codex app-server's
+    /// initialize handshake), mcp (after MCP's initialize handshake),
+    /// claude, events (default: jsonrpc2, or the target file's).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) dialect: Option<String>,
+    /// Features the target lacks, comma-separated or repeated: cases
+    /// requiring one are SKIPPED (`rpcspec list` shows what each requires).
+    #[arg(long = "without", value_name = "FEATURE", value_delimiter = ',')]
+    pub(crate) without: Vec<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) output: Option<PathBuf>,
+    /// Known failures that do not fail the run (and fail it once they pass).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Write the failures of this run as a baseline to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write_baseline: Option<PathBuf>,
+    /// Show passing results too.
+    #[arg(long, short)]
+    pub(crate) verbose: bool,
+    /// The target command and its arguments, run without a shell.
+    #[arg(last = true, value_name = "CMD")]
+    pub(crate) target: Vec<OsString>,
+}
+
+impl RunArgs {
+    /// The dialect's name: `--dialect`, else the target file's, else
+    /// `jsonrpc2`.
+    pub(crate) fn dialect(&self) -> &str {
+        self.dialect.as_deref().unwrap_or("jsonrpc2")
+    }
+
+    /// The deadline per case: `--timeout`, else the target file's, else 5 s.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout.unwrap_or(Duration::from_secs(5))
+    }
+
+    /// Takes in the target file, if one is given: its values fill what the
+    /// command line left unsaid, and its `without` adds to `--without`.
+    pub(crate) fn load_target_file(&mut self) -> Result<(), u8> {
+        let Some(path) = &self.target_file else {
+            return Ok(());
+        };
+        let file = rpcspec::target_file::load(path)
+            .map_err(|e| fail(&format!("target file error: {e}")))?;
+        if self.target.is_empty() {
+            self.target = file.command.clone();
+        } else {
+            return Err(fail(
+                "give the target either after `--` or as `command` in the --target file, not both",
+            ));
+        }
+        if self.dialect.is_none() {
+            self.dialect = file.dialect.clone();
+        }
+        if self.timeout.is_none() {
+            self.timeout = file.timeout;
+        }
+        if self.startup_timeout.is_none() {
+            self.startup_timeout = file.startup_timeout;
+        }
+        for feature in &file.without {
+            if !self.without.contains(feature) {
+                self.without.push(feature.clone());
+            }
+        }
+        self.loaded = Some(Box::new(file));
+        Ok(())
+    }
+}
+
+#[derive(clap::Args)]
+pub(crate) struct ListArgs {
+    /// Whose cases: the JSON-RPC server's, the producer's or the decoder's.
+    #[arg(long, value_enum, default_value_t = Role::Server)]
+    pub(crate) role: Role,
+    /// The producer profile whose scenarios are listed as plans.
+    #[arg(long, value_name = "NAME|FILE", default_value = "events")]
+    pub(crate) profile: String,
+    /// Only the cases whose id matches (glob; repeatable).
+    #[arg(long = "filter", value_name = "GLOB")]
+    pub(crate) filters: Vec<String>,
+    /// Load cases from this directory instead of the shipped ones.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cases: Option<PathBuf>,
+    /// `human` or `json` (one object per line).
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    pub(crate) format: TextFormat,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct CheckArgs {
+    /// The stream to check; `-` or nothing reads stdin.
+    pub(crate) file: Option<PathBuf>,
+    /// Also check every message and the pairing, in this dialect.
+    #[arg(long, value_name = "DIALECT", conflicts_with = "framing_only")]
+    pub(crate) rpc: Option<String>,
+    /// Check the framing only (UTF-8, line endings, blank lines), not that
+    /// each line is one JSON text.
+    #[arg(long)]
+    pub(crate) framing_only: bool,
+    /// The stream is RFC 7464 `application/json-seq`: records start with
+    /// the RS byte (0x1E), and a record may span lines.
+    #[arg(long)]
+    pub(crate) seq: bool,
+    /// Show at most N findings of each rule (the rest are counted in the
+    /// summary); 0 shows all.
+    #[arg(long, value_name = "N", default_value_t = check::PER_RULE)]
+    pub(crate) max_per_rule: u64,
+    /// With --rpc: pair replies with the latest N requests of each side; a
+    /// request older than that still unanswered is reported.
+    #[arg(long, value_name = "N", default_value_t = check::WINDOW as u64,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    pub(crate) window: u64,
+    /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    pub(crate) format: TextFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    Human,
+    Json,
+    Junit,
+}
+
+/// The formats of `list` and `check`: JUnit is a report of a run only.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TextFormat {
+    Human,
+    Json,
+}
