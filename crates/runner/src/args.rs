@@ -131,9 +131,10 @@ pub(crate) struct RunArgs {
     /// What one (case, plan) may read from the target and keep: `64MiB`,
     /// `512MiB`, `1GiB` (4 MiB to 4 GiB). A case reads a quarter of it and
     /// a line per 8 KiB of it before it stops the target with a FAIL
-    /// (`process.output-flood`); its result keeps 1/1024 of it.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = Budget::parse)]
-    pub(crate) budget: Budget,
+    /// (`process.output-flood`); its result keeps 1/1024 of it. Default
+    /// 64 MiB, or the target file's `budget`.
+    #[arg(long, value_name = "SIZE", value_parser = Budget::parse)]
+    pub(crate) budget: Option<Budget>,
     /// A new target process for every (case, plan), instead of one kept per
     /// job for every case that can share it. Server role.
     #[arg(long)]
@@ -195,6 +196,12 @@ impl RunArgs {
         self.dialect.as_deref().unwrap_or("jsonrpc2")
     }
 
+    /// The budget per (case, plan): `--budget`, else the target file's,
+    /// else 64 MiB.
+    pub(crate) fn budget(&self) -> Budget {
+        self.budget.unwrap_or_default()
+    }
+
     /// The deadline per case: `--timeout`, else the target file's, else 5 s.
     pub(crate) fn timeout(&self) -> Duration {
         self.timeout.unwrap_or(Duration::from_secs(5))
@@ -223,6 +230,9 @@ impl RunArgs {
         }
         if self.startup_timeout.is_none() {
             self.startup_timeout = file.startup_timeout;
+        }
+        if self.budget.is_none() {
+            self.budget = file.budget;
         }
         for feature in &file.without {
             if !self.without.contains(feature) {

@@ -284,7 +284,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
         fresh: args.fresh,
-        budget: args.budget,
+        budget: args.budget(),
         ..RunOptions::default()
     };
     // A cases folder's own preambles come first (the first for a dialect
@@ -344,7 +344,7 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         &profile,
         &source,
         timeout,
-        &args.budget,
+        &args.budget(),
         jobs_of(args),
         progress,
     );
@@ -387,9 +387,9 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         eprintln!("rpcspec: no case runs under the plans given");
         return Err(exit::NO_CASES);
     }
-    let timeout = args.timeout();
+    let (timeout, budget) = (args.timeout(), args.budget());
     let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
-        decoder::run_case(case, plan, &target, timeout, &args.budget)
+        decoder::run_case(case, plan, &target, timeout, &budget)
     });
     Ok(RoleRun {
         target: target.display(),

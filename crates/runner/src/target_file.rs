@@ -8,6 +8,7 @@
 //! without = ["subtract"]          # features it lacks (`rpcspec list`)
 //! timeout = "10s"                 # deadline per case
 //! startup_timeout = "30s"         # for a process to show it is reading
+//! budget = "256MiB"               # per (case, plan): `--budget`
 //!
 //! [call]                          # a call that succeeds, for the cases
 //! method = "tools/list"           # that need one (`$call`)
@@ -28,6 +29,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::{
+    budget::Budget,
     cases::{LoadError, Preamble, PreambleDef, parse_toml, preambles_from},
     pattern::Pattern,
     probe::Probe,
@@ -46,6 +48,8 @@ pub struct TargetFile {
     pub timeout: Option<Duration>,
     /// The start-up limit (`--startup-timeout`), if the file gives one.
     pub startup_timeout: Option<Duration>,
+    /// The budget per (case, plan) (`--budget`), if the file gives one.
+    pub budget: Option<Budget>,
     /// A call that succeeds on the target.
     pub call: Option<Probe>,
     /// Handshakes that replace the shipped ones of their dialects.
@@ -61,6 +65,7 @@ struct FileDef {
     without: Vec<String>,
     timeout: Option<Spanned<String>>,
     startup_timeout: Option<Spanned<String>>,
+    budget: Option<Spanned<String>>,
     call: Option<Spanned<CallDef>>,
     #[serde(default)]
     preamble: Vec<Spanned<PreambleDef>>,
@@ -114,6 +119,10 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         Some(t) => Some(duration(t.as_ref(), MAX_TIMEOUT_SECS).map_err(|e| at(t.span(), e))?),
         None => None,
     };
+    let budget = match def.budget {
+        Some(b) => Some(Budget::parse(b.as_ref()).map_err(|e| at(b.span(), e))?),
+        None => None,
+    };
     let call = match def.call {
         Some(call) => {
             let span = call.span();
@@ -155,6 +164,7 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         without: def.without,
         timeout,
         startup_timeout,
+        budget,
         call,
         preambles: preambles_from(def.preamble, file, text)?,
     })
@@ -207,6 +217,7 @@ dialect = "mcp"
 without = ["subtract"]
 timeout = "500ms"
 startup_timeout = "30s"
+budget = "256MiB"
 
 [call]
 method = "tools/list"
@@ -228,6 +239,7 @@ expect_none = true
         assert_eq!(f.dialect.as_deref(), Some("mcp"));
         assert_eq!(f.timeout, Some(Duration::from_millis(500)));
         assert_eq!(f.startup_timeout, Some(Duration::from_secs(30)));
+        assert_eq!(f.budget.map(|b| b.bytes()), Some(256 << 20));
         let call = f.call.unwrap();
         assert_eq!(call.params.as_deref(), Some("{}"));
         assert_eq!(call.reply, r#""result": {"tools": "$array"}"#);
@@ -253,6 +265,10 @@ expect_none = true
             (
                 "command = [\"x\"]\n[call]\nmethod = \"m\"\nresult = '{'",
                 "t.toml:4:10: `call.result` is not a pattern",
+            ),
+            (
+                "command = [\"x\"]\nbudget = \"1MiB\"",
+                "t.toml:2:10: a budget is from 4 MiB to 4 GiB",
             ),
             (
                 "command = [\"x\"]\nwithuot = []",
