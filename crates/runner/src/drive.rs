@@ -8,6 +8,8 @@
 //! | line cap | a line (a `\n`) per 8 KiB of the budget, the same way |
 //! | reads in flight | 16 (`target.rs`): a fast writer waits on its pipe |
 //! | after a kill | [`KILL_GRACE`] to collect what the target left |
+//! | exit once stdin closes | [`EXIT_GRACE`], then NON-STRICT and killed (server, producer) |
+//! | a write that fails | CRASH in the server role ([`Drive::write_failed`]: a server reads all its input); the producer and decoder roles grade what came out, which names what was lost |
 //! | stderr | its last 16 KiB (`target.rs`) |
 //!
 //! The roles keep what differs by nature: the server role's barriers and
@@ -28,6 +30,11 @@ use crate::{
 
 /// How long a killed target's last output and exit are collected.
 pub const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// How long a target may take to exit after its stdin closes (server and
+/// producer roles; a decoder has the case deadline, its contract being to
+/// exit at the end of its stream).
+pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 
 /// A running target under a budget.
 pub struct Drive {
@@ -130,6 +137,17 @@ impl Drive {
     /// Whether the target was stopped for writing past the budget.
     pub fn flooded(&self) -> bool {
         self.flooded
+    }
+
+    /// The CRASH for a write to the target's stdin that failed (`why`),
+    /// unless rpcspec had killed it.
+    pub fn write_failed(&self, why: &str) -> Option<Evidence> {
+        (!self.running.killed()).then(|| {
+            Evidence::note(
+                Verdict::Crash,
+                format!("writing to the target's stdin failed: {why}"),
+            )
+        })
     }
 
     /// The process, without the budget.

@@ -142,8 +142,7 @@ pub const DEFAULT_STARTUP: Duration = Duration::from_secs(10);
 /// one. The wait is the target's quiet period, and at least this.
 pub const LOST_GRACE: Duration = Duration::from_millis(250);
 
-/// How long a target may take to exit after its stdin closes.
-pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+pub use crate::drive::EXIT_GRACE;
 
 /// The method of the barrier request. Not `rpc.`-prefixed (reserved), and
 /// unlikely to exist on any target.

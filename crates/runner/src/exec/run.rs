@@ -677,12 +677,7 @@ impl<'o> Run<'o> {
             Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
             Msg::WriteFailed(e) => {
                 self.pending_writes = self.pending_writes.saturating_sub(1);
-                if !self.running.killed() {
-                    self.evidence.push(Evidence::note(
-                        Verdict::Crash,
-                        format!("writing to the target's stdin failed: {e}"),
-                    ));
-                }
+                self.evidence.extend(self.running.write_failed(&e));
                 self.stopped = true;
             }
             Msg::Exited(status) => {

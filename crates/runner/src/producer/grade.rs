@@ -10,7 +10,7 @@ use super::{
     observe::{Gate, Observation, Problem, Record},
 };
 use crate::{
-    exec::EXIT_GRACE,
+    drive::EXIT_GRACE,
     http::{BodyEnd, BodyFraming},
     pattern::Match,
     target::describe_exit,

@@ -12,15 +12,12 @@ use serde_json::Value;
 use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
-    drive::Drive,
+    drive::{Drive, EXIT_GRACE},
     http::{self, BodyEnd, BodyFraming, Url},
     plan::Write,
     report::{Bytes, Received, Sent},
     target::{Msg, Running, describe_exit},
 };
-
-/// How long a producer may take to exit once its stdin is closed.
-const EXIT_GRACE: Duration = crate::exec::EXIT_GRACE;
 
 /// Longest run of lines tried as one pretty-printed record, in lines and
 /// in bytes: each new line re-parses the run.
