@@ -1,0 +1,147 @@
+//! Implementation limits in a conversation: a message beyond a limit
+//! real parsers have (`limits.rs`) may be refused as a whole with one error
+//! reply, which pairs as `limit.refused` (INFO), not as a broken MUST.
+
+use super::*;
+
+impl Session {
+    /// Notes that the message just paired, beyond `limit`, may be refused
+    /// as a whole.
+    pub(super) fn refusable(&mut self, from: Direction, kind: &Kind, limit: Limit) {
+        let message = self.messages;
+        let side = &mut self.sides[from.index()];
+        let batch = match kind {
+            Kind::Batch(_) if side.batches.back().is_some_and(|b| b.message == message) => {
+                Some(side.first_batch + side.batches.len() - 1)
+            }
+            _ => None,
+        };
+        let keys: Vec<Key> = match batch.and_then(|b| side.batch(b)) {
+            Some(b) => b.keys.clone(),
+            None => kind
+                .id()
+                .filter(|id| id.kind() != IdKind::Null)
+                .map(Id::key)
+                .into_iter()
+                .collect(),
+        };
+        let keys: Vec<Key> = keys
+            .into_iter()
+            .filter(|k| {
+                side.ids
+                    .get(k)
+                    .is_some_and(|e| e.message == message && e.due > 0)
+            })
+            .collect();
+        let nulls = side
+            .nulls
+            .iter()
+            .filter(|n| n.message == message && n.key.is_none())
+            .count();
+        if keys.is_empty() && nulls == 0 {
+            return;
+        }
+        side.refusable.push_back(Refusable {
+            message,
+            limit,
+            keys,
+            nulls,
+            batch,
+        });
+        if side.refusable.len() > REFUSABLE {
+            side.refusable.pop_front();
+        }
+    }
+
+    /// An error reply sent alone that refuses a whole message beyond a
+    /// limit: its id is null (or absent) or one of the message's, its code
+    /// says it could not be read, and nothing of the message has been
+    /// answered yet. Settles everything the message awaited.
+    pub(super) fn refusal(
+        &mut self,
+        from: Direction,
+        kind: &Kind,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) -> bool {
+        let Kind::Error {
+            id,
+            code: Some(code @ (-32700 | -32600 | -32603)),
+        } = kind
+        else {
+            return false;
+        };
+        if ctx.array {
+            return false;
+        }
+        let key = id.as_ref().map_or(Key::Null, Id::key);
+        let window = self.window;
+        let side = &mut self.sides[from.reverse().index()];
+        // Whether nothing of `r` has been answered yet.
+        let untouched = |side: &Side, r: &Refusable| {
+            r.keys.iter().all(|k| {
+                side.ids
+                    .get(k)
+                    .is_some_and(|e| e.message == r.message && e.due > 0)
+            }) && side
+                .nulls
+                .iter()
+                .filter(|n| n.message == r.message && n.key.is_none())
+                .count()
+                == r.nulls
+        };
+        // An id-null reply goes to the oldest message awaiting one: a
+        // refusal only if no older invalid message awaits its -32600.
+        let oldest_null = |side: &Side, r: &Refusable| {
+            side.nulls
+                .iter()
+                .filter(|n| n.message != r.message)
+                .map(|n| n.message)
+                .min()
+        };
+        let mut i = 0;
+        let mut found = None;
+        while i < side.refusable.len() {
+            let r = &side.refusable[i];
+            if !untouched(side, r) {
+                // Partly answered: it can no longer be refused as a whole.
+                side.refusable.remove(i);
+                continue;
+            }
+            // A single message answered by its own id is paired as usual
+            // (any error answers a request) unless the code says it could
+            // not be parsed, which pairing would hold against it.
+            let code = *code;
+            let fits = if key == Key::Null {
+                oldest_null(side, r).is_none_or(|m| m > r.message)
+                    && (r.batch.is_some() || !r.keys.is_empty() || code == -32700)
+            } else {
+                r.keys.contains(&key) && (r.batch.is_some() || code == -32700)
+            };
+            if fits {
+                found = side.refusable.remove(i);
+                break;
+            }
+            i += 1;
+        }
+        let Some(r) = found else { return false };
+        let code = *code;
+        for k in &r.keys {
+            if let Some(e) = side.ids.get_mut(k) {
+                side.due -= e.due as usize;
+                e.due = 0;
+                e.record(ctx.reply(), window);
+            }
+        }
+        side.nulls.retain(|n| n.message != r.message);
+        if let Some(b) = r.batch.and_then(|b| side.batch(b)) {
+            b.keys.clear();
+        }
+        let detail = format!(
+            "message {}, {}, was refused as a whole with code {code}",
+            r.message, r.limit
+        );
+        out.push(Finding::new(&r::LIMIT_REFUSED, ctx.member, detail));
+        true
+    }
+}

@@ -1,0 +1,332 @@
+//! Replies: one reply or a batch's array paired with what it answers, its
+//! shape checked; and the events of an event-stream dialect.
+
+use super::*;
+
+impl Session {
+    pub(super) fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
+        let message = self.messages;
+        let requester = from.reverse();
+        // The batch this array answers: that of its first member that pairs.
+        let side = &self.sides[requester.index()];
+        let batch = kinds
+            .iter()
+            .filter_map(|k| k.id().filter(|id| id.kind() != IdKind::Null))
+            .find_map(|id| {
+                side.ids
+                    .get(&id.key())
+                    .filter(|e| e.due > 0)
+                    .map(|e| e.batch)
+            })
+            .or_else(|| {
+                side.nulls
+                    .iter()
+                    .find(|n| n.batch.is_some())
+                    .map(|n| n.batch)
+            })
+            .flatten();
+        for (i, kind) in kinds.iter().enumerate() {
+            let ctx = ReplyCtx {
+                array: true,
+                batch,
+                member: Some(i),
+                message,
+            };
+            if is_reply(kind) || matches!(kind, Kind::Invalid { .. }) {
+                self.reply(from, kind, ctx, out);
+            }
+        }
+        let Some(b) = batch else { return };
+        // The one array is the whole answer: what it left out will not come.
+        // Findings carry member indexes of the message fed (the reply), so
+        // the request batch's member indexes go in the detail.
+        let side = &mut self.sides[requester.index()];
+        let Some(entry) = side.batch(b) else { return };
+        let batch_message = entry.message;
+        let keys = std::mem::take(&mut entry.keys);
+        let mut missing: Vec<(Option<usize>, String)> = Vec::new();
+        for key in keys {
+            if let Some(e) = side.ids.get_mut(&key)
+                && e.due > 0
+                && e.batch == Some(b)
+            {
+                side.due -= e.due as usize;
+                e.due = 0;
+                missing.push((e.member, format!("request id {}", e.id)));
+            }
+        }
+        side.nulls.retain(|n| {
+            let keep = n.batch != Some(b);
+            if !keep && n.key.is_none() {
+                missing.push((n.member, "an invalid request".to_owned()));
+            }
+            keep
+        });
+        missing.sort();
+        for (member, what) in missing {
+            let at = member.map_or(String::new(), |i| format!(" (member {i})"));
+            let detail = format!(
+                "the reply to the batch of message {batch_message} has nothing for {what}{at}"
+            );
+            out.push(Finding::new(&r::SESSION_BATCH_REPLY_MISSING, None, detail));
+        }
+    }
+
+    /// Pairs one reply sent `from` one side with a request of the other.
+    pub(super) fn reply(
+        &mut self,
+        from: Direction,
+        kind: &Kind,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) {
+        if self.refusal(from, kind, ctx, out) {
+            return;
+        }
+        let requester = from.reverse();
+        let window = self.window;
+        let push = |out: &mut Vec<Finding>, rule: &'static Rule, detail: String| {
+            out.push(Finding::new(rule, ctx.member, detail));
+        };
+        let code = match kind {
+            Kind::Error { code, .. } => *code,
+            _ => None,
+        };
+        let id = kind.id();
+        let key = id.map_or(Key::Null, Id::key);
+        let side = &mut self.sides[requester.index()];
+        // Where a null slot would suit this reply: in its batch, or of the
+        // same kind (alone, or in an array).
+        let fits = |n: &NullSlot| {
+            (ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array
+        };
+        // An id-null error meaning "invalid" answers an invalid message
+        // before it answers a request whose id really is null (which is
+        // more likely to get a result or -32601).
+        let invalid_answer = key == Key::Null
+            && matches!(code, Some(-32600 | -32700))
+            && side.nulls.iter().any(fits);
+
+        if !invalid_answer
+            && let Some(e) = side.ids.get_mut(&key)
+            && e.due > 0
+        {
+            // An absent id reaches here only for a pending request whose id
+            // is null; it is reported by `classify` (`response.id-missing`).
+            if let Some(id) = id
+                && e.id.compare(id) == IdMatch::SameValue
+            {
+                let rule = match e.id.kind() {
+                    IdKind::Number => &r::SESSION_ID_NUMBER_TEXT,
+                    _ => &r::SESSION_ID_STRING_TEXT,
+                };
+                push(
+                    out,
+                    rule,
+                    format!("reply id {id} answers request id {}", e.id),
+                );
+            }
+            if e.invalid {
+                if code != Some(-32600) {
+                    let detail = format!("the invalid request got {}, not -32600", code_text(kind));
+                    push(out, &r::SESSION_ERROR_CODE_MEANING, detail);
+                }
+            } else if code == Some(-32700) {
+                push(
+                    out,
+                    &r::SESSION_ERROR_CODE_MEANING,
+                    "a request that parsed got -32700".into(),
+                );
+            }
+            let batch = e.batch;
+            e.record(ctx.reply(), window);
+            e.due -= 1;
+            side.due -= 1;
+            if e.due == 0 && e.invalid {
+                side.nulls.retain(|n| n.key.as_ref() != Some(&key));
+            }
+            self.check_shape(requester, batch, ctx, out);
+            return;
+        }
+
+        if key == Key::Null {
+            // Best fit first; within a fit, a message whose id could not be
+            // read, since one with a readable id may still get its reply
+            // by that id.
+            let nulls = &side.nulls;
+            let tiers: [&dyn Fn(&NullSlot) -> bool; 3] = [
+                &|n| ctx.batch.is_some() && n.batch == ctx.batch,
+                &|n| n.batch.is_none() != ctx.array,
+                &|_| true,
+            ];
+            let pick = tiers.iter().find_map(|fit| {
+                nulls
+                    .iter()
+                    .position(|n| fit(n) && n.key.is_none())
+                    .or_else(|| nulls.iter().position(fit))
+            });
+            if let Some(i) = pick {
+                let null = side.nulls.remove(i).expect("picked from nulls");
+                side.nulls_answered += 1;
+                if let Some(k) = &null.key {
+                    if let Some(e) = side.ids.get_mut(k) {
+                        e.record(ctx.reply(), window);
+                    }
+                    settle(side, k);
+                }
+                let want = if null.parse_error { -32700 } else { -32600 };
+                if code != Some(want) {
+                    let what = if null.parse_error {
+                        "unparseable message"
+                    } else {
+                        "invalid request"
+                    };
+                    push(
+                        out,
+                        &r::SESSION_ERROR_CODE_MEANING,
+                        format!("the {what} got {}, not {want}", code_text(kind)),
+                    );
+                }
+                self.check_shape(requester, null.batch, ctx, out);
+                return;
+            }
+            let in_batch = ctx
+                .batch
+                .and_then(|b| side.batch(b))
+                .map_or(0, |b| b.notifications);
+            if in_batch > 0 || side.notifications > 0 {
+                let detail = if in_batch > 0 {
+                    format!(
+                        "a reply with id null, but no invalid member awaits one and the batch holds {}",
+                        plural(in_batch, "notification")
+                    )
+                } else {
+                    format!(
+                        "a reply with id null, but no invalid request awaits one and the other side sent {}",
+                        plural(side.notifications, "notification")
+                    )
+                };
+                push(out, &r::SESSION_REPLY_TO_NOTIFICATION, detail);
+                return;
+            }
+            if side.nulls_answered > 0 && !side.ids.contains_key(&Key::Null) {
+                let detail = format!(
+                    "a reply with id null, but the {} awaiting one {} answered",
+                    plural(side.nulls_answered, "invalid message"),
+                    if side.nulls_answered == 1 {
+                        "was already"
+                    } else {
+                        "were all already"
+                    }
+                );
+                push(out, &r::SESSION_DUPLICATE_REPLY, detail);
+                return;
+            }
+        }
+
+        let shown = id.map_or("null", Id::raw);
+        if let Some(swapped) = id.and_then(Id::swapped_key)
+            && let Some(e) = side.ids.get_mut(&swapped)
+            && e.due > 0
+        {
+            push(
+                out,
+                &r::SESSION_ID_TYPE_CHANGED,
+                format!("reply id {shown} answers request id {}", e.id),
+            );
+            e.record(ctx.reply(), window);
+            settle(side, &swapped);
+            return;
+        }
+        let Some(e) = side.ids.get_mut(&key) else {
+            push(
+                out,
+                &r::SESSION_UNKNOWN_ID,
+                format!("no request with id {shown} awaits a reply"),
+            );
+            return;
+        };
+        e.record(ctx.reply(), window);
+        if e.cancelled {
+            // One reply may cross the cancel; a second is a duplicate.
+            e.cancelled = false;
+            push(
+                out,
+                &r::CLAUDE_REPLY_AFTER_CANCEL,
+                format!("request id {shown} was cancelled"),
+            );
+        } else {
+            let detail = format!(
+                "request id {shown} (message {}) was already answered",
+                e.message
+            );
+            push(out, &r::SESSION_DUPLICATE_REPLY, detail);
+        }
+    }
+
+    /// Reports a batch answered with single objects, or a single request
+    /// answered inside an array.
+    pub(super) fn check_shape(
+        &mut self,
+        requester: Direction,
+        batch: Option<usize>,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) {
+        match (batch, ctx.array) {
+            (Some(b), false) => {
+                let Some(batch) = self.sides[requester.index()].batch(b) else {
+                    return;
+                };
+                if !batch.unwrapped {
+                    batch.unwrapped = true;
+                    let detail = format!(
+                        "a reply to the batch of message {} came as a single object",
+                        batch.message
+                    );
+                    out.push(Finding::new(
+                        &r::SESSION_BATCH_REPLY_ARRAY,
+                        ctx.member,
+                        detail,
+                    ));
+                }
+            }
+            (None, true) => {
+                let detail = "a reply to a request sent alone came inside an array".to_owned();
+                out.push(Finding::new(
+                    &r::SESSION_SINGLE_REPLY_OBJECT,
+                    ctx.member,
+                    detail,
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn event(&mut self, kind: &Kind, out: &mut Vec<Finding>) {
+        let Dialect::Events(cfg) = &self.dialect else {
+            return;
+        };
+        let state = &mut self.events;
+        state.records += 1;
+        let n = state.records;
+        if let Some((end_at, end)) = &state.ended {
+            let detail = format!("record {n} follows the end record `{end}` (record {end_at})");
+            out.push(Finding::new(&r::EVENTS_AFTER_END, None, detail));
+            return;
+        }
+        let Kind::Event { name } = kind else { return };
+        if let (1, Some(start)) = (n, &cfg.start)
+            && **name != **start
+        {
+            out.push(Finding::new(
+                &r::EVENTS_START,
+                None,
+                format!("the first record is `{name}`, not `{start}`"),
+            ));
+        }
+        if cfg.end.iter().any(|e| **e == **name) {
+            state.ended = Some((n, name.clone()));
+        }
+    }
+}
