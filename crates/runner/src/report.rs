@@ -253,6 +253,21 @@ pub fn clip(text: &mut String, max: usize) {
     if text.len() <= max {
         return;
     }
+    // Clipped before: keep its note (the length and hash of the whole),
+    // and cut its head and tail further.
+    if let Some((start, end)) = kept_note(text) {
+        let (head, tail) = (&text[..start], &text[end..]);
+        let mut h = (max - max / 4).min(head.len());
+        while !head.is_char_boundary(h) {
+            h -= 1;
+        }
+        let mut t = tail.len().saturating_sub(max / 4);
+        while !tail.is_char_boundary(t) {
+            t += 1;
+        }
+        *text = format!("{}{}{}", &head[..h], &text[start..end], &tail[t..]);
+        return;
+    }
     let (head, tail) = ends(text.as_bytes(), max);
     let (mut h, mut t) = (head.len(), text.len() - tail.len());
     while !text.is_char_boundary(h) {
@@ -287,6 +302,14 @@ fn kept(head: &str, tail: &str, all: &[u8]) -> String {
         all.len(),
         crate::budget::fnv1a(all)
     )
+}
+
+/// Where the note [`kept`] put in `text` starts and ends, if it has one.
+fn kept_note(text: &str) -> Option<(usize, usize)> {
+    let mid = text.find(" bytes in all, fnv1a ")?;
+    let start = text[..mid].rfind("… (")?;
+    let end = mid + text[mid..].find(") …")? + ") …".len();
+    Some((start, end))
 }
 
 /// Keeps the first and the last `n / 2` of `items`; returns how many
@@ -390,8 +413,10 @@ impl CaseResult {
     /// last of its received lines and writes ([`Budget::kept_lines`]
     /// each, the rest counted in a note), every line, write and evidence
     /// string to a head and a tail ([`Budget::kept_bytes`]), then smaller
-    /// until the whole fits. Evidence with the result's own verdict is
-    /// kept before the rest. The verdict never changes.
+    /// until the whole fits or 4 items of 128 bytes are left of each (a
+    /// result then keeps a few KiB beyond its share, its fixed fields
+    /// aside). Evidence with the result's own verdict is kept before the
+    /// rest. The verdict never changes.
     ///
     /// [`Budget::kept_lines`]: crate::budget::Budget::kept_lines
     /// [`Budget::kept_bytes`]: crate::budget::Budget::kept_bytes
@@ -399,9 +424,9 @@ impl CaseResult {
         let (mut lines, mut each) = (budget.kept_lines(), budget.kept_bytes());
         // Smaller until it fits, measured before anything is cut: text is
         // clipped once, so its note gives the length of the whole.
-        while self.kept(lines, each) > budget.report() && (each > 256 || lines > 8) {
-            each = (each / 4).max(256);
-            lines = (lines / 2).max(8);
+        while self.kept(lines, each) > budget.report() && (each > 128 || lines > 4) {
+            each = (each / 4).max(128);
+            lines = (lines / 2).max(4);
         }
         let mut notes = Vec::new();
         if let Some(n) = keep_ends(&mut self.received, lines) {
@@ -641,5 +666,104 @@ mod tests {
         for (input, output) in cases {
             assert_eq!(base64(input.as_bytes()), output);
         }
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use crate::budget::Budget;
+
+    fn received(line: u64, text: &str) -> Received {
+        Received {
+            at_ms: 0,
+            line,
+            offset: 0,
+            bytes: Bytes::Text(text.to_owned()),
+        }
+    }
+
+    #[test]
+    fn a_huge_string_keeps_a_head_a_tail_its_length_and_hash() {
+        let mut text = format!("{}{}", "a".repeat(100_000), "z".repeat(100));
+        let whole = text.clone();
+        clip(&mut text, 1000);
+        assert!(text.len() < 1100, "{}", text.len());
+        assert!(text.starts_with(&"a".repeat(700)));
+        assert!(text.ends_with(&"z".repeat(100)));
+        let note = format!(
+            "… (100100 bytes in all, fnv1a {:016x}) …",
+            crate::budget::fnv1a(whole.as_bytes())
+        );
+        assert!(text.contains(&note), "{text}");
+        // Clipped again, smaller: the note still tells of the whole.
+        clip(&mut text, 400);
+        assert!(text.len() < 500, "{}", text.len());
+        assert!(text.contains(&note), "{text}");
+        assert!(text.ends_with("zzz"));
+        // Not cut inside a character.
+        let mut wide = "é".repeat(10_000);
+        clip(&mut wide, 1001);
+        assert!(wide.contains("20000 bytes in all"));
+    }
+
+    #[test]
+    fn a_result_is_cut_to_its_share_of_the_budget_and_keeps_its_verdict() {
+        let budget = Budget::new(Budget::MIN).unwrap();
+        let mut r = CaseResult::new("a/b".into(), "whole".into(), "t".into(), "s".into());
+        r.received = (1..=5000).map(|n| received(n, &"x".repeat(300))).collect();
+        r.sent = (0..3000)
+            .map(|n| Sent {
+                at_ms: n,
+                bytes: Bytes::Text("y".into()),
+            })
+            .collect();
+        for i in 0..40 {
+            let mut e = Evidence::note(Verdict::NonStrict, format!("note {i}"));
+            e.actual = vec!["q".repeat(50_000); 30];
+            r.evidence.push(e);
+        }
+        r.evidence
+            .push(Evidence::note(Verdict::Fail, "the failure".into()));
+        r.settle();
+        assert_eq!(r.verdict, Verdict::Fail);
+        r.fit(&budget);
+        assert_eq!(
+            r.verdict,
+            Verdict::Fail,
+            "fitting never changes the verdict"
+        );
+        assert_eq!(
+            r.evidence[0].message, "the failure",
+            "its evidence is kept first"
+        );
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.len() < 3 * budget.report(), "{} bytes", json.len());
+        // The first and the last lines are kept, the rest counted.
+        assert_eq!(r.received.first().unwrap().line, 1);
+        assert_eq!(r.received.last().unwrap().line, 5000);
+        let notes: Vec<&str> = r.evidence.iter().map(|e| e.message.as_str()).collect();
+        assert!(
+            notes
+                .iter()
+                .any(|m| m.ends_with("lines received are not kept in the report")),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|m| m.ends_with("writes are not kept in the report")),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn a_small_result_is_left_as_it_is() {
+        let mut r = CaseResult::new("a/b".into(), "whole".into(), "t".into(), "s".into());
+        r.received = vec![received(1, "{}")];
+        r.evidence.push(Evidence::note(Verdict::Fail, "f".into()));
+        let before = serde_json::to_string(&r).unwrap();
+        r.fit(&Budget::DEFAULT);
+        assert_eq!(serde_json::to_string(&r).unwrap(), before);
     }
 }
