@@ -36,13 +36,83 @@ pub const KILL_GRACE: Duration = Duration::from_millis(500);
 /// exit at the end of its stream).
 pub const EXIT_GRACE: Duration = Duration::from_secs(1);
 
+/// Which of the budget's caps a target's output passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// More than [`Budget::output`] bytes.
+    Bytes(usize),
+    /// More than [`Budget::lines`] lines.
+    Lines(usize),
+}
+
+impl std::fmt::Display for Cap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cap::Bytes(n) => write!(f, "{n} bytes"),
+            Cap::Lines(n) => write!(f, "{n} lines"),
+        }
+    }
+}
+
+/// A target's output counted against a budget: the one rule for a
+/// process's stdout ([`Drive`]) and an HTTP response body.
+#[derive(Debug, Clone)]
+pub struct Meter {
+    budget: Budget,
+    output: usize,
+    lines: usize,
+}
+
+impl Meter {
+    /// Nothing counted yet.
+    pub fn new(budget: &Budget) -> Meter {
+        Meter {
+            budget: *budget,
+            output: 0,
+            lines: 0,
+        }
+    }
+
+    /// Counts `bytes`, the next piece of output. The piece that passes a
+    /// cap is cut at it (at the last newline within the line cap) and the
+    /// cap returned; the caller stops reading there.
+    pub fn take(&mut self, bytes: &mut Vec<u8>) -> Option<Cap> {
+        let mut cap = None;
+        let room = self.budget.output().saturating_sub(self.output);
+        if bytes.len() > room {
+            cap = Some(Cap::Bytes(self.budget.output()));
+            bytes.truncate(room);
+        }
+        let lines_room = self.budget.lines() - self.lines;
+        // Counts newlines, up to one past the room; `end` is just after
+        // the last one within it.
+        let (mut seen, mut end) = (0, 0);
+        for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+            if seen == lines_room {
+                cap = Some(Cap::Lines(self.budget.lines()));
+                bytes.truncate(end);
+                break;
+            }
+            seen += 1;
+            end = i + 1;
+        }
+        self.output += bytes.len();
+        self.lines += seen;
+        cap
+    }
+
+    /// Bytes counted so far.
+    pub fn output(&self) -> usize {
+        self.output
+    }
+}
+
 /// A running target under a budget.
 pub struct Drive {
     running: Running,
     budget: Budget,
-    /// Stdout bytes and lines read in this case.
-    output: usize,
-    lines: usize,
+    /// Stdout read in this case.
+    meter: Meter,
     /// Why the target was stopped for writing too much, until taken.
     flood: Option<String>,
     flooded: bool,
@@ -65,8 +135,7 @@ impl Drive {
         Drive {
             running,
             budget: *budget,
-            output: 0,
-            lines: 0,
+            meter: Meter::new(budget),
             flood: None,
             flooded: false,
         }
@@ -74,15 +143,19 @@ impl Drive {
 
     /// A new case begins on this process: its budget starts afresh.
     pub fn begin_case(&mut self) {
-        self.output = 0;
-        self.lines = 0;
+        self.meter = Meter::new(&self.budget);
+    }
+
+    /// Stdout bytes read in this case.
+    pub fn output(&self) -> usize {
+        self.meter.output()
     }
 
     /// The next message by `until`, or `None`. Stdout is counted against
-    /// the budget: the read that passes the output or line cap is cut at
-    /// the cap and the target killed ([`Drive::take_flood`], to be taken
-    /// once that message is handled, says why); stdout after that is
-    /// dropped.
+    /// the budget ([`Meter`]): the read that passes the output or line cap
+    /// is cut at the cap and the target killed ([`Drive::take_flood`], to
+    /// be taken once that message is handled, says why); stdout after that
+    /// is dropped.
     pub fn next(&mut self, until: Instant) -> Option<Msg> {
         loop {
             let msg = self.running.next(until)?;
@@ -92,35 +165,10 @@ impl Drive {
             if self.flooded {
                 continue;
             }
-            let room = self.budget.output().saturating_sub(self.output);
-            let mut cut = None;
-            if bytes.len() > room {
-                cut = Some(format!(
-                    "the target wrote more than {} bytes to stdout in one case; stopped",
-                    self.budget.output()
+            if let Some(cap) = self.meter.take(&mut bytes) {
+                self.flood = Some(format!(
+                    "the target wrote more than {cap} to stdout in one case; stopped"
                 ));
-                bytes.truncate(room);
-            }
-            let lines_room = self.budget.lines() - self.lines;
-            let newlines: Vec<usize> = bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| **b == b'\n')
-                .map(|(i, _)| i)
-                .take(lines_room + 1)
-                .collect();
-            if newlines.len() > lines_room {
-                cut = Some(format!(
-                    "the target wrote more than {} lines in one case; stopped",
-                    self.budget.lines()
-                ));
-                // Up to and with the last newline within the cap.
-                bytes.truncate(lines_room.checked_sub(1).map_or(0, |k| newlines[k] + 1));
-            }
-            self.output += bytes.len();
-            self.lines += newlines.len().min(lines_room);
-            if let Some(why) = cut {
-                self.flood = Some(why);
                 self.flooded = true;
                 self.running.kill();
             }
@@ -134,11 +182,6 @@ impl Drive {
         Some(Evidence::flood(why, &self.budget))
     }
 
-    /// Whether the target was stopped for writing past the budget.
-    pub fn flooded(&self) -> bool {
-        self.flooded
-    }
-
     /// The CRASH for a write to the target's stdin that failed (`why`),
     /// unless rpcspec had killed it.
     pub fn write_failed(&self, why: &str) -> Option<Evidence> {
@@ -148,11 +191,6 @@ impl Drive {
                 format!("writing to the target's stdin failed: {why}"),
             )
         })
-    }
-
-    /// The process, without the budget.
-    pub fn into_running(self) -> Running {
-        self.running
     }
 }
 
@@ -198,6 +236,27 @@ mod tests {
             floods.extend(drive.take_flood());
         }
         (out, floods)
+    }
+
+    #[test]
+    fn the_meter_cuts_the_piece_that_passes_a_cap_at_the_cap() {
+        let budget = Budget::new(Budget::MIN).unwrap();
+        let mut meter = Meter::new(&budget);
+        // 511 lines, then a piece whose second line is the 513th.
+        let mut first = "1\n".repeat(511).into_bytes();
+        assert_eq!(meter.take(&mut first), None);
+        let mut second = b"2\n3\n4".to_vec();
+        assert_eq!(meter.take(&mut second), Some(Cap::Lines(512)));
+        assert_eq!(second, b"2\n");
+        // No room left: the next newline is cut off, with what precedes it.
+        let mut third = b"5\n".to_vec();
+        assert_eq!(meter.take(&mut third), Some(Cap::Lines(512)));
+        assert!(third.is_empty());
+        // Bytes: the piece is cut to the room left.
+        let mut bytes = Meter::new(&budget);
+        let mut big = vec![b'x'; (1 << 20) + 10];
+        assert_eq!(bytes.take(&mut big), Some(Cap::Bytes(1 << 20)));
+        assert_eq!((big.len(), bytes.output()), (1 << 20, 1 << 20));
     }
 
     #[test]

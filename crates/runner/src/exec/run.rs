@@ -46,7 +46,6 @@ pub(super) struct Run<'o> {
     pub(super) writes_due: Duration,
     pub(super) stdout_closed: bool,
     pub(super) exit: Option<ExitStatus>,
-    pub(super) output: usize,
     pub(super) timed_out: bool,
     /// The target wrote more than the cap; its output is ignored.
     pub(super) flooded: bool,
@@ -174,7 +173,6 @@ impl<'o> Run<'o> {
             writes_due: Duration::ZERO,
             stdout_closed: false,
             exit: None,
-            output: 0,
             timed_out: false,
             flooded: false,
             framing_seen: Default::default(),
@@ -663,7 +661,7 @@ impl<'o> Run<'o> {
                 self.last_output = Instant::now();
                 // A prologue is replayed into every later case: one that
                 // wrote more than a little is not, and its process not kept.
-                if self.output + bytes.len() > MAX_RECORDED {
+                if self.running.output() > MAX_RECORDED {
                     self.recording = None;
                 }
                 if let Some(r) = &mut self.recording
@@ -704,9 +702,9 @@ impl<'o> Run<'o> {
         if self.flooded {
             return;
         }
-        self.output += bytes.len();
-        // The drive has dropped any read past the budget's caps. Each event is taken as it is framed, borrowed from the framer's
-        // buffer: a huge line is not copied once more.
+        // The drive has cut any read at the budget's caps. Each event is
+        // taken as it is framed, borrowed from the framer's buffer: a huge
+        // line is not copied once more.
         let fresh = Framer::new(self.server.config().clone());
         let mut server = std::mem::replace(&mut self.server, fresh);
         server.push(bytes, |e| self.take(e, at));

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
-    drive::{Drive, EXIT_GRACE},
+    drive::{Drive, EXIT_GRACE, Meter},
     http::{self, BodyEnd, BodyFraming, Url},
     plan::Write,
     report::{Bytes, Received, Sent},
@@ -136,15 +136,10 @@ struct Collector {
     type_field: String,
     end_types: Vec<String>,
     piece: usize,
-    /// Lines taken so far; past `max_lines` the rest is dropped.
-    lines: usize,
-    /// [`Budget::lines`]: a flood of short lines is stopped there as a
-    /// flood of bytes is at [`Budget::output`].
-    max_lines: usize,
 }
 
 impl Collector {
-    fn new(profile: &Profile, mode: Mode, budget: &Budget) -> Collector {
+    fn new(profile: &Profile, mode: Mode) -> Collector {
         let config = Config::default()
             .mode(mode)
             .blank_lines(BlankLines::Report)
@@ -156,8 +151,6 @@ impl Collector {
             type_field: profile.type_field.clone(),
             end_types: profile.end.clone(),
             piece: 0,
-            lines: 0,
-            max_lines: budget.lines(),
         }
     }
 
@@ -202,16 +195,7 @@ impl Collector {
         });
     }
 
-    /// The stream passed its line cap: what came after was dropped.
-    fn flooded(&self) -> bool {
-        self.lines > self.max_lines
-    }
-
     fn event(&mut self, event: Event<'static>, at_ms: u64) {
-        self.lines += 1;
-        if self.flooded() {
-            return;
-        }
         match event {
             Event::Line(line) => {
                 self.keep(at_ms, line.number, line.offset, &line.bytes);
@@ -346,7 +330,7 @@ fn observe_stdio(
     let started = Instant::now();
     let deadline = started + timeout;
     let gate_at = started + timeout / 2;
-    let mut c = Collector::new(profile, Mode::Lines, budget);
+    let mut c = Collector::new(profile, Mode::Lines);
     let mut running = match Drive::spawn(target, budget) {
         Ok(r) => r,
         Err(e) => {
@@ -519,6 +503,8 @@ fn observe_http(
     let collector: std::cell::RefCell<Option<Collector>> = std::cell::RefCell::new(None);
     let mut raw = Vec::new();
     let mut pieces = 0;
+    let mut meter = Meter::new(budget);
+    let mut cap = None;
     let end = http::post(
         &url,
         body.as_bytes(),
@@ -530,23 +516,19 @@ fn observe_http(
             *collector.borrow_mut() = Some(Collector::new(
                 profile,
                 if seq { Mode::JsonSeq } else { Mode::Lines },
-                budget,
             ));
             head = Some(h.clone());
         },
         &mut |bytes, at| {
             pieces += 1;
-            if raw.len() + bytes.len() > budget.output() {
-                return false;
+            // The body is counted as a process's stdout is (`drive.rs`).
+            let mut piece = bytes.to_vec();
+            cap = meter.take(&mut piece);
+            raw.extend_from_slice(&piece);
+            if let Some(c) = collector.borrow_mut().as_mut() {
+                c.push(&piece, at.as_millis() as u64);
             }
-            raw.extend_from_slice(bytes);
-            match collector.borrow_mut().as_mut() {
-                Some(c) => {
-                    c.push(bytes, at.as_millis() as u64);
-                    !c.flooded()
-                }
-                None => true,
-            }
+            cap.is_none()
         },
     );
     let end = match end {
@@ -558,22 +540,14 @@ fn observe_http(
         }
     };
     let sent = std::mem::take(&mut obs.sent);
-    let flooded = collector.borrow().as_ref().is_some_and(Collector::flooded);
     if let Some(c) = collector.borrow_mut().as_mut() {
         c.finish(started.elapsed().as_millis() as u64);
         obs = std::mem::take(&mut c.obs);
     }
     obs.sent = sent;
     obs.timed_out = end == BodyEnd::Timeout;
-    if end == BodyEnd::Stopped {
-        obs.flood = Some(if flooded {
-            format!("the response body passed {} lines; stopped", budget.lines())
-        } else {
-            format!(
-                "the response body passed {} bytes; stopped",
-                budget.output()
-            )
-        });
+    if let Some(cap) = cap {
+        obs.flood = Some(format!("the response body passed {cap}; stopped"));
     }
     obs.gate = Some(Gate::NotUsed);
     // The bad request is sent only to an endpoint that answers at all.
