@@ -166,8 +166,13 @@ impl Drive {
                 continue;
             }
             if let Some(cap) = self.meter.take(&mut bytes) {
+                let to = if matches!(cap, Cap::Bytes(_)) {
+                    " to stdout"
+                } else {
+                    ""
+                };
                 self.flood = Some(format!(
-                    "the target wrote more than {cap} to stdout in one case; stopped"
+                    "the target wrote more than {cap}{to} in one case; stopped"
                 ));
                 self.flooded = true;
                 self.running.kill();
