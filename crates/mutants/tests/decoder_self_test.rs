@@ -12,7 +12,7 @@ use rpcspec_matcher::Level;
 use rpcspec::{
     decoder::{self, DecoderCase},
     report::{CaseResult, Verdict},
-    run_parallel,
+    run_parallel_with,
     target::Target,
 };
 
@@ -146,7 +146,10 @@ const CAUGHT_ONLY_BY_CHUNK_AS_RECORD: &[(&str, &str)] = &[(
 /// `chunked` show all they can; `bytewise` puts a boundary at every byte.
 const READ_BUGS: &[&str] = &["reference", "chunk-as-record", "utf8-per-chunk"];
 
-fn run(name: &str) -> Vec<CaseResult> {
+/// Every case against the mutant `name`: on one adapter process per job,
+/// taking the streams over named pipes, or with `fresh` on a process per
+/// stream.
+fn run(name: &str, fresh: bool) -> Vec<CaseResult> {
     let cases: Vec<DecoderCase> = decoder::builtin().unwrap();
     let every_split = READ_BUGS.contains(&name);
     let work: Vec<_> = cases
@@ -157,15 +160,22 @@ fn run(name: &str) -> Vec<CaseResult> {
     let target = Target {
         argv: vec![MUTANT.into(), name.into()],
     };
-    run_parallel(&work, 4, &|_, _| {}, |(case, plan)| {
-        decoder::run_case(
-            case,
-            plan,
-            &target,
-            Duration::from_secs(10),
-            &Default::default(),
-        )
-    })
+    run_parallel_with(
+        &work,
+        4,
+        &|_, _| {},
+        || decoder::Session::new(fresh),
+        |session, (case, plan)| {
+            decoder::run_case_in(
+                session,
+                case,
+                plan,
+                &target,
+                Duration::from_secs(10),
+                &Default::default(),
+            )
+        },
+    )
 }
 
 /// The cases that catch a mutant: FAIL, TIMEOUT or CRASH under some plan,
@@ -184,8 +194,11 @@ fn caught<'r>(results: &'r [CaseResult], should: &BTreeSet<String>) -> BTreeSet<
 
 #[test]
 fn the_reference_passes_every_case_under_every_plan() {
-    let results = run("reference");
+    let results = run("reference", false);
     assert!(results.len() > 500, "{} (case, plan) pairs", results.len());
+    // Every stream went to a shared adapter: none saw its process exit.
+    let own: Vec<_> = results.iter().filter(|r| r.exit.is_some()).map(|r| (&r.id, &r.plan)).collect();
+    assert!(own.is_empty(), "streams run on a process of their own: {own:?}");
     let bad: Vec<String> = results
         .iter()
         .filter(|r| r.verdict != Verdict::Pass)
@@ -210,7 +223,7 @@ fn every_mutant_is_caught_by_the_cases_written_for_it() {
     let mut uncaught: BTreeSet<String> = cases.iter().map(|c| c.id.clone()).collect();
     let mut narrowly: BTreeSet<String> = uncaught.clone();
     for (name, caught_by) in MUTANTS {
-        let results = run(name);
+        let results = run(name, false);
         let caught = caught(&results, &should);
         for case in &caught {
             uncaught.remove(*case);
@@ -242,6 +255,31 @@ fn every_mutant_is_caught_by_the_cases_written_for_it() {
         "every case but the listed ones catches a mutant other than chunk-as-record"
     );
     insta::assert_snapshot!("catches", table);
+}
+
+/// A shared adapter and a process per stream catch every mutant with the
+/// same cases (verdicts under `bytewise` depend on how the reads fall, in
+/// either mode, so the catch tables are compared, as for the server role).
+#[test]
+fn shared_adapters_and_processes_of_their_own_catch_the_same() {
+    let should: BTreeSet<String> = decoder::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.level == Level::Should)
+        .map(|c| c.id)
+        .collect();
+    for name in std::iter::once("reference").chain(MUTANTS.iter().map(|(n, _)| *n)) {
+        let (shared, own) = (run(name, false), run(name, true));
+        assert!(
+            own.iter().all(|r| r.exit.is_some()),
+            "`{name}`: --fresh ran every stream on its own process"
+        );
+        assert_eq!(
+            caught(&shared, &should),
+            caught(&own, &should),
+            "`{name}`: shared adapters and processes of their own catch it with different cases"
+        );
+    }
 }
 
 /// The list above and the binary's list of mutants are the same.

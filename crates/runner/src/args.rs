@@ -136,7 +136,8 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = Budget::parse)]
     pub(crate) budget: Option<Budget>,
     /// A new target process for every (case, plan), instead of one kept per
-    /// job for every case that can share it. Server role.
+    /// job for every case that can share it: server role, and decoder
+    /// adapters that take streams over named pipes.
     #[arg(long)]
     pub(crate) fresh: bool,
     /// A target file (TOML): the command, dialect, features it lacks,

@@ -14,8 +14,8 @@
 //!
 //! The roles keep what differs by nature: the server role's barriers and
 //! shared processes (`exec/`), the producer's gate and control answers
-//! (`producer/observe.rs`), the decoder's one stream per process
-//! (`decoder/run.rs`).
+//! (`producer/observe.rs`), the decoder's streams, one per process or over
+//! named pipes to a shared adapter (`decoder/run.rs`, `decoder/session.rs`).
 
 use std::{
     ops::{Deref, DerefMut},
@@ -121,7 +121,16 @@ pub struct Drive {
 impl Drive {
     /// Starts `target`; a failure is the ERROR evidence every role gives.
     pub fn spawn(target: &Target, budget: &Budget) -> Result<Drive, Box<Evidence>> {
-        match Running::spawn(target) {
+        Drive::spawn_with(target, &[], budget)
+    }
+
+    /// [`Drive::spawn`], with `env` added to the target's environment.
+    pub fn spawn_with(
+        target: &Target,
+        env: &[(&str, &str)],
+        budget: &Budget,
+    ) -> Result<Drive, Box<Evidence>> {
+        match Running::spawn_with(target, env) {
             Ok(running) => Ok(Drive::new(running, budget)),
             Err(e) => Err(Box::new(Evidence::note(
                 Verdict::Error,

@@ -73,6 +73,11 @@ fn serve_cmd(args: ServeArgs) -> u8 {
                 ));
             }
         },
+        Role::Decoder if rpcspec::decoder::offered_pipes() => {
+            rpcspec::decoder::serve_pipes(input, output, |pipe, out| {
+                rpcspec::decoder::serve(pipe, out)
+            })
+        }
         Role::Decoder => rpcspec::decoder::serve(input, output),
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(&profile, input, output),
@@ -388,9 +393,15 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         return Err(exit::NO_CASES);
     }
     let (timeout, budget) = (args.timeout(), args.budget());
-    let results = rpcspec::run_parallel(&work, jobs_of(args), progress, |(case, plan)| {
-        decoder::run_case(case, plan, &target, timeout, &budget)
-    });
+    let results = rpcspec::run_parallel_with(
+        &work,
+        jobs_of(args),
+        progress,
+        || decoder::Session::new(args.fresh),
+        |session, (case, plan)| {
+            decoder::run_case_in(session, case, plan, &target, timeout, &budget)
+        },
+    );
     Ok(RoleRun {
         target: target.display(),
         dialect: "ndjson".to_owned(),

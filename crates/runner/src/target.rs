@@ -11,8 +11,16 @@
 
 use std::{
     ffi::OsString,
+    fs::File,
     io::{self, Read, Write as _},
-    os::unix::process::{CommandExt, ExitStatusExt},
+    os::{
+        fd::AsFd,
+        unix::{
+            ffi::OsStrExt,
+            process::{CommandExt, ExitStatusExt},
+        },
+    },
+    path::{Path, PathBuf},
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
         Arc, Mutex,
@@ -60,6 +68,9 @@ pub enum Msg {
 /// Where the writer thread is told what to do.
 enum WriterCommand {
     Write(Vec<Write>),
+    /// Write the path to stdin, then the writes into the named pipe there
+    /// once the target has opened it (within the duration), then close it.
+    Stream(PathBuf, Vec<Write>, Duration),
     Close,
 }
 
@@ -85,6 +96,11 @@ pub struct Running {
 impl Running {
     /// Spawns `target` with piped stdio in a new process group.
     pub fn spawn(target: &Target) -> io::Result<Running> {
+        Running::spawn_with(target, &[])
+    }
+
+    /// [`Running::spawn`], with `env` added to the target's environment.
+    pub fn spawn_with(target: &Target, env: &[(&str, &str)]) -> io::Result<Running> {
         let (program, args) = target
             .argv
             .split_first()
@@ -93,6 +109,7 @@ impl Running {
         let mut child: Child = Command::new(program)
             .args(args)
             .env(crate::reap::MARK, &mark)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -177,6 +194,21 @@ impl Running {
         }
     }
 
+    /// Writes `path` and a newline to stdin, waits (at most `open_within`)
+    /// for the target to open the named pipe at `path`, writes `writes`
+    /// into it and closes it: one stream of the decoder role's
+    /// named-pipe sessions. [`Msg::Wrote`] or [`Msg::WriteFailed`] reports
+    /// the end.
+    pub fn write_stream(&mut self, path: &Path, writes: Vec<Write>, open_within: Duration) {
+        if let Some(w) = &self.writer
+            && w
+                .send(WriterCommand::Stream(path.to_owned(), writes, open_within))
+                .is_err()
+        {
+            self.writer = None;
+        }
+    }
+
     /// Closes the target's stdin once the queued writes are done.
     pub fn close_stdin(&mut self) {
         if let Some(w) = self.writer.take() {
@@ -240,31 +272,76 @@ impl Drop for Running {
 
 fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: SyncSender<Msg>) {
     for command in commands {
-        match command {
-            WriterCommand::Write(writes) => {
-                let mut result = Ok(());
-                for w in writes {
-                    if !w.pause.is_zero() {
-                        // A pause marks a boundary the plan wants the target
-                        // to see: the bytes before it must be read on their
-                        // own, not with the next write.
-                        drain(&stdin);
-                        thread::sleep(w.pause);
-                    }
-                    result = stdin.write_all(&w.bytes).and_then(|()| stdin.flush());
-                    if result.is_err() {
-                        break;
-                    }
-                }
-                let msg = match result {
-                    Ok(()) => Msg::Wrote,
-                    Err(e) => Msg::WriteFailed(e.to_string()),
-                };
-                if to_case.send(msg).is_err() {
-                    return;
-                }
+        let result = match command {
+            WriterCommand::Write(writes) => write_all(&mut stdin, writes),
+            WriterCommand::Stream(path, writes, open_within) => {
+                let mut line = path.as_os_str().as_bytes().to_vec();
+                line.push(b'\n');
+                stdin
+                    .write_all(&line)
+                    .and_then(|()| stdin.flush())
+                    .and_then(|()| open_pipe(&path, open_within))
+                    .and_then(|mut pipe| write_all(&mut pipe, writes))
             }
             WriterCommand::Close => return,
+        };
+        let msg = match result {
+            Ok(()) => Msg::Wrote,
+            Err(e) => Msg::WriteFailed(e.to_string()),
+        };
+        if to_case.send(msg).is_err() {
+            return;
+        }
+    }
+}
+
+/// Writes `writes` to `to`, pausing where they say; stops at the first
+/// failure.
+fn write_all(to: &mut (impl io::Write + AsFd), writes: Vec<Write>) -> io::Result<()> {
+    for w in writes {
+        if !w.pause.is_zero() {
+            // A pause marks a boundary the plan wants the target to see:
+            // the bytes before it must be read on their own, not with the
+            // next write.
+            drain(&*to);
+            thread::sleep(w.pause);
+        }
+        to.write_all(&w.bytes)?;
+        to.flush()?;
+    }
+    Ok(())
+}
+
+/// Opens the named pipe at `path` for writing once a reader has it open,
+/// waiting at most `within` (opening a pipe without a reader would block
+/// without a deadline, so it is opened non-blocking and retried).
+fn open_pipe(path: &Path, within: Duration) -> io::Result<File> {
+    use rustix::fs::{Mode, OFlags};
+    let until = Instant::now() + within;
+    loop {
+        match rustix::fs::open(
+            path,
+            OFlags::WRONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => {
+                // Blocking again: a full pipe makes the writer wait.
+                rustix::fs::fcntl_setfl(&fd, OFlags::empty())?;
+                return Ok(File::from(fd));
+            }
+            Err(rustix::io::Errno::NXIO) if Instant::now() < until => {
+                thread::sleep(Duration::from_micros(500));
+            }
+            Err(rustix::io::Errno::NXIO) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the target did not open the named pipe {} within {within:?}",
+                        path.display()
+                    ),
+                ));
+            }
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -274,12 +351,12 @@ fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case:
 /// start.
 pub const DRAIN_MAX: Duration = Duration::from_secs(2);
 
-/// Waits until the target has read everything written to `stdin` so far
+/// Waits until the target has read everything written to `pipe` so far
 /// (the pipe holds nothing unread), at most [`DRAIN_MAX`]: a target that
 /// does not read gets the next write anyway.
-fn drain(stdin: &ChildStdin) {
+fn drain(pipe: impl AsFd) {
     let until = Instant::now() + DRAIN_MAX;
-    while rustix::io::ioctl_fionread(stdin).is_ok_and(|n| n > 0) && Instant::now() < until {
+    while rustix::io::ioctl_fionread(&pipe).is_ok_and(|n| n > 0) && Instant::now() < until {
         thread::sleep(Duration::from_micros(200));
     }
 }

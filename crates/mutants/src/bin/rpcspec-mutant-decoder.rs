@@ -103,30 +103,23 @@ enum Bug {
 fn main() -> ExitCode {
     let name = std::env::args().nth(1).unwrap_or_default();
     let bug = match name.as_str() {
-        "reference" => {
-            let served = rpcspec::decoder::serve(io::stdin().lock(), io::stdout().lock());
-            return if served.is_ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            };
-        }
-        "chunk-as-record" => Bug::ChunkAsRecord,
-        "utf8-per-chunk" => Bug::Utf8PerChunk,
-        "leaks-cr" => Bug::LeaksCr,
-        "splits-u2028" => Bug::SplitsU2028,
-        "splits-on-cr" => Bug::SplitsOnCr,
-        "drops-tail" => Bug::DropsTail,
-        "complete-without-done" => Bug::CompleteWithoutDone,
-        "done-only-ends" => Bug::DoneOnlyEnds,
-        "skips-bad-lines" => Bug::SkipsBadLines,
-        "skips-non-json-lines" => Bug::SkipsNonJsonLines,
-        "counts-braces" => Bug::CountsBraces,
-        "rejects-cr" => Bug::RejectsCr,
-        "stops-at-blank-line" => Bug::StopsAtBlankLine,
-        "truncates-at-64k" => Bug::TruncatesAt64k,
-        "keeps-lone-surrogates" => Bug::KeepsLoneSurrogates,
-        "eof-mid-line-aborts" => Bug::EofMidLineAborts,
+        "reference" => None,
+        "chunk-as-record" => Some(Bug::ChunkAsRecord),
+        "utf8-per-chunk" => Some(Bug::Utf8PerChunk),
+        "leaks-cr" => Some(Bug::LeaksCr),
+        "splits-u2028" => Some(Bug::SplitsU2028),
+        "splits-on-cr" => Some(Bug::SplitsOnCr),
+        "drops-tail" => Some(Bug::DropsTail),
+        "complete-without-done" => Some(Bug::CompleteWithoutDone),
+        "done-only-ends" => Some(Bug::DoneOnlyEnds),
+        "skips-bad-lines" => Some(Bug::SkipsBadLines),
+        "skips-non-json-lines" => Some(Bug::SkipsNonJsonLines),
+        "counts-braces" => Some(Bug::CountsBraces),
+        "rejects-cr" => Some(Bug::RejectsCr),
+        "stops-at-blank-line" => Some(Bug::StopsAtBlankLine),
+        "truncates-at-64k" => Some(Bug::TruncatesAt64k),
+        "keeps-lone-surrogates" => Some(Bug::KeepsLoneSurrogates),
+        "eof-mid-line-aborts" => Some(Bug::EofMidLineAborts),
         _ => {
             eprintln!("usage: rpcspec-mutant-decoder NAME\n\nmutants:");
             for (n, bug) in MUTANTS {
@@ -135,7 +128,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match decode(bug, io::stdin().lock(), io::stdout().lock()) {
+    // Offered many streams over named pipes, the mutant takes them: its
+    // bug must show the same in one process as in one per stream.
+    let one = |input: &mut dyn Read, out: &mut dyn Write| match bug {
+        None => rpcspec::decoder::serve(input, out),
+        Some(bug) => decode(bug, input, out),
+    };
+    let (input, mut output) = (io::stdin().lock(), io::stdout().lock());
+    let served = if rpcspec::decoder::offered_pipes() {
+        rpcspec::decoder::serve_pipes(input, output, |mut pipe, out| one(&mut pipe, out))
+    } else {
+        one(&mut { input }, &mut output)
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(_) => ExitCode::FAILURE,
     }

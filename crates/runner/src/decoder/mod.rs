@@ -32,13 +32,15 @@ use toml::Spanned;
 mod grade;
 mod reference;
 mod run;
+mod session;
 #[cfg(test)]
 mod tests;
 
 pub use grade::is_terminal;
 use grade::*;
-pub use reference::serve;
-pub use run::run_case;
+pub use reference::{offered_pipes, serve, serve_pipes};
+pub use run::{PIPES_ENV, PIPES_HELLO, run_case};
+pub use session::{Session, run_case_in};
 #[cfg(test)]
 use run::*;
 

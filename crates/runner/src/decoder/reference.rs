@@ -38,6 +38,36 @@ pub fn serve(mut input: impl Read, output: impl Write) -> io::Result<()> {
     out.flush()
 }
 
+/// Whether this adapter was offered many streams over named pipes
+/// ([`PIPES_ENV`]).
+pub fn offered_pipes() -> bool {
+    std::env::var_os(PIPES_ENV.0).is_some_and(|v| v == PIPES_ENV.1)
+}
+
+/// The adapter's side of many streams in one process: writes
+/// [`PIPES_HELLO`], then for each line of `paths` (the path of a named
+/// pipe) opens it and runs `decode` on it, which writes the stream's
+/// records and end record to `out`; returns at the end of `paths`.
+pub fn serve_pipes<W: Write>(
+    mut paths: impl io::BufRead,
+    mut out: W,
+    mut decode: impl FnMut(std::fs::File, &mut W) -> io::Result<()>,
+) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    writeln!(out, "{PIPES_HELLO}")?;
+    out.flush()?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if paths.read_until(b'\n', &mut line)? == 0 {
+            return Ok(());
+        }
+        let path = std::ffi::OsStr::from_bytes(line.strip_suffix(b"\n").unwrap_or(&line));
+        decode(std::fs::File::open(path)?, &mut out)?;
+        out.flush()?;
+    }
+}
+
 /// The contract record for one framing event, appended to `out`.
 pub(super) fn record(event: Event<'_>, terminal: &mut bool, out: &mut Vec<u8>) {
     let said = match event {

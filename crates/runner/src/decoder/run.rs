@@ -7,44 +7,84 @@ pub(super) fn shown_bytes(bytes: &[u8]) -> Bytes {
     Bytes::head(bytes, SHOWN_BYTES)
 }
 
-/// How long each target took to start and exit on an empty stream.
-pub(super) static STARTUPS: std::sync::Mutex<Vec<(Target, Duration)>> =
+/// What was measured of each target once: how long it takes to start and
+/// exit on an empty stream, and whether it takes streams over named pipes.
+pub(super) static STARTUPS: std::sync::Mutex<Vec<(Target, Startup)>> =
     std::sync::Mutex::new(Vec::new());
 
-/// How long to wait before the first write of a rechunking plan, so the
-/// target is already blocked in `read` when the pieces arrive one by one:
-/// half as long again as the target takes to start and exit on an empty
-/// stream, measured once per target (a Rust binary a few milliseconds, a
-/// Python or Node adapter a few hundred). Without it, a split written
-/// while the target is still starting reaches it as a single read and
-/// tests nothing.
-pub(super) fn startup(target: &Target, timeout: Duration) -> Duration {
-    let mut known = STARTUPS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, d)) = known.iter().find(|(t, _)| t == target) {
-        return *d;
-    }
-    let limit = timeout.min(Duration::from_secs(2));
-    let measured = match Running::spawn(target) {
-        Ok(mut running) => {
-            running.close_stdin();
-            let until = Instant::now() + limit;
-            loop {
-                match running.next(until) {
-                    Some(Msg::Exited(_)) | None => break running.elapsed().min(limit),
-                    Some(_) => {}
-                }
-            }
-        }
-        Err(_) => Duration::ZERO,
-    };
-    let pause = (measured + measured / 2).max(SPLIT_PAUSE);
-    known.push((target.clone(), pause));
-    pause
+/// What [`startup`] measured of a target.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Startup {
+    /// How long to wait before the first write of a rechunking plan on a
+    /// new process.
+    pub(super) pause: Duration,
+    /// Whether the adapter answered [`PIPES_ENV`] with [`PIPES_HELLO`].
+    pub(super) pipes: bool,
 }
 
-/// Runs one case under one plan against a decoder: writes the stream,
-/// closes stdin, reads the adapter's output until it exits or the deadline
-/// passes, and grades it.
+/// The environment variable that offers an adapter many streams over
+/// named pipes (`spec-cases/decoder/README.md`, "Many streams in one
+/// process"), and its value.
+pub const PIPES_ENV: (&str, &str) = ("RPCSPEC_STREAMS", "pipes");
+
+/// The first line of an adapter that takes the offer.
+pub const PIPES_HELLO: &str = r#"{"streams": "pipes"}"#;
+
+/// Whether `line` (without its newline) is [`PIPES_HELLO`], as JSON.
+pub(super) fn is_hello(line: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(line).is_ok_and(|v| v == serde_json::json!({"streams": "pipes"}))
+}
+
+/// The target's [`Startup`], measured once per target on a process given
+/// an empty stream (and the [`PIPES_ENV`] offer): the pause is half as
+/// long again as it took to start and exit (a Rust binary a few
+/// milliseconds, a Python or Node adapter a few hundred), so the target is
+/// already blocked in `read` when the pieces arrive one by one. Without it,
+/// a split written while the target is still starting reaches it as a
+/// single read and tests nothing.
+pub(super) fn startup(target: &Target, timeout: Duration) -> Startup {
+    let mut known = STARTUPS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, s)) = known.iter().find(|(t, _)| t == target) {
+        return *s;
+    }
+    let limit = timeout.min(Duration::from_secs(2));
+    let (mut measured, mut first_line) = (Duration::ZERO, Vec::new());
+    if let Ok(mut running) = Running::spawn_with(target, &[PIPES_ENV]) {
+        running.close_stdin();
+        let until = Instant::now() + limit;
+        let (mut exited, mut closed) = (false, false);
+        // Its exit and the end of its stdout come in either order.
+        while !(exited && closed) {
+            match running.next(until) {
+                None => break,
+                Some(Msg::Exited(_)) => {
+                    exited = true;
+                    measured = running.elapsed();
+                }
+                Some(Msg::StdoutClosed) => closed = true,
+                // The first line is all that is looked at (and bounded).
+                Some(Msg::Stdout(bytes)) if first_line.len() < 4096 => {
+                    first_line.extend_from_slice(&bytes)
+                }
+                Some(_) => {}
+            }
+        }
+        if !exited {
+            measured = limit;
+        }
+    }
+    let first = first_line.split(|&b| b == b'\n').next().unwrap_or_default();
+    let found = Startup {
+        pause: (measured + measured / 2).max(SPLIT_PAUSE),
+        pipes: first_line.contains(&b'\n') && is_hello(first.strip_suffix(b"\r").unwrap_or(first)),
+    };
+    known.push((target.clone(), found));
+    found
+}
+
+/// Runs one case under one plan against a decoder on a process of its
+/// own: writes the stream, closes stdin, reads the adapter's output until
+/// it exits or the deadline passes, and grades it.
 pub fn run_case(
     case: &DecoderCase,
     plan: &DecoderPlan,
@@ -53,13 +93,7 @@ pub fn run_case(
     budget: &Budget,
 ) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult::new(
-        case.id.clone(),
-        plan.name(),
-        case.title.clone(),
-        case.section.clone(),
-    );
-    let note = Evidence::note;
+    let mut result = new_result(case, plan);
     let mut running = match Drive::spawn(target, budget) {
         Ok(r) => r,
         Err(e) => {
@@ -77,36 +111,88 @@ pub fn run_case(
         && !matches!(plan.kind(), "whole" | "split")
         && let Some(first) = writes.first_mut()
     {
-        first.pause = startup(target, timeout);
+        first.pause = startup(target, timeout).pause;
     }
+    let deadline = sent(&mut result, &writes, timeout);
+    let written = writes.is_empty();
+    if !written {
+        running.write(writes);
+    }
+    running.close_stdin();
+    let watched = watch(&mut running, &mut result, case, deadline, timeout, written, false);
+    grade_watched(case, &mut result, watched, &running);
+    result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
+    drop(running);
+    conclude(case, result, budget, started)
+}
+
+/// A result for `case` under `plan`, with nothing in it yet.
+pub(super) fn new_result(case: &DecoderCase, plan: &DecoderPlan) -> CaseResult {
+    CaseResult::new(
+        case.id.clone(),
+        plan.name(),
+        case.title.clone(),
+        case.section.clone(),
+    )
+}
+
+/// Records `writes` as sent, and returns the deadline until the writes are
+/// reported done: the timeout runs from when the last write is done (or
+/// due, if the writes never report), since the pauses, and the writer's
+/// waits for a slow-starting target to read a split's first piece, are the
+/// runner's, not the target's.
+pub(super) fn sent(result: &mut CaseResult, writes: &[PlanWrite], timeout: Duration) -> Instant {
     let mut at = Duration::ZERO;
-    for w in &writes {
+    for w in writes {
         at += w.pause;
         result.sent.push(Sent {
             at_ms: at.as_millis() as u64,
             bytes: shown_bytes(&w.bytes),
         });
     }
-    // The timeout runs from when the last write is done (or due, if the
-    // writes never report): the pauses, and the writer's waits for a
-    // slow-starting target to read a split's first piece, are the
-    // runner's, not the target's.
     let drains = writes.iter().filter(|w| !w.pause.is_zero()).count() as u32;
-    let mut deadline = Instant::now() + at + timeout + crate::target::DRAIN_MAX * drains;
-    let mut written = writes.is_empty();
-    if !written {
-        running.write(writes);
-    }
-    running.close_stdin();
+    Instant::now() + at + timeout + crate::target::DRAIN_MAX * drains
+}
 
-    let slots = expected(&case.stream);
+/// What came of one stream: the adapter's output read, and how the
+/// process and the writes ended.
+pub(super) struct Watched {
+    pub(super) out: Output,
+    pub(super) exit: Option<std::process::ExitStatus>,
+    pub(super) stdout_closed: bool,
+    pub(super) timed_out: bool,
+    /// The writes were reported done (or failed).
+    pub(super) written: bool,
+    pub(super) write_failed: bool,
+    pub(super) flooded: bool,
+}
+
+/// Reads the adapter's output for one stream of `case` until it has
+/// closed stdout and exited or, with `until_end` (a process that takes
+/// stream after stream), until it wrote its end record after the stream
+/// was written; at most until `deadline`, which is moved to `timeout`
+/// after the writes are reported done. On the deadline the process is
+/// killed and what it left is collected for [`KILL_GRACE`].
+pub(super) fn watch(
+    running: &mut Drive,
+    result: &mut CaseResult,
+    case: &DecoderCase,
+    mut deadline: Instant,
+    timeout: Duration,
+    mut written: bool,
+    until_end: bool,
+) -> Watched {
+    let slots = expected(&case.stream).len();
     let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
-    let mut out = Output::new(4 * slots.len() + 64);
+    let mut out = Output::new(4 * slots + 64);
     let (mut stdout_closed, mut exit) = (false, None);
-    let mut timed_out = false;
+    let (mut timed_out, mut write_failed, mut flooded) = (false, false, false);
     let mut grace: Option<Instant> = None;
+    let started = Instant::now();
     loop {
-        if stdout_closed && exit.is_some() {
+        if stdout_closed && exit.is_some()
+            || until_end && written && grace.is_none() && out.records.end.is_some()
+        {
             break;
         }
         let until = grace.unwrap_or(deadline);
@@ -118,6 +204,8 @@ pub fn run_case(
             timed_out = true;
             let what = if !written {
                 "read the whole stream".to_owned()
+            } else if until_end {
+                "written its end record (the stream was written and its pipe closed)".to_owned()
             } else {
                 format!(
                     "{} (the stream was written and its stdin closed)",
@@ -128,7 +216,7 @@ pub fn run_case(
                     }
                 )
             };
-            result.evidence.push(note(
+            result.evidence.push(Evidence::note(
                 Verdict::Timeout,
                 format!(
                     "the decoder had not {what} {timeout:?} after the last write was due; killed"
@@ -140,14 +228,21 @@ pub fn run_case(
         };
         if let Some(flood) = running.take_flood() {
             result.evidence.push(flood);
+            flooded = true;
             grace = Some(Instant::now() + KILL_GRACE);
         }
-        let elapsed = running.elapsed();
+        // Times in the report run from the start of this stream.
+        let elapsed = if until_end {
+            started.elapsed()
+        } else {
+            running.elapsed()
+        };
         match msg {
             Msg::Stdout(bytes) => framer.push(&bytes, |e| out.event(e, elapsed)),
             Msg::StdoutClosed => stdout_closed = true,
             Msg::Exited(status) => exit = Some(status),
             Msg::Wrote | Msg::WriteFailed(_) => {
+                write_failed |= matches!(msg, Msg::WriteFailed(_));
                 written = true;
                 if grace.is_none() {
                     deadline = Instant::now() + timeout;
@@ -157,14 +252,32 @@ pub fn run_case(
     }
     let elapsed = running.elapsed();
     framer.finish(|e| out.event(e, elapsed));
-    let (records, received, findings) = out.finish();
+    Watched {
+        out,
+        exit,
+        stdout_closed,
+        timed_out,
+        written,
+        write_failed,
+        flooded,
+    }
+}
+
+/// Grades what [`watch`] saw into `result`.
+pub(super) fn grade_watched(
+    case: &DecoderCase,
+    result: &mut CaseResult,
+    watched: Watched,
+    running: &Drive,
+) {
+    let slots = expected(&case.stream);
+    let (records, received, findings) = watched.out.finish();
     result.received = received;
     result.evidence.extend(findings);
-
-    if let Some(status) = exit {
+    if let Some(status) = watched.exit {
         result.exit = Some(describe_exit(status));
         if !status.success() && !running.killed() && records.end.is_none() {
-            result.evidence.push(note(
+            result.evidence.push(Evidence::note(
                 Verdict::Crash,
                 format!(
                     "the decoder ended ({}) without writing its end record",
@@ -173,12 +286,18 @@ pub fn run_case(
             ));
         }
     }
-    if !timed_out || records.before_count > 0 || records.end.is_some() {
+    if !watched.timed_out || records.before_count > 0 || records.end.is_some() {
         result.evidence.extend(grade(&slots, &records));
     }
-    result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
-    drop(running);
+}
 
+/// The result's verdict, under the case's level and the budget.
+pub(super) fn conclude(
+    case: &DecoderCase,
+    mut result: CaseResult,
+    budget: &Budget,
+    started: Instant,
+) -> CaseResult {
     cap_by_level(case.level, &mut result.evidence);
     result.settle();
     result.fit(budget);
