@@ -197,8 +197,15 @@ fn the_reference_passes_every_case_under_every_plan() {
     let results = run("reference", false);
     assert!(results.len() > 500, "{} (case, plan) pairs", results.len());
     // Every stream went to a shared adapter: none saw its process exit.
-    let own: Vec<_> = results.iter().filter(|r| r.exit.is_some()).map(|r| (&r.id, &r.plan)).collect();
-    assert!(own.is_empty(), "streams run on a process of their own: {own:?}");
+    let own: Vec<_> = results
+        .iter()
+        .filter(|r| r.exit.is_some())
+        .map(|r| (&r.id, &r.plan))
+        .collect();
+    assert!(
+        own.is_empty(),
+        "streams run on a process of their own: {own:?}"
+    );
     let bad: Vec<String> = results
         .iter()
         .filter(|r| r.verdict != Verdict::Pass)

@@ -15,12 +15,15 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 
 use rpcspec_framer::read::read_chunk;
-use rpcspec_framer::syntax::{self, Syntax, SyntaxError};
+use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Framer, Mode, ProblemKind};
 use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Rule, Session, classify, rules};
 use serde::Serialize;
 
-use crate::report::RuleRef;
+use crate::{
+    gather::{Gather, This},
+    report::RuleRef,
+};
 
 /// One thing wrong in the stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -85,12 +88,6 @@ pub struct Summary {
     pub multi_line_values: u64,
 }
 
-/// A pretty-printed value spans at most this many lines before its lines are
-/// judged one by one, and (with a dialect) at most this many bytes are kept
-/// to classify it.
-const GATHER_LINES: u64 = 100_000;
-const GATHER_BYTES: usize = 16 << 20;
-
 /// Checks everything `input` yields, passing findings to `sink` as they are
 /// found. A read error, or an error from the sink (a closed stdout, say),
 /// ends the check.
@@ -110,7 +107,7 @@ pub fn check(
             .dialect
             .clone()
             .map(|d| Session::new(d).window(opts.window)),
-        gather: None,
+        gather: Gather::new(),
         counts: HashMap::new(),
         order: Vec::new(),
         summary: Summary::default(),
@@ -144,29 +141,18 @@ pub fn check(
     Ok(summary)
 }
 
-/// Lines held back while they might be one pretty-printed value.
-struct Gather {
-    syntax: Syntax,
-    first: (u64, u64),
-    /// The lines so far, each with its own verdict as a line and, with a
-    /// dialect, its text (to classify the value, or to judge the line alone
-    /// if the value fails).
-    held: Vec<Held>,
-    /// The bytes of the held texts.
-    bytes: usize,
-}
-
+/// A line held while it may be part of a pretty-printed value
+/// (`gather.rs`), with its verdict as a line of its own.
 struct Held {
     number: u64,
     offset: u64,
     alone: Result<(), SyntaxError>,
-    text: Option<Box<str>>,
 }
 
 struct Checker<'o, F> {
     opts: &'o Options,
     session: Option<Session>,
-    gather: Option<Gather>,
+    gather: Gather<Held>,
     counts: HashMap<&'static str, u64>,
     order: Vec<&'static str>,
     summary: Summary,
@@ -193,27 +179,31 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 if !matches!(p.kind, ProblemKind::Bom) {
                     self.summary.lines += 1;
                 }
-                if let Some(g) = &mut self.gather {
+                if self.gather.holding() {
                     match p.kind {
                         // Whitespace inside the value: keep gathering.
                         ProblemKind::Blank => {}
                         // The last line of a pretty-printed file often lacks
                         // its newline: it may still close the value.
                         ProblemKind::Truncated => {
-                            let closes = std::str::from_utf8(&p.bytes).ok().filter(|tail| {
-                                g.syntax.feed(b"\n").is_ok()
-                                    && g.syntax.feed(tail.as_bytes()).is_ok()
-                                    && g.syntax.is_complete()
-                            });
-                            match closes {
-                                Some(tail) => {
-                                    let tail = tail.to_owned();
-                                    self.close_gather(p.number, &tail);
-                                }
-                                None => self.flush_gather(),
+                            let held = Held {
+                                number: p.number,
+                                offset: p.offset,
+                                alone: Ok(()),
+                            };
+                            let closed = match std::str::from_utf8(&p.bytes) {
+                                Ok(tail) => self.gather.close(held, tail),
+                                Err(_) => Err(self.gather.finish()),
+                            };
+                            match closed {
+                                Ok((lines, text)) => self.joined(lines, text),
+                                Err(held) => self.judge_held(held),
                             }
                         }
-                        _ => self.flush_gather(),
+                        _ => {
+                            let held = self.gather.finish();
+                            self.judge_held(held);
+                        }
                     }
                 }
                 let id = RuleRef::framing_id(p.kind);
@@ -230,35 +220,9 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         }
     }
 
-    /// One line, judged as JSON (and held back if it may open a
+    /// One line, judged as JSON (and held back if it may be part of a
     /// pretty-printed value).
     fn line(&mut self, number: u64, offset: u64, text: &str) {
-        if let Some(g) = &mut self.gather {
-            let kept = if self.session.is_some() {
-                text.len()
-            } else {
-                0
-            };
-            let full = g.held.len() as u64 >= GATHER_LINES || g.bytes + kept > GATHER_BYTES;
-            if !full && g.syntax.feed(b"\n").is_ok() && g.syntax.feed(text.as_bytes()).is_ok() {
-                if g.syntax.is_complete() {
-                    self.close_gather(number, text);
-                    return;
-                }
-                let alone = syntax::check(text.as_bytes());
-                g.bytes += kept;
-                g.held.push(Held {
-                    number,
-                    offset,
-                    text: self.session.is_some().then(|| text.into()),
-                    alone,
-                });
-                return;
-            }
-            // Not one value after all: every line held is judged alone, and
-            // so is this one.
-            self.flush_gather();
-        }
         // With a dialect the matcher parses the line anyway; the syntax
         // checker runs only on what it rejects, for the exact reason (and
         // because it has no depth limit).
@@ -267,24 +231,17 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             Some(c) if !c.breaks(rules::JSON_PARSE.id) => Ok(()),
             _ => syntax::check(text.as_bytes()),
         };
-        match alone {
-            Err(e) if e.is_incomplete() && opens_container(text) => {
-                let mut s = Syntax::new();
-                let _ = s.feed(text.as_bytes());
-                let held = Held {
-                    number,
-                    offset,
-                    alone: Err(e),
-                    text: self.session.is_some().then(|| text.into()),
-                };
-                self.gather = Some(Gather {
-                    syntax: s,
-                    first: (number, offset),
-                    bytes: held.text.as_ref().map_or(0, |t| t.len()),
-                    held: vec![held],
-                });
-            }
-            alone => self.judged(number, offset, text, alone, classified),
+        let held = Held {
+            number,
+            offset,
+            alone: alone.clone(),
+        };
+        let offered = self.gather.offer(held, text, alone.is_ok());
+        self.judge_held(offered.released);
+        match offered.this {
+            This::Alone(_) => self.judged(number, offset, text, alone, classified),
+            This::Held => {}
+            This::Joined(lines, text) => self.joined(lines, text),
         }
     }
 
@@ -311,46 +268,40 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         self.feed(number, offset, text, classified);
     }
 
-    /// The gathered lines plus `last` are one value.
-    fn close_gather(&mut self, number: u64, last: &str) {
-        let g = self.gather.take().expect("gathering");
+    /// Lines that are one value: one finding, and the value.
+    fn joined(&mut self, lines: Vec<Held>, text: String) {
         self.summary.multi_line_values += 1;
-        let (first, offset) = g.first;
+        let (first, offset, last) = (
+            lines[0].number,
+            lines[0].offset,
+            lines[lines.len() - 1].number,
+        );
         if self.count("framing.multi-line") {
             let finding = Finding {
                 line: first,
                 offset,
                 rule: RuleRef::multi_line(),
                 message: format!(
-                    "lines {first}–{number} are one JSON value spread over {} lines (pretty-printed?); \
+                    "lines {first}–{last} are one JSON value spread over {} lines (pretty-printed?); \
                      NDJSON needs each value on one line",
-                    number - first + 1
+                    last - first + 1
                 ),
             };
             self.emit(&finding);
         }
-        if self.session.is_some() {
-            let mut text = String::with_capacity(g.bytes + g.held.len() + last.len());
-            for h in &g.held {
-                text.push_str(h.text.as_deref().unwrap_or(""));
-                text.push('\n');
-            }
-            text.push_str(last);
-            self.feed(first, offset, &text, None);
-        }
+        self.feed(first, offset, &text, None);
     }
 
-    /// The gathered lines are not one value: judge each alone.
-    fn flush_gather(&mut self) {
-        let Some(g) = self.gather.take() else { return };
-        for h in g.held {
-            let text = h.text.as_deref().unwrap_or("");
-            self.judged(h.number, h.offset, text, h.alone, None);
+    /// Held lines that are not one value: each is judged alone.
+    fn judge_held(&mut self, held: Vec<(Held, String)>) {
+        for (h, text) in held {
+            self.judged(h.number, h.offset, &text, h.alone, None);
         }
     }
 
     fn end(&mut self) {
-        self.flush_gather();
+        let held = self.gather.finish();
+        self.judge_held(held);
         if let Some(session) = self.session.as_mut() {
             let findings = session.close();
             for f in findings {
@@ -430,14 +381,4 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             self.failed = Some(e);
         }
     }
-}
-
-/// Whether the first thing on the line opens an object or an array.
-fn opens_container(text: &str) -> bool {
-    matches!(
-        text.trim_start_matches([' ', '\t', '\r'])
-            .as_bytes()
-            .first(),
-        Some(b'{' | b'[')
-    )
 }

@@ -21,6 +21,7 @@ pub mod drive;
 pub mod exec;
 pub mod exit;
 pub mod fuzz;
+pub mod gather;
 pub mod http;
 pub mod matrix;
 pub mod pattern;

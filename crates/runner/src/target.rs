@@ -201,8 +201,7 @@ impl Running {
     /// the end.
     pub fn write_stream(&mut self, path: &Path, writes: Vec<Write>, open_within: Duration) {
         if let Some(w) = &self.writer
-            && w
-                .send(WriterCommand::Stream(path.to_owned(), writes, open_within))
+            && w.send(WriterCommand::Stream(path.to_owned(), writes, open_within))
                 .is_err()
         {
             self.writer = None;

@@ -39,10 +39,10 @@ mod tests;
 pub use grade::is_terminal;
 use grade::*;
 pub use reference::{offered_pipes, serve, serve_pipes};
-pub use run::{PIPES_ENV, PIPES_HELLO, run_case};
-pub use session::{Session, run_case_in};
 #[cfg(test)]
 use run::*;
+pub use run::{PIPES_ENV, PIPES_HELLO, run_case};
+pub use session::{Session, run_case_in};
 
 use crate::{
     budget::Budget,

@@ -32,7 +32,8 @@ pub const PIPES_HELLO: &str = r#"{"streams": "pipes"}"#;
 
 /// Whether `line` (without its newline) is [`PIPES_HELLO`], as JSON.
 pub(super) fn is_hello(line: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(line).is_ok_and(|v| v == serde_json::json!({"streams": "pipes"}))
+    serde_json::from_slice::<Value>(line)
+        .is_ok_and(|v| v == serde_json::json!({"streams": "pipes"}))
 }
 
 /// The target's [`Startup`], measured once per target on a process given
@@ -119,7 +120,15 @@ pub fn run_case(
         running.write(writes);
     }
     running.close_stdin();
-    let watched = watch(&mut running, &mut result, case, deadline, timeout, written, false);
+    let watched = watch(
+        &mut running,
+        &mut result,
+        case,
+        deadline,
+        timeout,
+        written,
+        false,
+    );
     grade_watched(case, &mut result, watched, &running);
     result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
     drop(running);

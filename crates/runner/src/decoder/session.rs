@@ -112,7 +112,11 @@ impl PipeDir {
     fn pipe(&mut self) -> io::Result<PathBuf> {
         self.made += 1;
         let path = self.path.join(format!("stream-{}", self.made));
-        rustix::fs::mkfifoat(rustix::fs::CWD, &path, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR)?;
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        )?;
         Ok(path)
     }
 }

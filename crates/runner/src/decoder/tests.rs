@@ -408,8 +408,19 @@ fn a_shared_adapter_decodes_stream_after_stream() {
     let target = pipes_adapter(DONE, DONE);
     let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
-    for plan in [DecoderPlan::Whole, DecoderPlan::Bytewise, DecoderPlan::Split(5)] {
-        let r = run_case_in(&mut session, &case, &plan, &target, Duration::from_secs(5), &Budget::DEFAULT);
+    for plan in [
+        DecoderPlan::Whole,
+        DecoderPlan::Bytewise,
+        DecoderPlan::Split(5),
+    ] {
+        let r = run_case_in(
+            &mut session,
+            &case,
+            &plan,
+            &target,
+            Duration::from_secs(5),
+            &Budget::DEFAULT,
+        );
         assert_eq!(r.verdict, Verdict::Pass, "{plan:?}: {:?}", r.evidence);
         // On the shared process: it did not exit.
         assert_eq!(r.exit, None, "{plan:?}");
@@ -422,12 +433,21 @@ fn a_stream_that_fails_on_a_shared_adapter_is_run_again_on_its_own() {
     let target = pipes_adapter(r#"'{"value":1}' '{"end":"complete"}'"#, DONE);
     let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
-    let r = run_case_in(&mut session, &case, &DecoderPlan::Whole, &target, Duration::from_secs(5), &Budget::DEFAULT);
+    let r = run_case_in(
+        &mut session,
+        &case,
+        &DecoderPlan::Whole,
+        &target,
+        Duration::from_secs(5),
+        &Budget::DEFAULT,
+    );
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.evidence);
     assert!(r.exit.is_some());
     assert!(
-        r.evidence.iter().any(|e| e.message.contains("this stream was FAIL")
-            && e.message.contains("it is PASS, which is the verdict")),
+        r.evidence
+            .iter()
+            .any(|e| e.message.contains("this stream was FAIL")
+                && e.message.contains("it is PASS, which is the verdict")),
         "{:?}",
         r.evidence
     );
@@ -444,27 +464,60 @@ fn an_adapter_that_never_opens_its_pipe_is_given_up_after_two_streams() {
     let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
     for _ in 0..2 {
-        let r = run_case_in(&mut session, &case, &DecoderPlan::Whole, &target, Duration::from_millis(300), &Budget::DEFAULT);
+        let r = run_case_in(
+            &mut session,
+            &case,
+            &DecoderPlan::Whole,
+            &target,
+            Duration::from_millis(300),
+            &Budget::DEFAULT,
+        );
         assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.evidence);
-        assert!(r.evidence.iter().any(|e| e.message.contains("this stream was TIMEOUT")), "{:?}", r.evidence);
+        assert!(
+            r.evidence
+                .iter()
+                .any(|e| e.message.contains("this stream was TIMEOUT")),
+            "{:?}",
+            r.evidence
+        );
     }
     assert!(!session.sharing());
     // The third goes straight to a process of its own.
     let started = Instant::now();
-    let r = run_case_in(&mut session, &case, &DecoderPlan::Whole, &target, Duration::from_millis(300), &Budget::DEFAULT);
-    assert_eq!((r.verdict, r.evidence.len()), (Verdict::Pass, 0), "{:?}", r.evidence);
+    let r = run_case_in(
+        &mut session,
+        &case,
+        &DecoderPlan::Whole,
+        &target,
+        Duration::from_millis(300),
+        &Budget::DEFAULT,
+    );
+    assert_eq!(
+        (r.verdict, r.evidence.len()),
+        (Verdict::Pass, 0),
+        "{:?}",
+        r.evidence
+    );
     assert!(started.elapsed() < Duration::from_millis(300));
 }
 
 #[test]
 fn an_adapter_without_the_hello_runs_a_process_per_stream() {
     let target = pipes_adapter(DONE, DONE);
-    let plain = sh(r#"cat >/dev/null; echo '{"value":{"type":"done"}}'; echo '{"end":"complete"}'"#);
+    let plain =
+        sh(r#"cat >/dev/null; echo '{"value":{"type":"done"}}'; echo '{"end":"complete"}'"#);
     assert!(startup(&target, Duration::from_secs(5)).pipes);
     assert!(!startup(&plain, Duration::from_secs(5)).pipes);
     let mut session = Session::new(false);
     let case = case_of(b"{\"type\":\"done\"}\n");
-    let r = run_case_in(&mut session, &case, &DecoderPlan::Whole, &plain, Duration::from_secs(5), &Budget::DEFAULT);
+    let r = run_case_in(
+        &mut session,
+        &case,
+        &DecoderPlan::Whole,
+        &plain,
+        Duration::from_secs(5),
+        &Budget::DEFAULT,
+    );
     assert_eq!(r.verdict, Verdict::Pass);
     assert!(r.exit.is_some());
 }

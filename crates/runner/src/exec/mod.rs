@@ -44,6 +44,7 @@ use crate::{
     budget::Budget,
     cases::{Case, Expect, Grade, Preamble, Step},
     drive::Drive,
+    gather::{Gather, This},
     pattern::{Match, Pattern},
     plan::{Plan, Write},
     probe::{self, Probe, Slot},

@@ -23,15 +23,15 @@ impl Run<'_> {
         match event {
             Event::Line(line) => {
                 let text = line.as_str().expect("the framer checks UTF-8").to_owned();
-                // A scalar on its own line may be part of a pretty-printed
-                // message (`5` inside an array); an object or array line is
-                // a message of its own.
-                let starts_message = text.trim_start().starts_with(['{', '[']);
-                if is_json(&text) && (self.held.is_empty() || starts_message) {
-                    self.release_held();
+                let alone = is_json(&text);
+                let offered = self.gather.offer(received, &text, alone);
+                for (received, text) in offered.released {
                     self.message(received, text);
-                } else {
-                    self.hold(received, text);
+                }
+                match offered.this {
+                    This::Alone(received) => self.message(received, text),
+                    This::Held => {}
+                    This::Joined(lines, joined) => self.joined(lines, joined),
                 }
             }
             Event::Problem(problem) => {
@@ -64,51 +64,31 @@ impl Run<'_> {
         }
     }
 
-    /// A line that is not JSON on its own is held back: with the lines
-    /// after it, it may be one pretty-printed message. Recognising that
-    /// gives a precise finding (and lets the barrier be seen) instead of a
-    /// timeout.
-    pub(super) fn hold(&mut self, received: Received, text: String) {
-        self.held.push((received, text));
-        if self.held.len() > 1 {
-            let joined = self
-                .held
-                .iter()
-                .map(|(_, t)| t.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
-            if is_json(&joined) {
-                let held = std::mem::take(&mut self.held);
-                let (first, last) = (&held[0].0, &held[held.len() - 1].0);
-                self.evidence.push(Evidence {
-                    rule: Some(RuleRef::multi_line()),
-                    ..Evidence::note(
-                        Verdict::Fail,
-                        format!(
-                            "stdout lines {}-{} are one JSON message spread over {} lines (pretty-printed)",
-                            first.line,
-                            last.line,
-                            held.len()
-                        ),
-                    )
-                });
-                let received = Received {
-                    bytes: Bytes::new(joined.as_bytes()),
-                    ..first.clone()
-                };
-                self.message(received, joined);
-                return;
-            }
-        }
-        if self.held.len() > MAX_HELD {
-            let (received, text) = self.held.remove(0);
-            self.message(received, text);
-        }
+    /// Lines that are one pretty-printed message: a FAIL, and the message.
+    pub(super) fn joined(&mut self, lines: Vec<Received>, joined: String) {
+        let (first, last) = (&lines[0], &lines[lines.len() - 1]);
+        self.evidence.push(Evidence {
+            rule: Some(RuleRef::multi_line()),
+            ..Evidence::note(
+                Verdict::Fail,
+                format!(
+                    "stdout lines {}-{} are one JSON message spread over {} lines (pretty-printed)",
+                    first.line,
+                    last.line,
+                    lines.len()
+                ),
+            )
+        });
+        let received = Received {
+            bytes: Bytes::head(joined.as_bytes(), self.opts.budget.kept_bytes()),
+            ..first.clone()
+        };
+        self.message(received, joined);
     }
 
     /// Held lines that never became a message are what they are: not JSON.
     pub(super) fn release_held(&mut self) {
-        for (received, text) in std::mem::take(&mut self.held) {
+        for (received, text) in self.gather.finish() {
             self.message(received, text);
         }
     }

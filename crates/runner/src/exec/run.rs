@@ -54,8 +54,8 @@ pub(super) struct Run<'o> {
     pub(super) framing_seen: std::collections::BTreeMap<String, (usize, Verdict)>,
     /// Send nothing more: the target timed out, crashed or flooded.
     pub(super) stopped: bool,
-    /// Lines that are not JSON on their own, held back (see `hold`).
-    pub(super) held: Vec<(Received, String)>,
+    /// Lines that may be one pretty-printed message (`gather.rs`).
+    pub(super) gather: Gather<Received>,
     /// The longest a barrier took to be answered (from its queueing).
     pub(super) barrier_rtt: Duration,
     /// How many of the case's steps are a preamble's (they come first).
@@ -96,9 +96,6 @@ pub(super) const MAX_SHOWN: usize = 20;
 /// recorded for the next case on its process: an MCP initialize reply is
 /// a few KiB.
 pub(super) const MAX_RECORDED: usize = 1 << 20;
-
-/// Most lines held back as a possible pretty-printed message.
-pub(super) const MAX_HELD: usize = 64;
 
 pub(super) fn is_json(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
@@ -177,7 +174,7 @@ impl<'o> Run<'o> {
             flooded: false,
             framing_seen: Default::default(),
             stopped: false,
-            held: Vec::new(),
+            gather: Gather::new(),
             barrier_rtt: Duration::ZERO,
             preamble,
             first_step: 0,
@@ -229,7 +226,7 @@ impl<'o> Run<'o> {
             && !self.stdout_closed
             && !self.running.stdin_closed()
             && !self.running.killed()
-            && self.held.is_empty()
+            && !self.gather.holding()
             && self.server.at_boundary()
             && self.client.at_boundary()
             && self.prologue.is_some()

@@ -13,16 +13,12 @@ use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
     drive::{Drive, EXIT_GRACE, Meter},
+    gather::{Gather, This},
     http::{self, BodyEnd, BodyFraming, Url},
     plan::Write,
     report::{Bytes, Received, Sent},
     target::{Msg, Running, describe_exit},
 };
-
-/// Longest run of lines tried as one pretty-printed record, in lines and
-/// in bytes: each new line re-parses the run.
-const MAX_PENDING: usize = 1024;
-const MAX_PENDING_BYTES: usize = 1 << 20;
 
 /// Most lines kept for a report, and most bytes of them: beyond, lines
 /// are counted, graded, and left out.
@@ -129,9 +125,9 @@ pub struct Observation {
 /// Frames a stream as it arrives and turns its lines into records.
 struct Collector {
     framer: Framer,
-    /// Lines that are not JSON alone but may start a pretty-printed value:
-    /// (line, offset, text).
-    pending: Vec<(u64, u64, String)>,
+    /// Lines that may be one pretty-printed value (`gather.rs`), with
+    /// their line number and offset.
+    gather: Gather<(u64, u64)>,
     obs: Observation,
     type_field: String,
     end_types: Vec<String>,
@@ -146,7 +142,7 @@ impl Collector {
             .bom(Bom::Report);
         Collector {
             framer: Framer::new(config),
-            pending: Vec::new(),
+            gather: Gather::new(),
             obs: Observation::default(),
             type_field: profile.type_field.clone(),
             end_types: profile.end.clone(),
@@ -217,7 +213,7 @@ impl Collector {
                     // counts as one (the terminator is its own check).
                     ProblemKind::Truncated => {
                         let text = String::from_utf8_lossy(&p.bytes).into_owned();
-                        if serde_json::from_str::<Value>(&text).is_ok() && self.pending.is_empty() {
+                        if serde_json::from_str::<Value>(&text).is_ok() && !self.gather.holding() {
                             self.line(p.number, p.offset, text, at_ms);
                         } else {
                             self.flush_pending();
@@ -236,44 +232,30 @@ impl Collector {
     }
 
     fn line(&mut self, number: u64, offset: u64, text: String, at_ms: u64) {
-        if !self.pending.is_empty() {
-            let mut joined: String = self
-                .pending
-                .iter()
-                .map(|(_, _, t)| t.as_str())
-                .collect::<Vec<_>>()
-                .join("\n");
-            joined.push('\n');
-            joined.push_str(&text);
-            match serde_json::from_str::<Value>(&joined) {
-                Ok(value) => {
-                    let (first, first_offset, _) = self.pending[0];
-                    self.pending.clear();
-                    self.record(first, first_offset, joined, value, Some(number), at_ms);
-                    return;
+        let value = serde_json::from_str::<Value>(&text).ok();
+        let offered = self.gather.offer((number, offset), &text, value.is_some());
+        let released = offered.released.into_iter();
+        self.obs
+            .non_json
+            .extend(released.map(|((n, o), t)| (n, o, t)));
+        match (offered.this, value) {
+            (This::Alone((n, o)), Some(value)) => self.record(n, o, text, value, None, at_ms),
+            (This::Alone((n, o)), None) => self.obs.non_json.push((n, o, text)),
+            (This::Held, _) => {}
+            (This::Joined(lines, joined), _) => {
+                let ((first, offset), (last, _)) = (lines[0], lines[lines.len() - 1]);
+                match serde_json::from_str::<Value>(&joined) {
+                    Ok(value) => self.record(first, offset, joined, value, Some(last), at_ms),
+                    // Deeper than serde_json's limit, say: not a record.
+                    Err(_) => self.obs.non_json.push((first, offset, joined)),
                 }
-                Err(e)
-                    if e.is_eof()
-                        && self.pending.len() < MAX_PENDING
-                        && joined.len() < MAX_PENDING_BYTES =>
-                {
-                    self.pending.push((number, offset, text));
-                    return;
-                }
-                Err(_) => self.flush_pending(),
             }
-        }
-        match serde_json::from_str::<Value>(&text) {
-            Ok(value) => self.record(number, offset, text, value, None, at_ms),
-            Err(e) if e.is_eof() && !text.trim().is_empty() => {
-                self.pending.push((number, offset, text))
-            }
-            Err(_) => self.obs.non_json.push((number, offset, text)),
         }
     }
 
     fn flush_pending(&mut self) {
-        self.obs.non_json.append(&mut self.pending);
+        let held = self.gather.finish().into_iter();
+        self.obs.non_json.extend(held.map(|((n, o), t)| (n, o, t)));
     }
 
     fn record(
