@@ -11,6 +11,8 @@
 //! | exit once stdin closes | [`EXIT_GRACE`], then NON-STRICT and killed (server, producer) |
 //! | a write that fails | CRASH in the server role ([`Drive::write_failed`]: a server reads all its input); the producer and decoder roles grade what came out, which names what was lost |
 //! | stderr | its last 16 KiB (`target.rs`) |
+//! | an HTTP response ([`post`]) | the same deadline and caps: the body is metered as stdout is |
+//! | pretty-printed values | one policy, `gather.rs` |
 //!
 //! The roles keep what differs by nature: the server role's barriers and
 //! shared processes (`exec/`), the producer's gate and control answers
@@ -24,6 +26,7 @@ use std::{
 
 use crate::{
     budget::Budget,
+    http::{self, BodyEnd, Head, Url},
     report::{Evidence, Verdict},
     target::{Msg, Running, Target},
 };
@@ -206,6 +209,45 @@ impl Drive {
             )
         })
     }
+}
+
+/// What came of one POST ([`post`]).
+#[derive(Debug)]
+pub struct Posted {
+    /// How the body ended.
+    pub end: BodyEnd,
+    /// Pieces of body read.
+    pub pieces: usize,
+    /// Why the response was dropped for passing a cap of the budget.
+    pub flood: Option<String>,
+}
+
+/// The HTTP path's drive (the producer's `--url`): one `POST` by
+/// `deadline`, its body counted against the budget by the same [`Meter`]
+/// as a process's stdout: the piece that passes a cap is cut at it, handed
+/// on, and the response dropped ([`Posted::flood`] says why). Each piece
+/// goes to `on_body` with the time since the request was sent.
+pub fn post(
+    url: &Url,
+    body: &[u8],
+    deadline: Instant,
+    budget: &Budget,
+    on_head: &mut dyn FnMut(&Head),
+    on_body: &mut dyn FnMut(&[u8], Duration),
+) -> Result<Posted, String> {
+    let (mut meter, mut cap, mut pieces) = (Meter::new(budget), None, 0);
+    let end = http::post(url, body, deadline, on_head, &mut |bytes, at| {
+        pieces += 1;
+        let mut piece = bytes.to_vec();
+        cap = meter.take(&mut piece);
+        on_body(&piece, at);
+        cap.is_none()
+    })?;
+    Ok(Posted {
+        end,
+        pieces,
+        flood: cap.map(|cap| format!("the response body passed {cap}; stopped")),
+    })
 }
 
 impl Deref for Drive {

@@ -1,5 +1,5 @@
 //! Pretty-printed JSON, recognised as the lines arrive: the one policy of
-//! the server, producer and decoder roles and of `check` for lines that are
+//! the server and producer roles and of `check` for lines that are
 //! one value only together. NDJSON forbids it (one value per line), and
 //! recognising it gives one precise finding, "lines 3–7 are one value",
 //! instead of a parse error per line, and lets the value be graded.

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
-    drive::{Drive, EXIT_GRACE, Meter},
+    drive::{self, Drive, EXIT_GRACE},
     gather::{Gather, This},
     http::{self, BodyEnd, BodyFraming, Url},
     plan::Write,
@@ -484,13 +484,11 @@ fn observe_http(
     let mut head: Option<http::Head> = None;
     let collector: std::cell::RefCell<Option<Collector>> = std::cell::RefCell::new(None);
     let mut raw = Vec::new();
-    let mut pieces = 0;
-    let mut meter = Meter::new(budget);
-    let mut cap = None;
-    let end = http::post(
+    let posted = drive::post(
         &url,
         body.as_bytes(),
         deadline,
+        budget,
         &mut |h| {
             let seq = h
                 .header("content-type")
@@ -501,26 +499,22 @@ fn observe_http(
             ));
             head = Some(h.clone());
         },
-        &mut |bytes, at| {
-            pieces += 1;
-            // The body is counted as a process's stdout is (`drive.rs`).
-            let mut piece = bytes.to_vec();
-            cap = meter.take(&mut piece);
-            raw.extend_from_slice(&piece);
+        &mut |piece, at| {
+            raw.extend_from_slice(piece);
             if let Some(c) = collector.borrow_mut().as_mut() {
-                c.push(&piece, at.as_millis() as u64);
+                c.push(piece, at.as_millis() as u64);
             }
-            cap.is_none()
         },
     );
-    let end = match end {
-        Ok(end) => end,
+    let posted = match posted {
+        Ok(posted) => posted,
         Err(e) => {
             obs.error = Some(e);
             obs.duration = started.elapsed();
             return obs;
         }
     };
+    let (end, pieces) = (posted.end, posted.pieces);
     let sent = std::mem::take(&mut obs.sent);
     if let Some(c) = collector.borrow_mut().as_mut() {
         c.finish(started.elapsed().as_millis() as u64);
@@ -528,9 +522,7 @@ fn observe_http(
     }
     obs.sent = sent;
     obs.timed_out = end == BodyEnd::Timeout;
-    if let Some(cap) = cap {
-        obs.flood = Some(format!("the response body passed {cap}; stopped"));
-    }
+    obs.flood = posted.flood;
     obs.gate = Some(Gate::NotUsed);
     // The bad request is sent only to an endpoint that answers at all.
     let bad = profile
