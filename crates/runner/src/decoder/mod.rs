@@ -31,6 +31,7 @@ use toml::Spanned;
 
 mod grade;
 mod reference;
+mod rules;
 mod run;
 mod session;
 #[cfg(test)]
@@ -38,6 +39,7 @@ mod tests;
 
 pub use grade::is_terminal;
 use grade::*;
+use rules::*;
 pub use reference::{offered_pipes, serve, serve_pipes};
 #[cfg(test)]
 use run::*;
