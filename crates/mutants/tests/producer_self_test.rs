@@ -84,6 +84,35 @@ fn reference_producers_pass_every_check() {
     assert_clean("HTTP json-seq", &run("events", Source::Url(seq.url())));
 }
 
+/// A slow start does not eat the stream's time: the deadline runs from
+/// the first byte. Started 0.9 s late, then pausing 1.8 s, the slow
+/// reference ends after 2.7 s, past a 2.5 s deadline from the spawn, and
+/// writes its first byte before the stdin gate (half the deadline).
+#[test]
+fn a_slow_start_does_not_use_up_the_deadline() {
+    let profile = Profile::named("events").expect("shipped profile");
+    let cases = producer::load(None, &profile).expect("checks");
+    let source = Source::Command(Target {
+        argv: vec![
+            "sh".into(),
+            "-c".into(),
+            "sleep 0.9; exec \"$0\" reference-slow".into(),
+            MUTANT.into(),
+        ],
+    });
+    let timeout = Duration::from_millis(2500);
+    let results = producer::run(
+        &cases,
+        &profile,
+        &source,
+        timeout,
+        &Default::default(),
+        2,
+        &|_, _| {},
+    );
+    assert_clean("slow-starting slow reference", &results);
+}
+
 /// (mutant, profile, the checks that must catch it).
 const STDIO: &[(&str, &str, &[&str])] = &[
     ("no-done", "events", &["producer/lifecycle/interrupted"]),

@@ -39,8 +39,8 @@ mod tests;
 
 pub use grade::is_terminal;
 use grade::*;
-use rules::*;
 pub use reference::{offered_pipes, serve, serve_pipes};
+use rules::*;
 #[cfg(test)]
 use run::*;
 pub use run::{PIPES_ENV, PIPES_HELLO, run_case};

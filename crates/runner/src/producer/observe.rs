@@ -310,7 +310,10 @@ fn observe_stdio(
     budget: &Budget,
 ) -> Observation {
     let started = Instant::now();
-    let deadline = started + timeout;
+    // Start-up has the timeout until the first byte; the stream then has
+    // the timeout from its first byte, so a slow start does not eat it.
+    let mut deadline = started + timeout;
+    let mut begun = false;
     let gate_at = started + timeout / 2;
     let mut c = Collector::new(profile, Mode::Lines);
     let mut running = match Drive::spawn(target, budget) {
@@ -392,6 +395,10 @@ fn observe_stdio(
             Msg::Stdout(bytes) => {
                 if closed_at.is_none() {
                     gate_armed = false;
+                }
+                if !begun {
+                    begun = true;
+                    deadline = deadline.max(Instant::now() + timeout);
                 }
                 let at = ms(&running);
                 // The drive stops a flood before the collector sees it.
