@@ -47,10 +47,24 @@ fn style(verdict: Verdict) -> Style {
 /// ANSI escapes: write through `anstream` to strip them where colour is off.
 pub fn human(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
+    // Without -v, SKIPPED results are counted by reason, in the order each
+    // reason first came.
+    let mut skipped: Vec<(&str, usize)> = Vec::new();
     for r in &report.results {
         // Passes, and cases that cannot apply to the dialect, are listed
         // with -v; the counts below say how many.
         if matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable) && !verbose {
+            continue;
+        }
+        if r.verdict == Verdict::Skipped && !verbose {
+            let why = r
+                .evidence
+                .first()
+                .map_or("no reason given", |e| e.message.as_str());
+            match skipped.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, n)) => *n += 1,
+                None => skipped.push((why, 1)),
+            }
             continue;
         }
         let s = style(r.verdict);
@@ -104,6 +118,14 @@ pub fn human(report: &Report, verbose: bool) -> String {
                 }
             }
         }
+    }
+    let s = style(Verdict::Skipped);
+    for (why, n) in &skipped {
+        let results = if *n == 1 { "result" } else { "results" };
+        let _ = writeln!(out, "{s}SKIPPED{s:#}    {n} {results}: {why}");
+    }
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "           (-v lists them)");
     }
     // Per case file: counts per verdict.
     let mut groups: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();

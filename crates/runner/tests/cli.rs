@@ -418,6 +418,25 @@ fn without_a_feature_its_cases_are_skipped() {
         "{stdout}"
     );
     assert!(stdout.contains("the target lacks subtract"), "{stdout}");
+    // Without -v they are counted by reason, not listed.
+    let out = rpcspec()
+        .args([
+            "run",
+            "--filter",
+            "jsonrpc/examples",
+            "--without",
+            "subtract",
+        ])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert!(!stdout.contains("positional-params [whole]"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "SKIPPED    {skipped} results: the target lacks subtract\n           (-v lists them)"
+        )),
+        "{stdout}"
+    );
 }
 
 #[test]
