@@ -30,10 +30,14 @@ pub const PIPES_ENV: (&str, &str) = ("RPCSPEC_STREAMS", "pipes");
 /// The first line of an adapter that takes the offer.
 pub const PIPES_HELLO: &str = r#"{"streams": "pipes"}"#;
 
-/// Whether `line` (without its newline) is [`PIPES_HELLO`], as JSON.
-pub(super) fn is_hello(line: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(line)
+/// The length of `out`'s first line, its newline included, if that line
+/// is [`PIPES_HELLO`] (as JSON, `\r\n` accepted).
+pub(super) fn hello_len(out: &[u8]) -> Option<usize> {
+    let end = out.iter().position(|&b| b == b'\n')?;
+    let line = &out[..end];
+    serde_json::from_slice::<Value>(line.strip_suffix(b"\r").unwrap_or(line))
         .is_ok_and(|v| v == serde_json::json!({"streams": "pipes"}))
+        .then_some(end + 1)
 }
 
 /// The target's [`Startup`], measured once per target on a process given
@@ -74,10 +78,9 @@ pub(super) fn startup(target: &Target, timeout: Duration) -> Startup {
             measured = limit;
         }
     }
-    let first = first_line.split(|&b| b == b'\n').next().unwrap_or_default();
     let found = Startup {
         pause: (measured + measured / 2).max(SPLIT_PAUSE),
-        pipes: first_line.contains(&b'\n') && is_hello(first.strip_suffix(b"\r").unwrap_or(first)),
+        pipes: hello_len(&first_line).is_some(),
     };
     known.push((target.clone(), found));
     found
@@ -103,17 +106,7 @@ pub fn run_case(
             return result;
         }
     };
-    let mut writes = plan.writes(&case.stream, &case.ends);
-    // Pieces written before the target reads arrive as one read. Before a
-    // split's second piece the writer waits until the target has read the
-    // first (`target.rs`, `drain`); byte-wise and unpaused chunks wait for
-    // the target to have started instead.
-    if writes.len() > 1
-        && !matches!(plan.kind(), "whole" | "split")
-        && let Some(first) = writes.first_mut()
-    {
-        first.pause = startup(target, timeout).pause;
-    }
+    let writes = plan_writes(case, plan, || startup(target, timeout).pause);
     let deadline = sent(&mut result, &writes, timeout);
     let written = writes.is_empty();
     if !written {
@@ -133,6 +126,26 @@ pub fn run_case(
     result.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
     drop(running);
     conclude(case, result, budget, started)
+}
+
+/// The writes of `case` under `plan`. Pieces written before the target
+/// reads arrive as one read: before a split's second piece the writer
+/// waits until the target has read the first (`target.rs`, `drain`), and
+/// the first write of the other rechunking plans (byte-wise, chunks) waits
+/// `first_pause()` for the target to be reading.
+pub(super) fn plan_writes(
+    case: &DecoderCase,
+    plan: &DecoderPlan,
+    first_pause: impl FnOnce() -> Duration,
+) -> Vec<PlanWrite> {
+    let mut writes = plan.writes(&case.stream, &case.ends);
+    if writes.len() > 1
+        && !matches!(plan.kind(), "whole" | "split")
+        && let Some(first) = writes.first_mut()
+    {
+        first.pause = first_pause();
+    }
+    writes
 }
 
 /// A result for `case` under `plan`, with nothing in it yet.

@@ -66,7 +66,6 @@ impl Session {
             if !hello(&mut drive) {
                 return None;
             }
-            drive.begin_case();
             self.adapter = Some(drive);
             self.streams = 0;
         }
@@ -86,8 +85,7 @@ fn hello(drive: &mut Drive) -> bool {
             _ => return false,
         }
     }
-    let line = seen.strip_suffix(b"\n").unwrap_or_default();
-    is_hello(line.strip_suffix(b"\r").unwrap_or(line))
+    hello_len(&seen) == Some(seen.len())
 }
 
 /// A private directory for named pipes, removed with what is in it.
@@ -191,15 +189,9 @@ fn on_shared(
     adapter.begin_case();
     adapter.clear_stderr();
     let mut result = new_result(case, plan);
-    let mut writes = plan.writes(&case.stream, &case.ends);
     // The adapter opens the pipe and reads it at once: a short pause puts
     // it in `read` before the pieces of a rechunking plan arrive.
-    if writes.len() > 1
-        && !matches!(plan.kind(), "whole" | "split")
-        && let Some(first) = writes.first_mut()
-    {
-        first.pause = SPLIT_PAUSE;
-    }
+    let writes = plan_writes(case, plan, || SPLIT_PAUSE);
     let deadline = sent(&mut result, &writes, timeout) + timeout;
     adapter.write_stream(&pipe, writes, timeout);
     let watched = watch(adapter, &mut result, case, deadline, timeout, false, true);

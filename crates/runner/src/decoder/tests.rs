@@ -403,24 +403,27 @@ fn pipes_adapter(shared: &str, own: &str) -> Target {
 
 const DONE: &str = r#"'{"value":{"type":"done"}}' '{"end":"complete"}'"#;
 
+/// The stream `{"type":"done"}` under `plan`, through `session`.
+fn done_stream(
+    session: &mut Session,
+    target: &Target,
+    plan: &DecoderPlan,
+    timeout: Duration,
+) -> CaseResult {
+    let case = case_of(b"{\"type\":\"done\"}\n");
+    run_case_in(session, &case, plan, target, timeout, &Budget::DEFAULT)
+}
+
 #[test]
 fn a_shared_adapter_decodes_stream_after_stream() {
     let target = pipes_adapter(DONE, DONE);
-    let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
     for plan in [
         DecoderPlan::Whole,
         DecoderPlan::Bytewise,
         DecoderPlan::Split(5),
     ] {
-        let r = run_case_in(
-            &mut session,
-            &case,
-            &plan,
-            &target,
-            Duration::from_secs(5),
-            &Budget::DEFAULT,
-        );
+        let r = done_stream(&mut session, &target, &plan, Duration::from_secs(5));
         assert_eq!(r.verdict, Verdict::Pass, "{plan:?}: {:?}", r.evidence);
         // On the shared process: it did not exit.
         assert_eq!(r.exit, None, "{plan:?}");
@@ -431,15 +434,12 @@ fn a_shared_adapter_decodes_stream_after_stream() {
 #[test]
 fn a_stream_that_fails_on_a_shared_adapter_is_run_again_on_its_own() {
     let target = pipes_adapter(r#"'{"value":1}' '{"end":"complete"}'"#, DONE);
-    let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
-    let r = run_case_in(
+    let r = done_stream(
         &mut session,
-        &case,
-        &DecoderPlan::Whole,
         &target,
+        &DecoderPlan::Whole,
         Duration::from_secs(5),
-        &Budget::DEFAULT,
     );
     assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.evidence);
     assert!(r.exit.is_some());
@@ -461,16 +461,13 @@ fn an_adapter_that_never_opens_its_pipe_is_given_up_after_two_streams() {
         r#"if [ "$RPCSPEC_STREAMS" = pipes ]; then echo '{"streams": "pipes"}'; exec sleep 30
            else cat >/dev/null; echo '{"value":{"type":"done"}}'; echo '{"end":"complete"}'; fi"#,
     );
-    let case = case_of(b"{\"type\":\"done\"}\n");
     let mut session = Session::new(false);
     for _ in 0..2 {
-        let r = run_case_in(
+        let r = done_stream(
             &mut session,
-            &case,
-            &DecoderPlan::Whole,
             &target,
+            &DecoderPlan::Whole,
             Duration::from_millis(300),
-            &Budget::DEFAULT,
         );
         assert_eq!(r.verdict, Verdict::Pass, "{:?}", r.evidence);
         assert!(
@@ -484,13 +481,11 @@ fn an_adapter_that_never_opens_its_pipe_is_given_up_after_two_streams() {
     assert!(!session.sharing());
     // The third goes straight to a process of its own.
     let started = Instant::now();
-    let r = run_case_in(
+    let r = done_stream(
         &mut session,
-        &case,
-        &DecoderPlan::Whole,
         &target,
+        &DecoderPlan::Whole,
         Duration::from_millis(300),
-        &Budget::DEFAULT,
     );
     assert_eq!(
         (r.verdict, r.evidence.len()),
@@ -509,14 +504,11 @@ fn an_adapter_without_the_hello_runs_a_process_per_stream() {
     assert!(startup(&target, Duration::from_secs(5)).pipes);
     assert!(!startup(&plain, Duration::from_secs(5)).pipes);
     let mut session = Session::new(false);
-    let case = case_of(b"{\"type\":\"done\"}\n");
-    let r = run_case_in(
+    let r = done_stream(
         &mut session,
-        &case,
-        &DecoderPlan::Whole,
         &plain,
+        &DecoderPlan::Whole,
         Duration::from_secs(5),
-        &Budget::DEFAULT,
     );
     assert_eq!(r.verdict, Verdict::Pass);
     assert!(r.exit.is_some());
