@@ -8,7 +8,7 @@ mod support;
 use std::{collections::BTreeSet, time::Duration};
 
 use rpcspec::{
-    producer::{self, Profile, Source},
+    producer::{self, Limits, Profile, Source},
     report::{CaseResult, Verdict},
     target::Target,
 };
@@ -16,28 +16,66 @@ use support::http_fixture::{self, Behaviour};
 
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-producer");
 
-/// Deadline per scenario. The `buffered` mutant costs half of it (the
-/// stdin gate) and `lingers` the exit grace; everything else ends at once.
-const TIMEOUT: Duration = Duration::from_secs(3);
+/// The stream's deadline, and the start-up time. The `buffered` mutant
+/// costs the start-up time (the stdin gate) and `lingers` the exit grace;
+/// `correct-cold-start` takes 1.2 s of the start-up time; everything else
+/// ends at once.
+const LIMITS: Limits = Limits {
+    timeout: Duration::from_secs(3),
+    startup: Duration::from_secs(2),
+};
 
-fn run(profile: &str, source: Source) -> Vec<CaseResult> {
-    let profile = Profile::named(profile).expect("shipped profile");
-    let cases = producer::load(None, &profile).expect("checks");
+/// The text of the shipped events profile.
+fn events_text() -> String {
+    let events = Profile::named("events").expect("shipped profile");
+    std::fs::read_to_string(&events.source)
+        .or_else(|_| {
+            std::fs::read_to_string(
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../spec-cases")
+                    .join(&events.source),
+            )
+        })
+        .expect("the events profile file")
+}
+
+/// A profile: a shipped one by name, or `expectations`: the events
+/// profile with one opt-in application expectation, a scenario whose empty
+/// prompt must end in `error` (or be refused over HTTP).
+fn profile(name: &str) -> Profile {
+    if name != "expectations" {
+        return Profile::named(name).expect("shipped profile");
+    }
+    let text = events_text()
+        + "\n[[scenario]]\nname = \"empty\"\ninput = ['{\"prompt\": \"\"}']\n\
+           body = '{\"prompt\": \"\"}'\nend = \"error\"\n";
+    Profile::parse(std::path::Path::new("expectations.toml"), &text).expect("a valid profile")
+}
+
+fn run_with(profile: &Profile, source: Source, limits: Limits) -> Vec<CaseResult> {
+    let cases = producer::load(None, profile).expect("checks");
     producer::run(
         &cases,
-        &profile,
+        profile,
         &source,
-        TIMEOUT,
+        limits,
         &Default::default(),
         4,
         &|_, _| {},
     )
 }
 
+fn run(name: &str, source: Source) -> Vec<CaseResult> {
+    run_with(&profile(name), source, LIMITS)
+}
+
 fn stdio(mutant: &str) -> Source {
-    Source::Command(Target {
-        argv: vec![MUTANT.into(), mutant.into()],
-    })
+    let mut argv: Vec<std::ffi::OsString> = vec![MUTANT.into(), mutant.into()];
+    // Claude Code makes control requests only with this flag.
+    if mutant.starts_with("claude-") {
+        argv.extend(["--permission-prompt-tool".into(), "stdio".into()]);
+    }
+    Source::Command(Target { argv })
 }
 
 fn caught(results: &[CaseResult]) -> BTreeSet<String> {
@@ -65,14 +103,25 @@ fn assert_clean(what: &str, results: &[CaseResult]) {
     );
 }
 
+fn result<'a>(results: &'a [CaseResult], id: &str, plan: &str) -> &'a CaseResult {
+    results
+        .iter()
+        .find(|r| r.id == id && r.plan == plan)
+        .unwrap_or_else(|| panic!("no result for {id} [{plan}]"))
+}
+
 #[test]
 fn reference_producers_pass_every_check() {
     assert_clean("events reference", &run("events", stdio("reference")));
-    // A pause past half the deadline after the first record is a slow
+    // A pause past the start-up time after the first record is a slow
     // model, not a held-back stream: the stdin gate stays open.
     assert_clean(
         "slow events reference",
         &run("events", stdio("reference-slow")),
+    );
+    assert_clean(
+        "events reference, with expectations",
+        &run("expectations", stdio("reference")),
     );
     assert_clean(
         "claude reference",
@@ -80,18 +129,85 @@ fn reference_producers_pass_every_check() {
     );
     let server = http_fixture::start(Behaviour::Reference);
     assert_clean("HTTP reference", &run("events", Source::Url(server.url())));
+    assert_clean(
+        "HTTP reference, with expectations",
+        &run("expectations", Source::Url(server.url())),
+    );
+    // RFC 7464 framing, for a profile that names its media type.
+    let text = events_text().replace(
+        "content_types = [\"application/x-ndjson\"]",
+        "content_types = [\"application/json-seq\"]",
+    );
+    let seq_profile = Profile::parse(std::path::Path::new("seq.toml"), &text).expect("valid");
     let seq = http_fixture::start(Behaviour::JsonSeq);
-    assert_clean("HTTP json-seq", &run("events", Source::Url(seq.url())));
+    assert_clean(
+        "HTTP json-seq",
+        &run_with(&seq_profile, Source::Url(seq.url()), LIMITS),
+    );
+}
+
+/// Producers written from the protocol's text, each correct in an unusual
+/// way, pass every check of the default profile.
+#[test]
+fn correct_producers_pass_the_default_profile() {
+    for kind in [
+        "plain",
+        "error-end",
+        "odd-chunks",
+        "crlf",
+        "u2028",
+        "stderr",
+        "cold-start",
+    ] {
+        let results = run("events", stdio(&format!("correct-{kind}")));
+        assert_clean(&format!("correct-{kind}"), &results);
+    }
+    // The error end and its exit status 1 are consistent.
+    let results = run("events", stdio("correct-error-end"));
+    let exit = result(&results, "producer/lifecycle/exit-status", "prompt");
+    assert_eq!(exit.verdict, Verdict::Pass, "{:?}", exit.evidence);
+    assert_eq!(exit.exit.as_deref(), Some("exit status 1"));
+}
+
+/// A cold start is measured against the start-up time, not the stream's
+/// deadline: 1.2 s of silence is a cold start with 2 s to start (though
+/// the stream's timeout is 1 s), and a held-back stream with 0.6 s.
+#[test]
+fn a_cold_start_is_not_a_held_back_stream() {
+    let events = profile("events");
+    let cold = || stdio("correct-cold-start");
+    let patient = Limits {
+        timeout: Duration::from_secs(1),
+        startup: Duration::from_secs(2),
+    };
+    let results = run_with(&events, cold(), patient);
+    assert_clean("cold start within the start-up time", &results);
+    let hasty = Limits {
+        timeout: Duration::from_secs(3),
+        startup: Duration::from_millis(600),
+    };
+    let results = run_with(&events, cold(), hasty);
+    let streams = result(&results, "producer/lifecycle/streams", "prompt");
+    assert_eq!(
+        streams.verdict,
+        Verdict::NonStrict,
+        "{:?}",
+        streams.evidence
+    );
+    assert!(
+        streams.evidence[0]
+            .message
+            .contains("within the start-up time (0.6s"),
+        "{:?}",
+        streams.evidence
+    );
 }
 
 /// A slow start does not eat the stream's time: the deadline runs from
 /// the first byte. Started 0.9 s late, then pausing 1.8 s, the slow
-/// reference ends after 2.7 s, past a 2.5 s deadline from the spawn, and
-/// writes its first byte before the stdin gate (half the deadline).
+/// reference ends after 2.7 s, past a 2.5 s deadline from the spawn.
 #[test]
 fn a_slow_start_does_not_use_up_the_deadline() {
-    let profile = Profile::named("events").expect("shipped profile");
-    let cases = producer::load(None, &profile).expect("checks");
     let source = Source::Command(Target {
         argv: vec![
             "sh".into(),
@@ -100,17 +216,48 @@ fn a_slow_start_does_not_use_up_the_deadline() {
             MUTANT.into(),
         ],
     });
-    let timeout = Duration::from_millis(2500);
-    let results = producer::run(
-        &cases,
-        &profile,
-        &source,
-        timeout,
-        &Default::default(),
-        2,
-        &|_, _| {},
-    );
+    let limits = Limits {
+        timeout: Duration::from_millis(2500),
+        startup: Duration::from_secs(2),
+    };
+    let results = run_with(&profile("events"), source, limits);
     assert_clean("slow-starting slow reference", &results);
+}
+
+/// Claude Code without a login: its result reports the failure with
+/// `is_error` and the process exits 1, which is consistent; no control
+/// request can come, with or without the flag that enables them.
+#[test]
+fn claude_not_logged_in_is_no_failure() {
+    let with_flag = run("claude", stdio("claude-not-logged-in"));
+    assert_clean("claude, not logged in", &with_flag);
+    let control = result(&with_flag, "producer/control/answered", "permission");
+    assert_eq!(control.verdict, Verdict::Skipped);
+    assert!(
+        control.evidence[0]
+            .message
+            .starts_with("the turn failed before any `control_request`"),
+        "{:?}",
+        control.evidence
+    );
+    let exit = result(&with_flag, "producer/lifecycle/exit-status", "prompt");
+    assert_eq!(exit.verdict, Verdict::Pass, "{:?}", exit.evidence);
+    // Without --permission-prompt-tool the check does not apply at all,
+    // to the reference either.
+    let plain = Source::Command(Target {
+        argv: vec![MUTANT.into(), "claude-reference".into()],
+    });
+    let results = run("claude", plain);
+    assert_clean("claude reference without the flag", &results);
+    let control = result(&results, "producer/control/answered", "permission");
+    assert_eq!(control.verdict, Verdict::Skipped);
+    assert!(
+        control.evidence[0]
+            .message
+            .contains("does not pass `--permission-prompt-tool stdio`"),
+        "{:?}",
+        control.evidence
+    );
 }
 
 /// (mutant, profile, the checks that must catch it).
@@ -122,6 +269,11 @@ const STDIO: &[(&str, &str, &[&str])] = &[
         &["producer/lifecycle/nothing-after-end"],
     ),
     (
+        "meta-after-done",
+        "events",
+        &["producer/lifecycle/nothing-after-end"],
+    ),
+    (
         "pretty",
         "events",
         &["producer/framing/one-line-per-record"],
@@ -129,11 +281,16 @@ const STDIO: &[(&str, &str, &[&str])] = &[
     ("log-line", "events", &["producer/framing/json-lines"]),
     (
         "error-without-message",
-        "events",
+        "expectations",
         &["producer/lifecycle/error-record"],
     ),
     ("buffered", "events", &["producer/lifecycle/streams"]),
     ("no-start", "events", &["producer/lifecycle/start-first"]),
+    (
+        "second-start",
+        "events",
+        &["producer/lifecycle/start-first"],
+    ),
     (
         "start-without-id",
         "events",
@@ -151,10 +308,24 @@ const STDIO: &[(&str, &str, &[&str])] = &[
     ),
     ("latin1", "events", &["producer/framing/utf8"]),
     ("untyped", "events", &["producer/envelope/type"]),
-    ("token-without-text", "events", &["producer/envelope/shape"]),
+    (
+        "token-without-content",
+        "events",
+        &["producer/envelope/shape"],
+    ),
+    (
+        "token-content-number",
+        "events",
+        &["producer/envelope/shape"],
+    ),
+    (
+        "flat",
+        "events",
+        &["producer/envelope/shape", "producer/lifecycle/start-first"],
+    ),
     (
         "done-on-failure",
-        "events",
+        "expectations",
         &["producer/lifecycle/expected-end"],
     ),
     ("exit-1", "events", &["producer/lifecycle/exit-status"]),
@@ -186,6 +357,7 @@ const HTTP: &[(Behaviour, &[&str])] = &[
         Behaviour::HtmlErrors,
         &["producer/http/bad-request", "producer/http/status"],
     ),
+    (Behaviour::ErrorRecord200, &["producer/http/bad-request"]),
     (Behaviour::ServerError, &["producer/http/status"]),
     (Behaviour::Silent, &["producer/lifecycle/interrupted"]),
 ];
@@ -209,7 +381,7 @@ fn every_mutant_producer_is_caught() {
     }
     for (behaviour, must) in HTTP {
         let server = http_fixture::start(*behaviour);
-        let results = run("events", Source::Url(server.url()));
+        let results = run("expectations", Source::Url(server.url()));
         let got = caught(&results);
         for check in *must {
             assert!(
@@ -217,7 +389,7 @@ fn every_mutant_producer_is_caught() {
                 "HTTP fixture {behaviour:?} is not caught by {check}; caught by: {got:#?}"
             );
         }
-        table.push_str(&format!("{behaviour:?} (http, events):\n"));
+        table.push_str(&format!("{behaviour:?} (http, expectations):\n"));
         for c in &got {
             table.push_str(&format!("  {c}\n"));
         }
@@ -228,10 +400,7 @@ fn every_mutant_producer_is_caught() {
 #[test]
 fn interrupted_names_the_last_record_and_the_tail() {
     let results = run("events", stdio("no-final-newline"));
-    let r = results
-        .iter()
-        .find(|r| r.id == "producer/framing/terminated" && r.plan == "prompt")
-        .expect("result");
+    let r = result(&results, "producer/framing/terminated", "prompt");
     assert_eq!(r.verdict, Verdict::Fail);
     assert!(
         r.evidence[0].message.contains("bytes after its last \\n"),
@@ -239,10 +408,7 @@ fn interrupted_names_the_last_record_and_the_tail() {
         r.evidence
     );
     let results = run("events", stdio("no-done"));
-    let r = results
-        .iter()
-        .find(|r| r.id == "producer/lifecycle/interrupted" && r.plan == "prompt")
-        .expect("result");
+    let r = result(&results, "producer/lifecycle/interrupted", "prompt");
     let message = &r.evidence[0].message;
     assert!(
         message
@@ -258,49 +424,16 @@ fn interrupted_names_the_last_record_and_the_tail() {
 /// stream has ended.
 #[test]
 fn with_stdin_closed_after_the_input_a_lingering_producer_is_caught() {
-    let events = Profile::named("events").expect("shipped");
-    let text = std::fs::read_to_string(&events.source)
-        .or_else(|_| {
-            std::fs::read_to_string(
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../spec-cases")
-                    .join(&events.source),
-            )
-        })
-        .expect("the events profile file");
-    let text = text.replace("stdin = \"open\"", "stdin = \"close\"");
+    let text = events_text().replace("stdin = \"open\"", "stdin = \"close\"");
     let profile =
         Profile::parse(std::path::Path::new("closing.toml"), &text).expect("a valid profile");
     assert!(!profile.stdin_open);
-    let cases = producer::load(None, &profile).expect("checks");
-    let lingers = producer::run(
-        &cases,
-        &profile,
-        &stdio("lingers"),
-        TIMEOUT,
-        &Default::default(),
-        4,
-        &|_, _| {},
-    );
-    let exit = lingers
-        .iter()
-        .find(|r| r.id == "producer/lifecycle/exit-status" && r.plan == "prompt")
-        .expect("result");
+    let lingers = run_with(&profile, stdio("lingers"), LIMITS);
+    let exit = result(&lingers, "producer/lifecycle/exit-status", "prompt");
     assert_eq!(exit.verdict, Verdict::Fail, "{:?}", exit.evidence);
-    let reference = producer::run(
-        &cases,
-        &profile,
-        &stdio("reference"),
-        TIMEOUT,
-        &Default::default(),
-        4,
-        &|_, _| {},
-    );
+    let reference = run_with(&profile, stdio("reference"), LIMITS);
     assert_clean("reference, stdin closed after the input", &reference);
-    let streams = reference
-        .iter()
-        .find(|r| r.id == "producer/lifecycle/streams")
-        .expect("result");
+    let streams = result(&reference, "producer/lifecycle/streams", "prompt");
     assert_eq!(
         streams.verdict,
         Verdict::Skipped,

@@ -66,6 +66,11 @@ pub(crate) struct ServeArgs {
     /// `initialize` first), mcp (`initialize` and `ping`).
     #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
     pub(crate) dialect: String,
+    /// With `--profile claude`: `stdio` makes the reference ask its host
+    /// for permission to use a tool with a `control_request`, as Claude
+    /// Code's flag of that name does.
+    #[arg(long, value_name = "TOOL", value_parser = ["stdio"])]
+    pub(crate) permission_prompt_tool: Option<String>,
 }
 
 #[derive(clap::Args)]
@@ -125,7 +130,9 @@ pub(crate) struct RunArgs {
     /// The most a new target process may take to show it is reading (to
     /// answer its first barrier or its handshake): `10`, `30s` (at most an
     /// hour; default 10 s, or the target file's `startup_timeout`). Case
-    /// deadlines start after it. Server role.
+    /// deadlines start after it. Server role; for a producer, the time its
+    /// first byte may take (a cold start within it is not a held-back
+    /// stream).
     #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
     pub(crate) startup_timeout: Option<Duration>,
     /// What one (case, plan) may read from the target and keep: `64MiB`,

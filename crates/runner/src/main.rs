@@ -80,7 +80,12 @@ fn serve_cmd(args: ServeArgs) -> u8 {
         }
         Role::Decoder => rpcspec::decoder::serve(input, output),
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
-            Ok(profile) => rpcspec::producer::serve(&profile, input, output),
+            Ok(profile) => rpcspec::producer::serve(
+                &profile,
+                args.permission_prompt_tool.as_deref() == Some("stdio"),
+                input,
+                output,
+            ),
             Err(e) => return fail(&e),
         },
     };
@@ -135,6 +140,11 @@ fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, 
     }
     if role == Role::Producer {
         argv.extend(["--profile".into(), profile.into()]);
+        // The Claude reference makes control requests only when asked to,
+        // as Claude Code does.
+        if profile == "claude" {
+            argv.extend(["--permission-prompt-tool".into(), "stdio".into()]);
+        }
     }
     if role == Role::Server && dialect != "jsonrpc2" && serve::Flavor::named(dialect).is_some() {
         argv.extend(["--dialect".into(), dialect.into()]);
@@ -343,12 +353,17 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
         Some(url) => Source::Url(url.clone()),
         None => Source::Command(target_of(args)?),
     };
-    let timeout = args.timeout();
+    let limits = producer::Limits {
+        timeout: args.timeout(),
+        startup: args
+            .startup_timeout
+            .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
+    };
     let results = producer::run(
         &cases,
         &profile,
         &source,
-        timeout,
+        limits,
         &args.budget(),
         jobs_of(args),
         progress,

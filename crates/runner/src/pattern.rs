@@ -11,6 +11,8 @@
 //! | `"$object"` | any object                                |
 //! | `"$array"`  | any array                                 |
 //! | `"$absent"` | (as an object member) the member is absent|
+//! | `"$object?"`| (as an object member) absent, or an object; |
+//! |             | likewise `"$string?"`, `"$number?"`, …    |
 //!
 //! Members the pattern does not name may be present (an error's optional
 //! `data`); the matcher's envelope rules judge what a message may carry.
@@ -190,6 +192,8 @@ fn value_matches(pattern: &Value, actual: &Value, path: &str, raw_id: bool) -> R
     if let Value::String(marker) = pattern
         && let Some(kind) = marker.strip_prefix('$')
     {
+        // `$kind?` names an optional member: here it is present.
+        let kind = kind.strip_suffix('?').unwrap_or(kind);
         let ok = match kind {
             "any" => true,
             "string" => actual.is_string(),
@@ -220,6 +224,7 @@ fn value_matches(pattern: &Value, actual: &Value, path: &str, raw_id: bool) -> R
                     (Value::String(m), Some(v)) if m == "$absent" => {
                         return Err(format!("{at}: must be absent, got {v}"));
                     }
+                    (Value::String(m), None) if m.starts_with('$') && m.ends_with('?') => {}
                     (_, None) => return Err(format!("{at}: missing, expected {want}")),
                     (want, Some(got)) => value_matches(want, got, &at, false)?,
                 }
@@ -276,6 +281,16 @@ mod tests {
             Match::No(_)
         ));
         assert_eq!(m(absent, r#"{"result":19,"id":1}"#), Match::Yes);
+        let optional = r#"{"type":"done","metadata":"$object?"}"#;
+        assert_eq!(m(optional, r#"{"type":"done"}"#), Match::Yes);
+        assert_eq!(
+            m(optional, r#"{"type":"done","metadata":{"model":"m"}}"#),
+            Match::Yes
+        );
+        assert_eq!(
+            m(optional, r#"{"type":"done","metadata":"m"}"#),
+            Match::No(".metadata: expected $object?, got \"m\"".into())
+        );
     }
 
     #[test]

@@ -37,7 +37,7 @@ fn list_shows_each_check_with_the_profile_scenarios_as_plans() {
     assert!(
         lines
             .iter()
-            .all(|c| c["plans"] == serde_json::json!(["prompt", "failing"]))
+            .all(|c| c["plans"] == serde_json::json!(["prompt", "unicode"]))
     );
     assert!(
         lines
@@ -113,7 +113,7 @@ fn a_producer_that_writes_nothing_is_interrupted() {
 fn plans_select_scenarios() {
     let out = rpcspec()
         .args([
-            "run", "--role", "producer", "--plans", "failing", "--format", "json",
+            "run", "--role", "producer", "--plans", "unicode", "--format", "json",
         ])
         .output()
         .expect("runs");
@@ -125,7 +125,7 @@ fn plans_select_scenarios() {
         .filter(|v| v["type"] == "result")
         .collect();
     assert!(!results.is_empty());
-    assert!(results.iter().all(|r| r["data"]["plan"] == "failing"));
+    assert!(results.iter().all(|r| r["data"]["plan"] == "unicode"));
     rpcspec()
         .args(["run", "--role", "producer", "--plans", "nope"])
         .assert()

@@ -21,6 +21,7 @@ const MUTANTS: &[(&str, &str)] = &[
     ),
     ("no-done", "stops after the last token: no done record"),
     ("after-done", "writes one more token after done"),
+    ("meta-after-done", "writes its meta record after done"),
     (
         "pretty",
         "pretty-prints the start record over several lines",
@@ -31,7 +32,7 @@ const MUTANTS: &[(&str, &str)] = &[
     ),
     (
         "error-without-message",
-        "an error record with a code but no message",
+        "an error record whose data has a code but no message",
     ),
     (
         "buffered",
@@ -39,26 +40,67 @@ const MUTANTS: &[(&str, &str)] = &[
     ),
     ("no-start", "the stream begins with the first token"),
     (
+        "second-start",
+        "a second start record after the first token",
+    ),
+    (
         "start-without-id",
-        "the start record carries no id (its metadata)",
+        "the start record's data carries no request_id",
     ),
     ("no-final-newline", "the done record has no \\n"),
     ("blank-lines", "a blank line between records"),
     ("latin1", "a token written in Latin-1, not UTF-8"),
     ("untyped", "the meta record has no type member"),
     (
-        "token-without-text",
-        "token records carry `content` instead of `text`",
+        "token-without-content",
+        "token records carry a flat `text` instead of `data.content`",
+    ),
+    (
+        "token-content-number",
+        "a token's `data.content` is a number, not a string",
+    ),
+    (
+        "flat",
+        "wave 1's flat records: `{\"type\": \"start\", \"id\": …}`, no `data`",
     ),
     (
         "done-on-failure",
-        "answers a bad input with done instead of error",
+        "answers a request without a prompt with done instead of error",
     ),
     ("exit-1", "exits with status 1 after done"),
     ("lingers", "does not exit after done until killed"),
     (
+        "correct-plain",
+        "none: written from the protocol, with `metadata` on every record",
+    ),
+    (
+        "correct-error-end",
+        "none: start, a token, then an error record, and exit status 1",
+    ),
+    (
+        "correct-odd-chunks",
+        "none: records cut into 7-byte writes, and two records in one write",
+    ),
+    ("correct-crlf", "none: every record ends with \\r\\n"),
+    (
+        "correct-u2028",
+        "none: raw U+2028 and U+2029 inside token strings",
+    ),
+    (
+        "correct-stderr",
+        "none: logs a line to stderr before each record",
+    ),
+    (
+        "correct-cold-start",
+        "none: takes 1.2 s to start, then streams at once",
+    ),
+    (
         "claude-reference",
         "none: the reference Claude stream-json producer",
+    ),
+    (
+        "claude-not-logged-in",
+        "none: Claude Code without a login: init, a result with is_error, exit status 1",
     ),
     (
         "claude-stops-after-control",
@@ -81,6 +123,8 @@ fn main() -> ExitCode {
     }
     let result = if name.starts_with("claude-") {
         claude(&name)
+    } else if let Some(kind) = name.strip_prefix("correct-") {
+        correct(kind)
     } else {
         events(&name)
     };
@@ -92,6 +136,11 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// A record's `data` object.
+fn data(record: &mut Value) -> &mut serde_json::Map<String, Value> {
+    record["data"].as_object_mut().expect("a data object")
 }
 
 fn line(v: &Value) -> Vec<u8> {
@@ -112,19 +161,30 @@ fn events(name: &str) -> io::Result<u8> {
         "no-done" => {
             records.retain(|r| r["type"] != "done");
         }
-        "after-done" => records.push(json!({"type": "token", "text": "!"})),
+        "after-done" => records.push(json!({"type": "token", "data": {"content": "!"}})),
+        "meta-after-done" => {
+            let meta = records.iter().position(|r| r["type"] == "meta");
+            if let Some(i) = meta {
+                let meta = records.remove(i);
+                records.push(meta);
+            }
+        }
         "error-without-message" => {
             for r in &mut records {
                 if r["type"] == "error" {
-                    r.as_object_mut().expect("object").remove("message");
+                    data(r).remove("message");
                 }
             }
         }
         "no-start" => {
             records.remove(0);
         }
+        "second-start" => {
+            let again = records[0].clone();
+            records.insert(2.min(records.len()), again);
+        }
         "start-without-id" => {
-            records[0].as_object_mut().expect("object").remove("id");
+            data(&mut records[0]).remove("request_id");
         }
         "untyped" => {
             for r in &mut records {
@@ -133,19 +193,34 @@ fn events(name: &str) -> io::Result<u8> {
                 }
             }
         }
-        "token-without-text" => {
+        "token-without-content" => {
             for r in &mut records {
                 if r["type"] == "token" {
-                    let text = r["text"].take();
-                    let m = r.as_object_mut().expect("object");
-                    m.remove("text");
-                    m.insert("content".into(), text);
+                    let text = r["data"]["content"].take();
+                    *r = json!({"type": "token", "text": text});
                 }
+            }
+        }
+        "token-content-number" => {
+            if let Some(r) = records.iter_mut().find(|r| r["type"] == "token") {
+                data(r).insert("content".into(), json!(42));
+            }
+        }
+        "flat" => {
+            for r in &mut records {
+                let d = r["data"].take();
+                *r = match r["type"].as_str().unwrap_or_default() {
+                    "start" => json!({"type": "start", "id": d["request_id"]}),
+                    "token" => json!({"type": "token", "text": d["content"]}),
+                    "error" => json!({"type": "error", "code": d["code"], "message": d["message"]}),
+                    "meta" => json!({"type": "meta", "data": {"tokens": d["total_tokens"]}}),
+                    other => json!({"type": other}),
+                };
             }
         }
         "done-on-failure" if failed => {
             records.truncate(1);
-            records.push(json!({"type": "done", "reason": "stop"}));
+            records.push(json!({"type": "done"}));
         }
         _ => {}
     }
@@ -165,7 +240,7 @@ fn events(name: &str) -> io::Result<u8> {
         "blank-lines" => writes.insert(1, b"\n".to_vec()),
         "latin1" if writes.len() > 2 => writes.insert(
             1,
-            b"{\"type\": \"token\", \"text\": \"caf\xE9 \"}\n".to_vec(),
+            b"{\"type\": \"token\", \"data\": {\"content\": \"caf\xE9 \"}}\n".to_vec(),
         ),
         _ => {}
     }
@@ -201,11 +276,90 @@ fn events(name: &str) -> io::Result<u8> {
     }
 }
 
+/// A producer written from the protocol's text alone, not from the
+/// reference: correct, each in an unusual way (`kind`).
+fn correct(kind: &str) -> io::Result<u8> {
+    let mut input = String::new();
+    io::stdin().lock().read_line(&mut input)?;
+    let prompt = serde_json::from_str::<Value>(input.trim_end())
+        .ok()
+        .and_then(|v| v.get("prompt")?.as_str().map(str::to_owned))
+        .unwrap_or_else(|| "hello".to_owned());
+    if kind == "cold-start" {
+        thread::sleep(Duration::from_millis(1200));
+    }
+    let mut records = vec![json!({"type": "start",
+        "data": {"request_id": "r-42", "model": "fixture-1"}})];
+    // A few characters a token, as a model streams them.
+    let chars: Vec<char> = prompt.chars().collect();
+    for piece in chars.chunks(4) {
+        records
+            .push(json!({"type": "token", "data": {"content": piece.iter().collect::<String>()}}));
+    }
+    if kind == "u2028" {
+        records.push(json!({"type": "token", "data": {"content": "line\u{2028}break\u{2029}end"}}));
+    }
+    let failed = kind == "error-end";
+    if failed {
+        records.truncate(2);
+        records.push(json!({"type": "error",
+            "data": {"code": "UPSTREAM_TIMEOUT", "message": "the model did not answer in time"}}));
+    } else {
+        records.push(json!({"type": "meta",
+            "data": {"total_tokens": records.len() - 1, "finish_reason": "stop"}}));
+        records.push(json!({"type": "done"}));
+    }
+    if kind == "plain" {
+        for r in &mut records {
+            r["metadata"] = json!({"request_id": "r-42", "model": "fixture-1"});
+        }
+    }
+    let ending: &[u8] = if kind == "crlf" { b"\r\n" } else { b"\n" };
+    let lines: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| {
+            [
+                serde_json::to_vec(r).expect("serialises").as_slice(),
+                ending,
+            ]
+            .concat()
+        })
+        .collect();
+    let mut out = io::stdout().lock();
+    if kind == "odd-chunks" {
+        // Writes of 7, 1, 13 and 64 bytes in turn: records cut anywhere,
+        // and the 64-byte writes carry the end of one and the next.
+        let bytes = lines.concat();
+        let mut at = 0;
+        for size in [7, 1, 13, 64].into_iter().cycle() {
+            if at >= bytes.len() {
+                break;
+            }
+            let end = (at + size).min(bytes.len());
+            out.write_all(&bytes[at..end])?;
+            out.flush()?;
+            at = end;
+            thread::sleep(Duration::from_millis(1));
+        }
+    } else {
+        for (i, l) in lines.iter().enumerate() {
+            if kind == "stderr" {
+                eprintln!("fixture: writing record {i}");
+            }
+            out.write_all(l)?;
+            out.flush()?;
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+    Ok(if failed { 1 } else { 0 })
+}
+
 /// The Claude stream-json producer, or one of its mutants.
 fn claude(name: &str) -> io::Result<u8> {
     if name == "claude-reference" {
         let profile = rpcspec::producer::Profile::named("claude").map_err(io::Error::other)?;
-        rpcspec::producer::serve(&profile, io::stdin().lock(), io::stdout().lock())?;
+        let ask = std::env::args().any(|a| a == "--permission-prompt-tool");
+        rpcspec::producer::serve(&profile, ask, io::stdin().lock(), io::stdout().lock())?;
         return Ok(0);
     }
     let mut out = io::stdout().lock();
@@ -218,6 +372,19 @@ fn claude(name: &str) -> io::Result<u8> {
     out.write_all(&line(&json!({"type": "system", "subtype": "init",
         "session_id": "session-1", "tools": ["Bash"]})))?;
     out.flush()?;
+    if name == "claude-not-logged-in" {
+        let text = "Not logged in · Please run /login";
+        out.write_all(&line(
+            &json!({"type": "assistant", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": text}]}, "session_id": "session-1"}),
+        ))?;
+        out.write_all(&line(
+            &json!({"type": "result", "subtype": "success", "is_error": true,
+            "result": text, "session_id": "session-1"}),
+        ))?;
+        out.flush()?;
+        return Ok(1);
+    }
     if asks && name == "claude-stops-after-control" {
         out.write_all(&line(&json!({"type": "control_request", "request_id": "req_1_a1",
             "request": {"subtype": "can_use_tool", "tool_name": "Bash", "input": {"command": "ls"}}})))?;

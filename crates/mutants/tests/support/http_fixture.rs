@@ -3,9 +3,10 @@
 //! (server crates re-buffer chunks and would hide them).
 //!
 //! `POST` a JSON body `{"prompt": "…"}`: the reference behaviour streams the
-//! reference events (one record per chunk); an empty prompt streams `start`
-//! then `error`; a body without `prompt` is refused with 400 and a JSON
-//! error. The other behaviours are the bugs the producer checks must catch.
+//! reference events (one record per chunk); a body without a prompt, or
+//! with an empty one, is refused before the stream with 400 and a JSON
+//! error body (`{"error": {"code": "INVALID_INPUT", …}}`). The other
+//! behaviours are the bugs the producer checks must catch.
 
 use std::{
     io::{BufRead, BufReader, Read, Write},
@@ -37,6 +38,8 @@ pub enum Behaviour {
     AcceptsBadRequest,
     /// Refusals are 400 with an HTML body.
     HtmlErrors,
+    /// A bad request is answered 200, its body one error record.
+    ErrorRecord200,
     /// Every request answered 500.
     ServerError,
     /// Reads the request and never answers.
@@ -113,8 +116,8 @@ fn refuse(conn: &mut TcpStream, status: &str, html: bool) -> std::io::Result<()>
     let body = if html {
         b"<html><body><h1>Bad Request</h1></body></html>".to_vec()
     } else {
-        serde_json::to_vec(&json!({"error": {"code": "missing_prompt",
-            "message": "the body needs a prompt"}}))
+        serde_json::to_vec(&json!({"error": {"code": "INVALID_INPUT",
+            "message": "prompt is required"}}))
         .expect("serialises")
     };
     let ty = if html {
@@ -145,14 +148,18 @@ fn serve(mut conn: TcpStream, behaviour: Behaviour) -> std::io::Result<()> {
         return refuse(&mut conn, "500 Internal Server Error", false);
     }
     let prompt = match prompt {
-        Some(p) => p.to_owned(),
-        None if behaviour == B::AcceptsBadRequest => String::new(),
-        None => return refuse(&mut conn, "400 Bad Request", behaviour == B::HtmlErrors),
+        Some(p) if !p.trim().is_empty() => p.to_owned(),
+        _ if behaviour == B::AcceptsBadRequest => String::new(),
+        _ if behaviour == B::ErrorRecord200 => {
+            head(&mut conn, "200 OK", "application/x-ndjson", "")?;
+            conn.write_all(
+                b"{\"type\": \"error\", \"data\": {\"code\": \"INVALID_INPUT\", \"message\": \"prompt is required\"}}\n",
+            )?;
+            return conn.flush();
+        }
+        _ => return refuse(&mut conn, "400 Bad Request", behaviour == B::HtmlErrors),
     };
-    if behaviour == B::HtmlErrors && prompt.is_empty() {
-        return refuse(&mut conn, "400 Bad Request", true);
-    }
-    let input = json!({"type": "user", "text": prompt}).to_string();
+    let input = json!({"prompt": prompt}).to_string();
     let mut records = rpcspec::producer::reference_records(Some(&input));
     if behaviour == B::NoDone {
         records.retain(|r| r["type"] != "done");

@@ -130,7 +130,15 @@ pub(super) fn grade_clean(_: &Profile, _: &Scenario, obs: &Observation) -> Grade
 }
 
 fn kind_of<'a>(profile: &Profile, r: &'a Record) -> Option<&'a str> {
-    r.value.get(&profile.type_field).and_then(Value::as_str)
+    profile.kind_of(&r.value)
+}
+
+/// The end record, when the stream has one and it reports a failure.
+fn failed_end<'a>(profile: &Profile, obs: &'a Observation) -> Option<&'a Record> {
+    let end = &obs.records[obs.end_index?];
+    profile
+        .reports_failure(&end.value, &end.text)
+        .then_some(end)
 }
 
 pub(super) fn grade_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -350,9 +358,9 @@ pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> 
     let Some(status) = obs.status else {
         return Grade::NotApplicable("the process did not exit before the deadline".into());
     };
-    let ended_ok = obs.end_index.is_some_and(|i| {
-        kind_of(profile, &obs.records[i]).is_some_and(|k| Some(k) != profile.error.as_deref())
-    });
+    // A failure reported by the end record may be followed by a non-zero
+    // exit: that is consistent, not a finding.
+    let ended_ok = obs.end_index.is_some() && failed_end(profile, obs).is_none();
     findings(if ended_ok && !status.success() {
         vec![format!(
             "the stream ended well but the process then ended with {}",
@@ -395,9 +403,9 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
         ),
         Gate::Passed => findings(Vec::new()),
         Gate::Held => findings(vec![format!(
-            "nothing on stdout by half the deadline ({:.1}s) with stdin open; once stdin closed the whole stream \
-             arrived: records were held back (a buffered stdout, or waiting for EOF)",
-            obs.timeout.as_secs_f64() / 2.0
+            "nothing on stdout within the start-up time ({:.1}s, --startup-timeout) with stdin open; once stdin \
+             closed the whole stream arrived: records were held back (a buffered stdout, or waiting for EOF)",
+            obs.startup.as_secs_f64()
         )]),
         Gate::NeverEnded => {
             Grade::NotApplicable("the stream did not end even after stdin closed".into())
@@ -409,6 +417,11 @@ pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observ
     let Some(control) = &profile.control else {
         return Grade::NotApplicable("the profile has no control protocol".into());
     };
+    if obs.controls.is_empty()
+        && let Some(off) = &obs.control_off
+    {
+        return Grade::NotApplicable(off.clone());
+    }
     if scenario.answer.is_none() {
         return if obs.controls.is_empty() {
             Grade::NotApplicable("the scenario needs no control request".into())
@@ -420,6 +433,14 @@ pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observ
         };
     }
     let Some(&(index, answered)) = obs.controls.first() else {
+        if let Some(end) = failed_end(profile, obs) {
+            return Grade::NotApplicable(format!(
+                "the turn failed before any `{}` (line {}): {}",
+                control.request,
+                end.line,
+                clip(&end.text)
+            ));
+        }
         return findings(vec![format!(
             "no `{}` record: the scenario needs one; {}",
             control.request,
@@ -455,7 +476,10 @@ pub(super) fn grade_status(profile: &Profile, scenario: &Scenario, obs: &Observa
     let Some(h) = &obs.http else {
         return Grade::NotApplicable("not an HTTP run".into());
     };
+    // Only a scenario that expects a failure may be refused: the others
+    // send a request the profile calls valid.
     let failing = scenario.end.is_some() && scenario.end == profile.error;
+    let body = || clip(&String::from_utf8_lossy(&h.body));
     findings(match h.status {
         200 => Vec::new(),
         400..=599 if failing => {
@@ -465,15 +489,25 @@ pub(super) fn grade_status(profile: &Profile, scenario: &Scenario, obs: &Observa
                 vec![format!(
                     "{}: a refusal needs a JSON error body, got: {}",
                     h.status_line,
-                    clip(&String::from_utf8_lossy(&h.body))
+                    body()
                 )]
             }
         }
-        _ => vec![format!("{} where a stream must be 200", h.status_line)],
+        401 | 403 | 407 => vec![format!(
+            "{} for a valid request: the endpoint wants credentials rpcspec does not send \
+             (test an endpoint that needs none, or a local one); body: {}",
+            h.status_line,
+            body()
+        )],
+        _ => vec![format!(
+            "{} where a valid request must stream with 200; body: {}",
+            h.status_line,
+            body()
+        )],
     })
 }
 
-pub(super) fn grade_content_type(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
+pub(super) fn grade_content_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
     let Some(h) = &obs.http else {
         return Grade::NotApplicable("not an HTTP run".into());
     };
@@ -487,17 +521,18 @@ pub(super) fn grade_content_type(_: &Profile, _: &Scenario, obs: &Observation) -
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    findings(match essence.as_str() {
-        "application/x-ndjson"
-        | "application/jsonl"
-        | "application/json-lines"
-        | "application/jsonlines"
-        | "application/ndjson"
-        | "application/json-seq" => Vec::new(),
-        "" => vec!["no Content-Type".to_owned()],
-        _ => vec![format!(
-            "Content-Type `{ty}` is not a streaming JSON type (application/x-ndjson, application/jsonl, application/json-seq)"
-        )],
+    findings(if profile.content_types.contains(&essence) {
+        Vec::new()
+    } else if essence.is_empty() {
+        vec![format!(
+            "no Content-Type (a stream is served as {})",
+            profile.content_types.join(", ")
+        )]
+    } else {
+        vec![format!(
+            "Content-Type `{ty}` is not {}",
+            profile.content_types.join(" or ")
+        )]
     })
 }
 
@@ -528,10 +563,15 @@ pub(super) fn grade_bad_request(
         Some(Err(e)) => vec![format!("POST {bad}: {e}")],
         Some(Ok((status, ty, body))) => {
             let mut out = Vec::new();
-            if !(400..500).contains(status) {
+            if *status == 200 {
+                out.push(format!(
+                    "POST {bad}: streamed with status 200 ({}); a bad request is refused before the stream, with a 4xx",
+                    clip(&String::from_utf8_lossy(body))
+                ));
+            } else if !(400..500).contains(status) {
                 out.push(format!("POST {bad}: status {status}, not 4xx"));
             }
-            if !is_json_object(body) {
+            if *status != 200 && !is_json_object(body) {
                 out.push(format!(
                     "POST {bad}: the error body is not a JSON object ({}): {}",
                     ty.as_deref().unwrap_or("no Content-Type"),

@@ -9,19 +9,21 @@
 //!
 //! Nothing is proved by sleeping. A stdio producer that holds its records
 //! back is caught by a gate, not a timer: stdin stays open until the end
-//! record arrives; at half the deadline the runner closes it, and a stream
-//! that completes only then was waiting for EOF to flush.
+//! record arrives; when the start-up time (`--startup-timeout`) passes with
+//! not a byte written the runner closes it, and a stream that completes
+//! only then was waiting for EOF to flush. A cold start within the
+//! start-up time is not taken for one.
 
 mod grade;
 mod observe;
 pub mod profile;
 mod reference;
 
-use std::{path::Path, time::Duration};
+use std::path::Path;
 
 use rpcspec_matcher::Level;
 
-pub use observe::{Observation, Record};
+pub use observe::{Limits, Observation, Record};
 pub use profile::{Profile, Scenario};
 pub use reference::{records as reference_records, serve};
 
@@ -185,7 +187,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/lifecycle/expected-end",
         level: Level::Must,
-        title: "the scenario ends the way it must: done for a good input, error for a bad one",
+        title: "a scenario that names its end type (opt-in: `end` in the profile) finishes with it",
         section: LIFECYCLE,
         transport: Transport::Any,
         grade: grade::grade_expected_end,
@@ -193,7 +195,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/lifecycle/exit-status",
         level: Level::Must,
-        title: "the process exits, with status 0 after done, once its stream has ended",
+        title: "the process exits once its stream has ended, with status 0 after an end that reports success",
         section: LIFECYCLE,
         transport: Transport::Stdio,
         grade: grade::grade_exit,
@@ -209,7 +211,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/control/answered",
         level: Level::Must,
-        title: "a control request is made when the scenario needs one, and once answered the stream goes on to its end",
+        title: "a control request is made when the scenario needs one (and the command enables them), and once answered the stream goes on to its end",
         section: "Claude Code stream-json control protocol",
         transport: Transport::Stdio,
         grade: grade::grade_control,
@@ -217,7 +219,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/http/status",
         level: Level::Must,
-        title: "a good request streams with status 200; a failure before the stream is a 4xx/5xx with a JSON body",
+        title: "a valid request streams with status 200; a scenario that expects a failure may be refused first, with a JSON body",
         section: "RFC 9110 §15",
         transport: Transport::Http,
         grade: grade::grade_status,
@@ -225,7 +227,7 @@ pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/http/content-type",
         level: Level::Must,
-        title: "a stream is served as application/x-ndjson, application/jsonl or application/json-seq",
+        title: "a stream is served as the profile's media type (events: application/x-ndjson)",
         section: "NDJSON 1.0 §4; RFC 7464 §6",
         transport: Transport::Http,
         grade: grade::grade_content_type,
@@ -302,7 +304,7 @@ pub fn run(
     cases: &[ProducerCase],
     profile: &Profile,
     source: &Source,
-    timeout: Duration,
+    limits: Limits,
     budget: &Budget,
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
@@ -313,7 +315,7 @@ pub fn run(
         .filter(|c| c.check.transport == Transport::Any || c.check.transport == transport)
         .collect();
     let observed = crate::run_parallel(&profile.scenarios, jobs, progress, |scenario| {
-        observe::observe(profile, scenario, source, timeout, budget)
+        observe::observe(profile, scenario, source, limits, budget)
     });
     let mut results = Vec::new();
     for case in cases {

@@ -80,9 +80,11 @@ pub enum Gate {
     NotUsed,
     /// The end record (or the exit) came while stdin was open.
     Passed,
-    /// stdin was closed at half the deadline, and the stream ended after.
+    /// stdin was closed when the start-up time passed with nothing
+    /// written, and the stream ended after.
     Held,
-    /// stdin was closed at half the deadline, and the stream never ended.
+    /// stdin was closed when the start-up time passed, and the stream
+    /// never ended.
     NeverEnded,
 }
 
@@ -100,6 +102,10 @@ pub struct Observation {
     pub(super) exit: Option<String>,
     pub(super) duration: Duration,
     pub(super) timeout: Duration,
+    /// The start-up time: how long the producer had for its first byte.
+    pub(super) startup: Duration,
+    /// Why the command cannot make control requests, when it cannot.
+    pub(super) control_off: Option<String>,
     /// The run could not be made (spawn or connect failed).
     pub(super) error: Option<String>,
     /// The producer wrote more than the budget lets a run read, and was
@@ -286,19 +292,36 @@ impl Collector {
     }
 }
 
+/// How long a run may take: `startup` for the first byte (stdio), then
+/// `timeout` for the stream.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The stream's deadline, from its first byte (stdio) or the request
+    /// (HTTP).
+    pub timeout: Duration,
+    /// How long a process may take to write its first byte; with stdin
+    /// open, the stdin gate closes stdin when it passes.
+    pub startup: Duration,
+}
+
 /// Runs one scenario against the source and records everything.
 pub fn observe(
     profile: &Profile,
     scenario: &Scenario,
     source: &Source,
-    timeout: Duration,
+    limits: Limits,
     budget: &Budget,
 ) -> Observation {
     let mut obs = match source {
-        Source::Command(target) => observe_stdio(profile, scenario, target, timeout, budget),
-        Source::Url(url) => observe_http(profile, scenario, url, timeout, budget),
+        Source::Command(target) => {
+            let mut obs = observe_stdio(profile, scenario, target, limits, budget);
+            obs.control_off = profile.control_off(&target.argv);
+            obs
+        }
+        Source::Url(url) => observe_http(profile, scenario, url, limits.timeout, budget),
     };
-    obs.timeout = timeout;
+    obs.timeout = limits.timeout;
+    obs.startup = limits.startup;
     obs
 }
 
@@ -306,15 +329,24 @@ fn observe_stdio(
     profile: &Profile,
     scenario: &Scenario,
     target: &crate::target::Target,
-    timeout: Duration,
+    limits: Limits,
     budget: &Budget,
 ) -> Observation {
+    let Limits { timeout, startup } = limits;
     let started = Instant::now();
-    // Start-up has the timeout until the first byte; the stream then has
+    // Start-up has its own time until the first byte; the stream then has
     // the timeout from its first byte, so a slow start does not eat it.
-    let mut deadline = started + timeout;
+    // With stdin open, the gate closes stdin when start-up passes with not
+    // a byte written, and the stream then has the timeout to come.
+    let mut deadline = started
+        + startup
+        + if profile.stdin_open {
+            timeout
+        } else {
+            Duration::ZERO
+        };
     let mut begun = false;
-    let gate_at = started + timeout / 2;
+    let gate_at = started + startup;
     let mut c = Collector::new(profile, Mode::Lines);
     let mut running = match Drive::spawn(target, budget) {
         Ok(r) => r,
@@ -350,8 +382,9 @@ fn observe_stdio(
     });
     let mut closed_at: Option<Instant> = None;
     let mut exited = false;
-    // The gate closes stdin at half the deadline only while the producer
-    // has written nothing at all: a slow stream that has begun is left be.
+    // The gate closes stdin when start-up passes only while the producer
+    // has written nothing at all: a slow stream that has begun is left be,
+    // and a cold start within the start-up time is not a held stream.
     let mut gate_armed = profile.stdin_open;
     loop {
         if exited && c.obs.stdout_closed {
@@ -374,7 +407,7 @@ fn observe_stdio(
                 c.obs.lingered = true;
                 break;
             }
-            // The gate: half the deadline, stdin open, and not a byte yet.
+            // The gate: start-up over, stdin open, and not a byte yet.
             gate_armed = false;
             running.close_stdin();
             closed_at = Some(now);
@@ -398,7 +431,7 @@ fn observe_stdio(
                 }
                 if !begun {
                     begun = true;
-                    deadline = deadline.max(Instant::now() + timeout);
+                    deadline = Instant::now() + timeout;
                 }
                 let at = ms(&running);
                 // The drive stops a flood before the collector sees it.

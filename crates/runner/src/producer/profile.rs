@@ -9,7 +9,7 @@ use toml::Spanned;
 
 use crate::{
     cases::{self, LoadError, Location},
-    pattern::Pattern,
+    pattern::{Match, Pattern},
 };
 
 /// An event-stream profile.
@@ -25,8 +25,12 @@ pub struct Profile {
     pub start: Option<String>,
     /// The types that end a stream.
     pub end: Vec<String>,
-    /// The end type reporting a failure, if any.
+    /// The end type reporting a failure, if any: its records are error
+    /// records, checked for their shape by `producer/lifecycle/error-record`.
     pub error: Option<String>,
+    /// End records that report a failure by a field (Claude Code's
+    /// `"is_error": true`), besides those of the `error` type.
+    pub failed: Vec<Pattern>,
     /// Whether stdin stays open while the stream is written.
     pub stdin_open: bool,
     /// The shape of each declared type.
@@ -35,6 +39,9 @@ pub struct Profile {
     pub control: Option<Control>,
     /// A request body an HTTP endpoint must refuse before streaming.
     pub bad_request: Option<String>,
+    /// The media types a stream may be served as (their essence, lower
+    /// case).
+    pub content_types: Vec<String>,
     /// The runs of the producer.
     pub scenarios: Vec<Scenario>,
     /// Where the profile was read from.
@@ -50,6 +57,11 @@ pub struct Control {
     pub id: String,
     /// The answer's template: `$id` and `$answer` are replaced.
     pub response: String,
+    /// Command-line text that turns control requests on (Claude Code's
+    /// `--permission-prompt-tool stdio`): a command without any of these
+    /// cannot make one, so the control check does not apply to it. Empty:
+    /// always on.
+    pub enabled_by: Vec<String>,
 }
 
 /// One run of the producer.
@@ -77,6 +89,8 @@ struct Def {
     start: Option<String>,
     end: Spanned<Vec<String>>,
     error: Option<Spanned<String>>,
+    #[serde(default)]
+    failed: Vec<Spanned<String>>,
     #[serde(default = "default_stdin")]
     stdin: Spanned<String>,
     #[serde(default)]
@@ -97,13 +111,26 @@ struct ControlDef {
     request: String,
     id: String,
     response: Spanned<String>,
+    #[serde(default)]
+    enabled_by: Vec<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HttpDef {
     bad_request: Option<String>,
+    content_types: Option<Spanned<Vec<String>>>,
 }
+
+/// The streaming JSON media types, when a profile names none.
+const CONTENT_TYPES: &[&str] = &[
+    "application/x-ndjson",
+    "application/jsonl",
+    "application/json-lines",
+    "application/jsonlines",
+    "application/ndjson",
+    "application/json-seq",
+];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -188,6 +215,11 @@ impl Profile {
                 ));
             }
         };
+        let mut failed = Vec::new();
+        for pattern in def.failed {
+            let span = pattern.span();
+            failed.push(Pattern::parse(pattern.get_ref()).map_err(|e| at(span, e))?);
+        }
         let mut records = Vec::new();
         for (name, pattern) in def.records {
             let span = pattern.span();
@@ -208,6 +240,7 @@ impl Profile {
                     request: c.request,
                     id: c.id,
                     response: c.response.into_inner(),
+                    enabled_by: c.enabled_by,
                 })
             }
             None => None,
@@ -269,6 +302,24 @@ impl Profile {
         if scenarios.is_empty() {
             return Err(whole("the profile has no [[scenario]]".into()));
         }
+        let (bad_request, content_types) = match def.http {
+            Some(h) => (h.bad_request, h.content_types),
+            None => (None, None),
+        };
+        let content_types = match content_types {
+            None => CONTENT_TYPES.iter().map(|t| (*t).to_owned()).collect(),
+            Some(types) if types.get_ref().is_empty() => {
+                return Err(at(
+                    types.span(),
+                    "`content_types` names no media type: no stream could pass".into(),
+                ));
+            }
+            Some(types) => types
+                .into_inner()
+                .iter()
+                .map(|t| t.trim().to_ascii_lowercase())
+                .collect(),
+        };
         Ok(Profile {
             name: def.name,
             title: def.title,
@@ -276,10 +327,12 @@ impl Profile {
             start: def.start,
             end,
             error,
+            failed,
             stdin_open,
             records,
             control,
-            bad_request: def.http.and_then(|h| h.bad_request),
+            bad_request,
+            content_types,
             scenarios,
             source: file.to_path_buf(),
         })
@@ -288,6 +341,42 @@ impl Profile {
     /// The shape declared for `kind`, if any.
     pub fn shape(&self, kind: &str) -> Option<&Pattern> {
         self.records.iter().find(|(k, _)| k == kind).map(|(_, p)| p)
+    }
+
+    /// The type of `record`, if it has one.
+    pub fn kind_of<'a>(&self, record: &'a serde_json::Value) -> Option<&'a str> {
+        record.get(&self.type_field)?.as_str()
+    }
+
+    /// Whether `record` (an end record) reports a failure: it is of the
+    /// `error` type or matches one of the `failed` patterns.
+    pub fn reports_failure(&self, record: &serde_json::Value, text: &str) -> bool {
+        self.kind_of(record)
+            .is_some_and(|k| self.error.as_deref() == Some(k))
+            || self.failed.iter().any(|p| p.matches(text) == Match::Yes)
+    }
+
+    /// Why `argv` cannot make control requests, if it cannot: the profile
+    /// names the command-line text that turns them on, and `argv` has
+    /// none of it.
+    pub fn control_off(&self, argv: &[std::ffi::OsString]) -> Option<String> {
+        let control = self.control.as_ref()?;
+        if control.enabled_by.is_empty() {
+            return None;
+        }
+        let line = argv
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if control.enabled_by.iter().any(|e| line.contains(e.as_str())) {
+            return None;
+        }
+        Some(format!(
+            "control requests are off: the command does not pass `{}`, so no `{}` can occur",
+            control.enabled_by.join("` or `"),
+            control.request
+        ))
     }
 
     /// The answer to a control request with id `id` (raw JSON).

@@ -15,39 +15,37 @@ use super::Profile;
 /// Pause between tokens: a stream is produced over time, as a model would.
 const TOKEN_PAUSE: Duration = Duration::from_millis(1);
 
-/// The `events` stream answering one input line: `start`, a `token` per
-/// word, `meta`, `done`; or `start` then `error` when the input is not a
-/// user record with a non-empty `text`.
+/// The `events` stream answering one request line `{"prompt": …}`:
+/// `start`, a `token` per word of the prompt, `meta`, `done`; or `start`
+/// then `error` when the line is not a request with a non-empty prompt
+/// (over stdio there is no status to refuse it with before the stream).
 pub fn records(input: Option<&str>) -> Vec<Value> {
-    let start = json!({"type": "start", "id": "run-1", "model": "rpcspec-reference"});
-    let text = input
+    let start = json!({"type": "start",
+        "data": {"request_id": "req-1", "model": "rpcspec-reference"}});
+    let prompt = input
         .and_then(|l| serde_json::from_str::<Value>(l).ok())
-        .and_then(|v| v.get("text").and_then(Value::as_str).map(str::to_owned));
-    let failure = match (input, &text) {
-        (None, _) => Some(("no_input", "stdin closed before an input line".to_owned())),
-        (Some(_), None) => Some((
-            "invalid_input",
-            "the input is not {\"type\": \"user\", \"text\": …}".to_owned(),
-        )),
-        (Some(_), Some(t)) if t.trim().is_empty() => {
-            Some(("empty_prompt", "the prompt is empty".to_owned()))
-        }
+        .and_then(|v| v.get("prompt").and_then(Value::as_str).map(str::to_owned));
+    let failure = match (input, &prompt) {
+        (None, _) => Some(("NO_INPUT", "stdin closed before a request line")),
+        (Some(_), None) => Some(("INVALID_INPUT", "prompt is required")),
+        (Some(_), Some(t)) if t.trim().is_empty() => Some(("INVALID_INPUT", "prompt is empty")),
         _ => None,
     };
     if let Some((code, message)) = failure {
         return vec![
             start,
-            json!({"type": "error", "code": code, "message": message}),
+            json!({"type": "error", "data": {"code": code, "message": message}}),
         ];
     }
-    let words: Vec<&str> = text.as_deref().unwrap_or("").split_whitespace().collect();
+    let words: Vec<&str> = prompt.as_deref().unwrap_or("").split_whitespace().collect();
     let mut out = vec![start];
     for (i, w) in words.iter().enumerate() {
         let sep = if i + 1 < words.len() { " " } else { "" };
-        out.push(json!({"type": "token", "text": format!("{w}{sep}")}));
+        out.push(json!({"type": "token", "data": {"content": format!("{w}{sep}")}}));
     }
-    out.push(json!({"type": "meta", "data": {"tokens": words.len()}}));
-    out.push(json!({"type": "done", "reason": "stop"}));
+    out.push(json!({"type": "meta",
+        "data": {"total_tokens": words.len(), "finish_reason": "stop"}}));
+    out.push(json!({"type": "done"}));
     out
 }
 
@@ -59,8 +57,16 @@ pub fn emit(out: &mut impl Write, value: &Value) -> io::Result<()> {
     out.flush()
 }
 
-/// Serves the reference producer of `profile` on `input`/`output`.
-pub fn serve(profile: &Profile, input: impl Read, mut output: impl Write) -> io::Result<()> {
+/// Serves the reference producer of `profile` on `input`/`output`. With
+/// `ask`, the Claude reference asks permission for a tool with a control
+/// request, as Claude Code does with `--permission-prompt-tool stdio`;
+/// without, it declines to use the tool.
+pub fn serve(
+    profile: &Profile,
+    ask: bool,
+    input: impl Read,
+    mut output: impl Write,
+) -> io::Result<()> {
     let mut lines = Events::new(input, Config::default()).filter_map(|e| match e {
         Ok(Event::Line(l)) => Some(Ok(String::from_utf8_lossy(&l.bytes).into_owned())),
         Ok(Event::Problem(_)) => None,
@@ -77,7 +83,7 @@ pub fn serve(profile: &Profile, input: impl Read, mut output: impl Write) -> io:
             }
             Ok(())
         }
-        "claude" => claude(&mut lines, &mut output),
+        "claude" => claude(ask, &mut lines, &mut output),
         other => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("no reference producer for profile `{other}` (shipped: events, claude)"),
@@ -104,9 +110,11 @@ fn assistant(text: &str) -> Value {
 }
 
 /// A Claude Code stream-json session: a `system` init record, then per user
-/// turn assistant records and a `result`; a turn that mentions a tool asks
-/// permission with a `control_request` first and waits for its answer.
+/// turn assistant records and a `result`; with `ask`, a turn that mentions
+/// a tool asks permission with a `control_request` first and waits for its
+/// answer.
 fn claude(
+    ask: bool,
     lines: &mut impl Iterator<Item = io::Result<String>>,
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -130,7 +138,10 @@ fn claude(
         }
         turn += 1;
         let text = content(&value);
-        let reply = if text.contains("tool") || text.contains("Bash") {
+        let tool = text.contains("tool") || text.contains("Bash");
+        let reply = if tool && !ask {
+            "Using Bash needs permission, and no one can be asked: not running it."
+        } else if tool {
             let id = format!("req_{turn}_a1");
             emit(
                 out,
@@ -181,12 +192,17 @@ mod tests {
 
     #[test]
     fn events_stream_for_a_prompt_and_a_failure() {
-        let good = records(Some(r#"{"type":"user","text":"a b"}"#));
+        let good = records(Some(r#"{"prompt":"a b"}"#));
         let kinds: Vec<&str> = good.iter().map(|v| v["type"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["start", "token", "token", "meta", "done"]);
-        assert_eq!(good[1]["text"], "a ");
-        let bad = records(Some(r#"{"type":"user","text":""}"#));
-        assert_eq!(bad[1]["code"], "empty_prompt");
-        assert_eq!(records(None)[1]["code"], "no_input");
+        assert_eq!(good[1]["data"]["content"], "a ");
+        assert_eq!(good[3]["data"]["total_tokens"], 2);
+        let bad = records(Some(r#"{"prompt":""}"#));
+        assert_eq!(bad[1]["data"]["code"], "INVALID_INPUT");
+        assert_eq!(
+            records(Some("{}"))[1]["data"]["message"],
+            "prompt is required"
+        );
+        assert_eq!(records(None)[1]["data"]["code"], "NO_INPUT");
     }
 }
