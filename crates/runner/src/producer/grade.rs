@@ -164,26 +164,67 @@ pub(super) fn grade_shape(profile: &Profile, _: &Scenario, obs: &Observation) ->
     if profile.records.is_empty() {
         return Grade::NotApplicable("the profile declares no record shapes".into());
     }
+    // Records of one type that miss their shape the same way are one
+    // finding (a stream has hundreds of tokens): (type, why, lines, first).
+    let mut groups: Vec<(&str, String, Vec<u64>, &Record)> = Vec::new();
+    for r in &obs.records {
+        let Some(kind) = kind_of(profile, r) else {
+            continue;
+        };
+        // The error record has its own check.
+        if profile.error.as_deref() == Some(kind) {
+            continue;
+        }
+        let Some(Match::No(why)) = profile.shape(kind).map(|p| p.matches(&r.text)) else {
+            continue;
+        };
+        match groups.iter_mut().find(|g| g.0 == kind && g.1 == why) {
+            Some(g) => g.2.push(r.line),
+            None => groups.push((kind, why, vec![r.line], r)),
+        }
+    }
     findings(
-        obs.records
-            .iter()
-            .filter_map(|r| {
-                let kind = kind_of(profile, r)?;
-                // The error record has its own check.
-                if profile.error.as_deref() == Some(kind) {
-                    return None;
-                }
-                match profile.shape(kind)?.matches(&r.text) {
-                    Match::No(why) => Some(format!(
-                        "`{kind}` record at line {}: {why}: {}",
-                        r.line,
-                        clip(&r.text)
-                    )),
-                    _ => None,
-                }
+        groups
+            .into_iter()
+            .map(|(kind, why, lines, first)| match lines.as_slice() {
+                [line] => format!(
+                    "`{kind}` record at line {line}: {why}: {}",
+                    clip(&first.text)
+                ),
+                _ => format!(
+                    "{} `{kind}` records (lines {}): {why}; the first: {}",
+                    lines.len(),
+                    line_list(&lines),
+                    clip(&first.text)
+                ),
             })
             .collect(),
     )
+}
+
+/// Line numbers as `2-10, 14`: runs of consecutive lines joined, at most
+/// ten runs shown.
+fn line_list(lines: &[u64]) -> String {
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &l in lines {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == l => *end = l,
+            _ => runs.push((l, l)),
+        }
+    }
+    let shown: Vec<String> = runs
+        .iter()
+        .take(10)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    let more = if runs.len() > 10 { ", …" } else { "" };
+    format!("{}{more}", shown.join(", "))
 }
 
 fn last_seen(obs: &Observation) -> String {
@@ -581,4 +622,56 @@ pub(super) fn grade_bad_request(
             out
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(line: u64, text: &str) -> Record {
+        Record {
+            line,
+            offset: 0,
+            text: text.to_owned(),
+            value: serde_json::from_str(text).expect("json"),
+            last_line: None,
+            at_ms: 0,
+            piece: 0,
+        }
+    }
+
+    #[test]
+    fn records_that_miss_their_shape_alike_are_one_finding() {
+        let profile = Profile::named("events").expect("shipped");
+        let mut obs = Observation::default();
+        obs.records.push(record(
+            1,
+            r#"{"type":"start","data":{"request_id":"r","model":"m"}}"#,
+        ));
+        for line in 2..=5 {
+            obs.records
+                .push(record(line, r#"{"type":"token","text":"x"}"#));
+        }
+        obs.records
+            .push(record(6, r#"{"type":"token","data":{"content":1}}"#));
+        obs.records
+            .push(record(7, r#"{"type":"token","text":"y"}"#));
+        let Grade::Findings(found) = grade_shape(&profile, &profile.scenarios[0], &obs) else {
+            panic!("applies");
+        };
+        assert_eq!(
+            found,
+            [
+                r#"5 `token` records (lines 2-5, 7): .data: missing, expected {"content":"$string"}; the first: {"type":"token","text":"x"}"#,
+                r#"`token` record at line 6: .data.content: expected $string, got 1: {"type":"token","data":{"content":1}}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn line_lists_join_runs_and_stop_at_ten() {
+        assert_eq!(line_list(&[2, 3, 4, 9]), "2-4, 9");
+        let many: Vec<u64> = (1..=40).step_by(2).collect();
+        assert_eq!(line_list(&many), "1, 3, 5, 7, 9, 11, 13, 15, 17, 19, …");
+    }
 }

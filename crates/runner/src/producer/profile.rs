@@ -425,4 +425,40 @@ mod tests {
         let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
         assert_eq!(e.to_string(), "p.toml:1:1: the profile has no [[scenario]]");
     }
+
+    #[test]
+    fn failed_ends_control_flags_and_media_types() {
+        let claude = Profile::named("claude").unwrap();
+        let failed = r#"{"type":"result","subtype":"success","is_error":true,"session_id":"s"}"#;
+        let ok = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s"}"#;
+        let value = |t: &str| serde_json::from_str::<serde_json::Value>(t).unwrap();
+        assert!(claude.reports_failure(&value(failed), failed));
+        assert!(!claude.reports_failure(&value(ok), ok));
+        let argv =
+            |line: &str| -> Vec<std::ffi::OsString> { line.split(' ').map(Into::into).collect() };
+        assert!(
+            claude
+                .control_off(&argv("claude -p --permission-prompt-tool stdio"))
+                .is_none()
+        );
+        assert!(
+            claude
+                .control_off(&argv("sh -c claude --permission-prompt-tool=stdio"))
+                .is_none()
+        );
+        let off = claude.control_off(&argv("claude -p")).expect("off");
+        assert!(off.contains("`--permission-prompt-tool stdio`"), "{off}");
+        let events = Profile::named("events").unwrap();
+        assert_eq!(events.content_types, ["application/x-ndjson"]);
+        let error = r#"{"type":"error","data":{"code":"X","message":"m"}}"#;
+        assert!(events.reports_failure(&value(error), error));
+        assert!(events.control_off(&argv("anything")).is_none());
+        let text = "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\n\
+                    [http]\ncontent_types = []\n[[scenario]]\nname = \"s\"\n";
+        let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p.toml:6:17: `content_types` names no media type: no stream could pass"
+        );
+    }
 }
