@@ -72,7 +72,7 @@ usage: cargo xtask <command>
 
 commands:
   ci      run every check CI runs (fmt, clippy, tests, bench smoke, fuzz smoke), stopping at the first failure
-  rules   regenerate docs/rules.md from the matcher's rule table
+  rules   regenerate docs/rules.md from the rule registry (every role)
   fuzz [TARGET] [--time SECS] [--asan]
           run the cargo-fuzz targets (all, 60 s each by default)
   bench [--mib N] [--runs N] [--reuse]
@@ -143,7 +143,7 @@ fn ci(root: &Path) -> ExitCode {
 /// Rewrites `docs/rules.md` by running the test that checks it, in write mode.
 fn rules(root: &Path) -> ExitCode {
     let status = Command::new("cargo")
-        .args(["test", "-p", "rpcspec-matcher", "--test", "rules"])
+        .args(["test", "-p", "rpcspec", "--test", "rules"])
         .env("UPDATE_RULES", "1")
         .current_dir(root)
         .status();

@@ -182,7 +182,7 @@ rules! {
     EVENTS_TYPE = "events.type", Must, "events profile",
         "every record is an object whose type field is a string";
     EVENTS_START = "events.start", Must, "events profile",
-        "the stream begins with the start record, when the profile names one";
+        "the stream begins with the start record, when the profile names one, carrying what its shape names, and has only one";
     EVENTS_AFTER_END = "events.after-end", Must, "events profile",
         "nothing follows the end record";
     EVENTS_INTERRUPTED = "events.interrupted", Must, "events profile",

@@ -19,6 +19,9 @@ pub(crate) enum Command {
     Run(RunArgs),
     /// List the cases: id, title, spec section, what each requires.
     List(ListArgs),
+    /// Show the rules of every role: id, level, section, the sentence each
+    /// checks, and which cases check it.
+    Rules(RulesArgs),
     /// Serve a reference implementation on stdin/stdout: the JSON-RPC 2.0
     /// server, an event-stream producer or an NDJSON decoder.
     Serve(ServeArgs),
@@ -266,6 +269,16 @@ pub(crate) struct ListArgs {
     /// Load cases from this directory instead of the shipped ones.
     #[arg(long, value_name = "DIR")]
     pub(crate) cases: Option<PathBuf>,
+    /// `human` or `json` (one object per line).
+    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
+    pub(crate) format: TextFormat,
+}
+
+#[derive(clap::Args)]
+pub(crate) struct RulesArgs {
+    /// A rule id, or a glob (`framing.*`, `*utf8*`); all rules without.
+    #[arg(value_name = "ID|GLOB")]
+    pub(crate) pattern: Option<String>,
     /// `human` or `json` (one object per line).
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub(crate) format: TextFormat,

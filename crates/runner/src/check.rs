@@ -206,7 +206,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                         }
                     }
                 }
-                let id = RuleRef::framing_id(p.kind);
+                let id = crate::rules::framing(p.kind).id;
                 if self.count(id) {
                     let finding = Finding {
                         line: p.number,
@@ -280,7 +280,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             let finding = Finding {
                 line: first,
                 offset,
-                rule: RuleRef::multi_line(),
+                rule: RuleRef::from_rule(&crate::rules::FRAMING_MULTI_LINE),
                 message: format!(
                     "lines {first}–{last} are one JSON value spread over {} lines (pretty-printed?); \
                      NDJSON needs each value on one line",

@@ -31,6 +31,7 @@ pub mod producer;
 pub mod reap;
 pub mod render;
 pub mod report;
+pub mod rules;
 pub mod serve;
 pub mod target;
 pub mod target_file;

@@ -85,18 +85,25 @@ impl Evidence {
     /// stopped (`process.output-flood`, FAIL). `why` says which cap.
     pub fn flood(why: String, budget: &crate::budget::Budget) -> Evidence {
         Evidence {
-            rule: Some(RuleRef {
-                id: "process.output-flood".to_owned(),
-                level: "MUST".to_owned(),
-                section: "rpcspec --budget".to_owned(),
-                statement: format!(
-                    "a target writes what its input calls for: at most {} bytes and {} lines \
-                     in one case (a quarter of the {budget} budget, a line per 8 KiB of it)",
+            rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_OUTPUT_FLOOD)),
+            ..Evidence::note(
+                Verdict::Fail,
+                format!(
+                    "{why} (a case of the {budget} budget reads at most {} bytes and {} lines)",
                     budget.output(),
                     budget.lines()
                 ),
-            }),
-            ..Evidence::note(Verdict::Fail, why)
+            )
+        }
+    }
+
+    /// Evidence for breaking `rule`: its verdict is the rule's level's.
+    pub fn broke(rule: &'static rpcspec_matcher::Rule, message: String) -> Evidence {
+        let rule = RuleRef::from_rule(rule);
+        Evidence {
+            verdict: rule.verdict(),
+            rule: Some(rule),
+            ..Evidence::note(Verdict::Pass, message)
         }
     }
 
@@ -116,7 +123,7 @@ impl Evidence {
 /// A rule, as shown in a report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RuleRef {
-    /// Stable id, such as `response.id-type` or `framing.invalid-utf8`.
+    /// Stable id, such as `response.id-type` or `framing.utf8`.
     pub id: String,
     /// `MUST`, `SHOULD` or `INFO`.
     pub level: String,
@@ -127,8 +134,8 @@ pub struct RuleRef {
 }
 
 impl RuleRef {
-    /// A matcher rule.
-    pub fn from_rule(rule: &rpcspec_matcher::Rule) -> RuleRef {
+    /// A rule of the registry ([`crate::rules`]): the only way to make one.
+    pub fn from_rule(rule: &'static rpcspec_matcher::Rule) -> RuleRef {
         RuleRef {
             id: rule.id.to_owned(),
             level: rule.level.as_str().to_owned(),
@@ -137,32 +144,10 @@ impl RuleRef {
         }
     }
 
-    /// The framing rule a problem in a stream breaks. A byte order mark and
-    /// a blank line are SHOULD-level (NDJSON readers may skip them); every
-    /// other problem loses or corrupts a message and is MUST-level.
+    /// The framing rule a problem in a stream breaks
+    /// ([`rules::framing`](crate::rules::framing)).
     pub fn framing(kind: rpcspec_framer::ProblemKind) -> RuleRef {
-        let (id, level, statement) = framing_rule(kind);
-        RuleRef {
-            id: id.to_owned(),
-            level: level.to_owned(),
-            section: "NDJSON 1.0, JSON Lines".to_owned(),
-            statement: statement.to_owned(),
-        }
-    }
-
-    /// The id of [`RuleRef::framing`], without building it.
-    pub fn framing_id(kind: rpcspec_framer::ProblemKind) -> &'static str {
-        framing_rule(kind).0
-    }
-
-    /// One message written over several lines (pretty-printed).
-    pub fn multi_line() -> RuleRef {
-        RuleRef {
-            id: "framing.multi-line".to_owned(),
-            level: "MUST".to_owned(),
-            section: "NDJSON 1.0; MCP stdio transport".to_owned(),
-            statement: "a message is one line: JSON texts MUST NOT contain newlines".to_owned(),
-        }
+        RuleRef::from_rule(crate::rules::framing(kind))
     }
 
     /// The verdict breaking this rule earns.
@@ -616,38 +601,6 @@ impl Report {
 }
 
 /// `(id, level, statement)` of the framing rule a problem breaks.
-fn framing_rule(kind: rpcspec_framer::ProblemKind) -> (&'static str, &'static str, &'static str) {
-    use rpcspec_framer::ProblemKind as K;
-    match kind {
-        K::Bom => (
-            "framing.bom",
-            "SHOULD",
-            "a stream does not start with a byte order mark",
-        ),
-        K::Blank => (
-            "framing.blank-line",
-            "SHOULD",
-            "every line holds a JSON value; a blank line holds none",
-        ),
-        K::InvalidUtf8 { .. } => ("framing.utf8", "MUST", "every line is UTF-8"),
-        K::Overlong { .. } => (
-            "framing.overlong",
-            "MUST",
-            "a line fits the reader's length limit",
-        ),
-        K::Truncated => (
-            "framing.unterminated",
-            "MUST",
-            "every line ends with \\n, the last one included",
-        ),
-        _ => (
-            "framing.record",
-            "MUST",
-            "records are delimited as RFC 7464 requires",
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::base64;

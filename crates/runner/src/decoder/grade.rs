@@ -306,10 +306,10 @@ pub(super) enum Took {
     Missing,
 }
 
-pub(super) fn evidence(verdict: Verdict, rule: &Rule, message: String) -> Evidence {
+pub(super) fn evidence(verdict: Verdict, rule: &'static Rule, message: String) -> Evidence {
     Evidence {
         verdict,
-        rule: Some(rule.to_ref()),
+        rule: Some(RuleRef::from_rule(rule)),
         message,
         step: None,
         expected: Vec::new(),

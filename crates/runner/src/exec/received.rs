@@ -68,7 +68,7 @@ impl Run<'_> {
     pub(super) fn joined(&mut self, lines: Vec<Received>, joined: String) {
         let (first, last) = (&lines[0], &lines[lines.len() - 1]);
         self.evidence.push(Evidence {
-            rule: Some(RuleRef::multi_line()),
+            rule: Some(RuleRef::from_rule(&crate::rules::FRAMING_MULTI_LINE)),
             ..Evidence::note(
                 Verdict::Fail,
                 format!(
@@ -228,12 +228,7 @@ impl Run<'_> {
             let crashed = self.evidence.iter().any(|e| e.verdict == Verdict::Crash);
             if !status.success() && !crashed && !self.timed_out && !self.running.killed() {
                 self.evidence.push(Evidence {
-                    rule: Some(RuleRef {
-                        id: "process.exit-status".into(),
-                        level: "SHOULD".into(),
-                        section: "rpcspec".into(),
-                        statement: "a server exits with status 0 when its input ends".into(),
-                    }),
+                    rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_EXIT_STATUS)),
                     ..Evidence::note(
                         Verdict::NonStrict,
                         format!(

@@ -718,12 +718,7 @@ impl<'o> Run<'o> {
             return;
         }
         self.evidence.push(Evidence {
-            rule: Some(RuleRef {
-                id: "process.exit-on-eof".into(),
-                level: "SHOULD".into(),
-                section: "rpcspec".into(),
-                statement: "a stdio server exits once its input ends".into(),
-            }),
+            rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_EXIT_ON_EOF)),
             ..Evidence::note(
                 Verdict::NonStrict,
                 format!(

@@ -13,11 +13,13 @@ use crate::{
     drive::EXIT_GRACE,
     http::{BodyEnd, BodyFraming},
     pattern::Match,
+    rules::{self as R, Rule},
     target::describe_exit,
 };
 
-fn findings(list: Vec<String>) -> Grade {
-    Grade::Findings(list)
+/// Findings that break `rule`; none is a pass.
+fn findings(rule: &'static Rule, list: Vec<String>) -> Grade {
+    Grade::Findings(list.into_iter().map(|m| (rule, m)).collect())
 }
 
 fn clip(text: &str) -> String {
@@ -42,6 +44,7 @@ pub(super) fn grade_json_lines(_: &Profile, _: &Scenario, obs: &Observation) -> 
         return Grade::NotApplicable("the request was refused before the stream".into());
     }
     findings(
+        &R::JSON_PARSE,
         obs.non_json
             .iter()
             .map(|(line, offset, text)| {
@@ -52,7 +55,7 @@ pub(super) fn grade_json_lines(_: &Profile, _: &Scenario, obs: &Observation) -> 
 }
 
 pub(super) fn grade_one_line(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
+    findings(&R::FRAMING_MULTI_LINE,
         obs.records
             .iter()
             .filter_map(|r| {
@@ -76,7 +79,7 @@ fn problems<'a>(
 }
 
 pub(super) fn grade_terminated(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
+    Grade::Findings(
         problems(obs, |k| {
             matches!(
                 k,
@@ -90,13 +93,19 @@ pub(super) fn grade_terminated(_: &Profile, _: &Scenario, obs: &Observation) -> 
             )
         })
         .map(|p| match p.kind {
-            ProblemKind::Truncated | ProblemKind::Overlong { .. } => format!(
-                "the stream ends with {} bytes after its last \\n (line {}, byte {})",
-                p.len, p.line, p.offset
+            ProblemKind::Truncated | ProblemKind::Overlong { .. } => (
+                &R::FRAMING_UNTERMINATED,
+                format!(
+                    "the stream ends with {} bytes after its last \\n (line {}, byte {})",
+                    p.len, p.line, p.offset
+                ),
             ),
-            _ => format!(
-                "record at byte {} is not delimited as RFC 7464 requires ({} bytes)",
-                p.offset, p.len
+            _ => (
+                &R::FRAMING_RECORD,
+                format!(
+                    "record at byte {} is not delimited as RFC 7464 requires ({} bytes)",
+                    p.offset, p.len
+                ),
             ),
         })
         .collect(),
@@ -105,6 +114,7 @@ pub(super) fn grade_terminated(_: &Profile, _: &Scenario, obs: &Observation) -> 
 
 pub(super) fn grade_utf8(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
     findings(
+        &R::FRAMING_UTF8,
         problems(obs, |k| matches!(k, ProblemKind::InvalidUtf8 { .. }))
             .map(|p| match p.kind {
                 ProblemKind::InvalidUtf8 { valid_up_to } => format!(
@@ -119,11 +129,17 @@ pub(super) fn grade_utf8(_: &Profile, _: &Scenario, obs: &Observation) -> Grade 
 }
 
 pub(super) fn grade_clean(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
-    findings(
+    Grade::Findings(
         problems(obs, |k| matches!(k, ProblemKind::Blank | ProblemKind::Bom))
             .map(|p| match p.kind {
-                ProblemKind::Bom => format!("line {} starts with a byte order mark", p.line),
-                _ => format!("line {} (byte {}) is blank", p.line, p.offset),
+                ProblemKind::Bom => (
+                    &R::FRAMING_BOM,
+                    format!("line {} starts with a byte order mark", p.line),
+                ),
+                _ => (
+                    &R::FRAMING_BLANK_LINE,
+                    format!("line {} (byte {}) is blank", p.line, p.offset),
+                ),
             })
             .collect(),
     )
@@ -143,6 +159,7 @@ fn failed_end<'a>(profile: &Profile, obs: &'a Observation) -> Option<&'a Record>
 
 pub(super) fn grade_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
     findings(
+        &R::EVENTS_TYPE,
         obs.records
             .iter()
             .filter(|r| kind_of(profile, r).is_none())
@@ -184,6 +201,7 @@ pub(super) fn grade_shape(profile: &Profile, _: &Scenario, obs: &Observation) ->
         }
     }
     findings(
+        &R::EVENTS_SHAPE,
         groups
             .into_iter()
             .map(|(kind, why, lines, first)| match lines.as_slice() {
@@ -242,7 +260,10 @@ pub(super) fn grade_start(profile: &Profile, _: &Scenario, obs: &Observation) ->
         return Grade::NotApplicable("the request was refused before the stream".into());
     }
     let Some(first) = obs.records.first() else {
-        return findings(vec![format!("no record at all; expected `{start}` first")]);
+        return findings(
+            &R::EVENTS_START,
+            vec![format!("no record at all; expected `{start}` first")],
+        );
     };
     let mut out = Vec::new();
     match kind_of(profile, first) {
@@ -267,7 +288,7 @@ pub(super) fn grade_start(profile: &Profile, _: &Scenario, obs: &Observation) ->
     {
         out.push(format!("a second `{start}` record at line {}", again.line));
     }
-    findings(out)
+    findings(&R::EVENTS_START, out)
 }
 
 pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -275,7 +296,7 @@ pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observati
         return Grade::NotApplicable("the request was refused before the stream".into());
     }
     if obs.end_index.is_some() {
-        return findings(Vec::new());
+        return findings(&R::EVENTS_INTERRUPTED, Vec::new());
     }
     let tail = obs
         .problems
@@ -298,11 +319,14 @@ pub(super) fn grade_interrupted(profile: &Profile, _: &Scenario, obs: &Observati
     } else {
         "stdout closed".to_owned()
     };
-    findings(vec![format!(
-        "interrupted: {how} without an end record ({}); {}{tail}",
-        profile.end.join(" or "),
-        last_seen(obs)
-    )])
+    findings(
+        &R::EVENTS_INTERRUPTED,
+        vec![format!(
+            "interrupted: {how} without an end record ({}); {}{tail}",
+            profile.end.join(" or "),
+            last_seen(obs)
+        )],
+    )
 }
 
 pub(super) fn grade_after_end(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -320,7 +344,7 @@ pub(super) fn grade_after_end(_: &Profile, _: &Scenario, obs: &Observation) -> G
             .filter(|(line, _, _)| *line > end_line)
             .map(|(line, _, text)| format!("line {line} follows the end record: {}", clip(text))),
     );
-    findings(out)
+    findings(&R::EVENTS_AFTER_END, out)
 }
 
 pub(super) fn grade_error_record(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -339,6 +363,7 @@ pub(super) fn grade_error_record(profile: &Profile, _: &Scenario, obs: &Observat
         return Grade::NotApplicable(format!("the profile declares no shape for `{error}`"));
     };
     findings(
+        &R::EVENTS_ERROR_RECORD,
         errors
             .iter()
             .filter_map(|r| match shape.matches(&r.text) {
@@ -365,36 +390,45 @@ pub(super) fn grade_expected_end(
     if let Some(h) = &obs.http
         && h.status != 200
     {
-        return findings(if profile.error.as_ref() == Some(want) {
-            Vec::new()
-        } else {
-            vec![format!(
-                "refused with {} where the stream must end with `{want}`",
-                h.status_line
-            )]
-        });
+        return findings(
+            &R::EVENTS_EXPECTED_END,
+            if profile.error.as_ref() == Some(want) {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "refused with {} where the stream must end with `{want}`",
+                    h.status_line
+                )]
+            },
+        );
     }
     let Some(end) = obs.end_index else {
         return Grade::NotApplicable("the stream has no end record".into());
     };
     let got = kind_of(profile, &obs.records[end]).unwrap_or_default();
-    findings(if got == want {
-        Vec::new()
-    } else {
-        vec![format!(
-            "the stream ends with `{got}` (line {}) where this scenario must end with `{want}`: {}",
-            obs.records[end].line,
-            clip(&obs.records[end].text)
-        )]
-    })
+    findings(
+        &R::EVENTS_EXPECTED_END,
+        if got == want {
+            Vec::new()
+        } else {
+            vec![format!(
+                "the stream ends with `{got}` (line {}) where this scenario must end with `{want}`: {}",
+                obs.records[end].line,
+                clip(&obs.records[end].text)
+            )]
+        },
+    )
 }
 
 pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
     if obs.lingered {
-        return findings(vec![format!(
-            "the process did not exit within {}s of its stdin closing",
-            EXIT_GRACE.as_secs_f64()
-        )]);
+        return findings(
+            &R::PROCESS_EXIT_ON_EOF,
+            vec![format!(
+                "the process did not exit within {}s of its stdin closing",
+                EXIT_GRACE.as_secs_f64()
+            )],
+        );
     }
     let Some(status) = obs.status else {
         return Grade::NotApplicable("the process did not exit before the deadline".into());
@@ -402,16 +436,19 @@ pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> 
     // A failure reported by the end record may be followed by a non-zero
     // exit: that is consistent, not a finding.
     let ended_ok = obs.end_index.is_some() && failed_end(profile, obs).is_none();
-    findings(if ended_ok && !status.success() {
-        vec![format!(
-            "the stream ended well but the process then ended with {}",
-            describe_exit(status)
-        )]
-    } else if status.code().is_none() {
-        vec![format!("the process was {}", describe_exit(status))]
-    } else {
-        Vec::new()
-    })
+    findings(
+        &R::PROCESS_EXIT_STATUS,
+        if ended_ok && !status.success() {
+            vec![format!(
+                "the stream ended well but the process then ended with {}",
+                describe_exit(status)
+            )]
+        } else if status.code().is_none() {
+            vec![format!("the process was {}", describe_exit(status))]
+        } else {
+            Vec::new()
+        },
+    )
 }
 
 pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -424,30 +461,36 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
         }
         let first = obs.records[0].piece;
         let last = obs.records[obs.records.len() - 1].piece;
-        return findings(match h.framing {
-            BodyFraming::Length(n) => vec![format!(
-                "the body was sent with Content-Length: {n}: sized, so buffered whole before the first byte was sent"
-            )],
-            // Chunks are the server's flushes; reads of an unframed body
-            // are TCP's, which may merge fast writes: judged on chunks only.
-            BodyFraming::Chunked if first == last => vec![format!(
-                "all {} records arrived in one chunk (of {}): the stream was buffered, not written as produced",
-                obs.records.len(),
-                h.pieces
-            )],
-            _ => Vec::new(),
-        });
+        return findings(
+            &R::EVENTS_HELD_BACK,
+            match h.framing {
+                BodyFraming::Length(n) => vec![format!(
+                    "the body was sent with Content-Length: {n}: sized, so buffered whole before the first byte was sent"
+                )],
+                // Chunks are the server's flushes; reads of an unframed body
+                // are TCP's, which may merge fast writes: judged on chunks only.
+                BodyFraming::Chunked if first == last => vec![format!(
+                    "all {} records arrived in one chunk (of {}): the stream was buffered, not written as produced",
+                    obs.records.len(),
+                    h.pieces
+                )],
+                _ => Vec::new(),
+            },
+        );
     }
     match obs.gate.unwrap_or_default() {
         Gate::NotUsed => Grade::NotApplicable(
             "the profile closes stdin after the input: holding back is not observable".into(),
         ),
-        Gate::Passed => findings(Vec::new()),
-        Gate::Held => findings(vec![format!(
-            "nothing on stdout within the start-up time ({:.1}s, --startup-timeout) with stdin open; once stdin \
+        Gate::Passed => findings(&R::EVENTS_HELD_BACK, Vec::new()),
+        Gate::Held => findings(
+            &R::EVENTS_HELD_BACK,
+            vec![format!(
+                "nothing on stdout within the start-up time ({:.1}s, --startup-timeout) with stdin open; once stdin \
              closed the whole stream arrived: records were held back (a buffered stdout, or waiting for EOF)",
-            obs.startup.as_secs_f64()
-        )]),
+                obs.startup.as_secs_f64()
+            )],
+        ),
         Gate::NeverEnded => {
             Grade::NotApplicable("the stream did not end even after stdin closed".into())
         }
@@ -467,10 +510,13 @@ pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observ
         return if obs.controls.is_empty() {
             Grade::NotApplicable("the scenario needs no control request".into())
         } else {
-            findings(vec![format!(
-                "a `{}` the scenario does not expect (line {}): unanswered",
-                control.request, obs.records[obs.controls[0].0].line
-            )])
+            findings(
+                &R::EVENTS_CONTROL_ANSWERED,
+                vec![format!(
+                    "a `{}` the scenario does not expect (line {}): unanswered",
+                    control.request, obs.records[obs.controls[0].0].line
+                )],
+            )
         };
     }
     let Some(&(index, answered)) = obs.controls.first() else {
@@ -482,31 +528,40 @@ pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observ
                 clip(&end.text)
             ));
         }
-        return findings(vec![format!(
-            "no `{}` record: the scenario needs one; {}",
-            control.request,
-            last_seen(obs)
-        )]);
+        return findings(
+            &R::EVENTS_CONTROL_ANSWERED,
+            vec![format!(
+                "no `{}` record: the scenario needs one; {}",
+                control.request,
+                last_seen(obs)
+            )],
+        );
     };
     let record = &obs.records[index];
     if !answered {
-        return findings(vec![format!(
-            "`{}` at line {} has no `{}` member to answer by: {}",
-            control.request,
-            record.line,
-            control.id,
-            clip(&record.text)
-        )]);
+        return findings(
+            &R::EVENTS_CONTROL_ANSWERED,
+            vec![format!(
+                "`{}` at line {} has no `{}` member to answer by: {}",
+                control.request,
+                record.line,
+                control.id,
+                clip(&record.text)
+            )],
+        );
     }
-    findings(match obs.end_index {
-        Some(end) if end > index => Vec::new(),
-        _ => vec![format!(
-            "answered the `{}` at line {}, but the stream did not go on to its end; {}",
-            control.request,
-            record.line,
-            last_seen(obs)
-        )],
-    })
+    findings(
+        &R::EVENTS_CONTROL_ANSWERED,
+        match obs.end_index {
+            Some(end) if end > index => Vec::new(),
+            _ => vec![format!(
+                "answered the `{}` at line {}, but the stream did not go on to its end; {}",
+                control.request,
+                record.line,
+                last_seen(obs)
+            )],
+        },
+    )
 }
 
 fn is_json_object(body: &[u8]) -> bool {
@@ -521,31 +576,34 @@ pub(super) fn grade_status(profile: &Profile, scenario: &Scenario, obs: &Observa
     // send a request the profile calls valid.
     let failing = scenario.end.is_some() && scenario.end == profile.error;
     let body = || clip(&String::from_utf8_lossy(&h.body));
-    findings(match h.status {
-        200 => Vec::new(),
-        400..=599 if failing => {
-            if is_json_object(&h.body) {
-                Vec::new()
-            } else {
-                vec![format!(
-                    "{}: a refusal needs a JSON error body, got: {}",
-                    h.status_line,
-                    body()
-                )]
+    findings(
+        &R::HTTP_STATUS,
+        match h.status {
+            200 => Vec::new(),
+            400..=599 if failing => {
+                if is_json_object(&h.body) {
+                    Vec::new()
+                } else {
+                    vec![format!(
+                        "{}: a refusal needs a JSON error body, got: {}",
+                        h.status_line,
+                        body()
+                    )]
+                }
             }
-        }
-        401 | 403 | 407 => vec![format!(
-            "{} for a valid request: the endpoint wants credentials rpcspec does not send \
+            401 | 403 | 407 => vec![format!(
+                "{} for a valid request: the endpoint wants credentials rpcspec does not send \
              (test an endpoint that needs none, or a local one); body: {}",
-            h.status_line,
-            body()
-        )],
-        _ => vec![format!(
-            "{} where a valid request must stream with 200; body: {}",
-            h.status_line,
-            body()
-        )],
-    })
+                h.status_line,
+                body()
+            )],
+            _ => vec![format!(
+                "{} where a valid request must stream with 200; body: {}",
+                h.status_line,
+                body()
+            )],
+        },
+    )
 }
 
 pub(super) fn grade_content_type(profile: &Profile, _: &Scenario, obs: &Observation) -> Grade {
@@ -562,19 +620,22 @@ pub(super) fn grade_content_type(profile: &Profile, _: &Scenario, obs: &Observat
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    findings(if profile.content_types.contains(&essence) {
-        Vec::new()
-    } else if essence.is_empty() {
-        vec![format!(
-            "no Content-Type (a stream is served as {})",
-            profile.content_types.join(", ")
-        )]
-    } else {
-        vec![format!(
-            "Content-Type `{ty}` is not {}",
-            profile.content_types.join(" or ")
-        )]
-    })
+    findings(
+        &R::HTTP_CONTENT_TYPE,
+        if profile.content_types.contains(&essence) {
+            Vec::new()
+        } else if essence.is_empty() {
+            vec![format!(
+                "no Content-Type (a stream is served as {})",
+                profile.content_types.join(", ")
+            )]
+        } else {
+            vec![format!(
+                "Content-Type `{ty}` is not {}",
+                profile.content_types.join(" or ")
+            )]
+        },
+    )
 }
 
 pub(super) fn grade_bad_request(
@@ -599,29 +660,32 @@ pub(super) fn grade_bad_request(
             profile.scenarios[0].name
         ));
     }
-    findings(match &h.bad {
-        None => Vec::new(),
-        Some(Err(e)) => vec![format!("POST {bad}: {e}")],
-        Some(Ok((status, ty, body))) => {
-            let mut out = Vec::new();
-            if *status == 200 {
-                out.push(format!(
+    findings(
+        &R::HTTP_BAD_REQUEST,
+        match &h.bad {
+            None => Vec::new(),
+            Some(Err(e)) => vec![format!("POST {bad}: {e}")],
+            Some(Ok((status, ty, body))) => {
+                let mut out = Vec::new();
+                if *status == 200 {
+                    out.push(format!(
                     "POST {bad}: streamed with status 200 ({}); a bad request is refused before the stream, with a 4xx",
                     clip(&String::from_utf8_lossy(body))
                 ));
-            } else if !(400..500).contains(status) {
-                out.push(format!("POST {bad}: status {status}, not 4xx"));
+                } else if !(400..500).contains(status) {
+                    out.push(format!("POST {bad}: status {status}, not 4xx"));
+                }
+                if *status != 200 && !is_json_object(body) {
+                    out.push(format!(
+                        "POST {bad}: the error body is not a JSON object ({}): {}",
+                        ty.as_deref().unwrap_or("no Content-Type"),
+                        clip(&String::from_utf8_lossy(body))
+                    ));
+                }
+                out
             }
-            if *status != 200 && !is_json_object(body) {
-                out.push(format!(
-                    "POST {bad}: the error body is not a JSON object ({}): {}",
-                    ty.as_deref().unwrap_or("no Content-Type"),
-                    clip(&String::from_utf8_lossy(body))
-                ));
-            }
-            out
-        }
-    })
+        },
+    )
 }
 
 #[cfg(test)]
@@ -659,6 +723,8 @@ mod tests {
         let Grade::Findings(found) = grade_shape(&profile, &profile.scenarios[0], &obs) else {
             panic!("applies");
         };
+        assert!(found.iter().all(|(rule, _)| rule.id == "events.shape"));
+        let found: Vec<&str> = found.iter().map(|(_, m)| m.as_str()).collect();
         assert_eq!(
             found,
             [

@@ -21,8 +21,6 @@ mod reference;
 
 use std::path::Path;
 
-use rpcspec_matcher::Level;
-
 pub use observe::{Limits, Observation, Record};
 pub use profile::{Profile, Scenario};
 pub use reference::{records as reference_records, serve};
@@ -30,7 +28,8 @@ pub use reference::{records as reference_records, serve};
 use crate::{
     budget::Budget,
     cases::{Listing, LoadError, Location},
-    report::{CaseResult, Evidence, RuleRef, Verdict},
+    report::{CaseResult, Evidence, Verdict},
+    rules::{self as R, Rule},
     target::Target,
 };
 
@@ -73,12 +72,11 @@ enum Transport {
 pub struct Check {
     /// The case id, `producer/<group>/<name>`.
     pub id: &'static str,
-    /// MUST, SHOULD or INFO.
-    pub level: Level,
     /// What it checks, in one line.
     pub title: &'static str,
-    /// Where the rule is written.
-    pub section: &'static str,
+    /// The rules of the registry it checks, the main one first: its level
+    /// and section are the case's.
+    pub rules: &'static [&'static Rule],
     transport: Transport,
     grade: fn(&Profile, &Scenario, &Observation) -> Grade,
 }
@@ -87,160 +85,152 @@ pub struct Check {
 enum Grade {
     /// The check does not apply (the reason is shown).
     NotApplicable(String),
-    /// Findings; none is a pass.
-    Findings(Vec<String>),
+    /// Findings, each with the rule it breaks; none is a pass.
+    Findings(Vec<(&'static Rule, String)>),
 }
-
-const NDJSON: &str = "NDJSON 1.0 §3; JSON Lines";
-const LIFECYCLE: &str = "rpcspec event streams: lifecycle (spec-cases/profiles/README.md)";
 
 /// Every check, in report order.
 pub const CHECKS: &[Check] = &[
     Check {
         id: "producer/framing/json-lines",
-        level: Level::Must,
         title: "every line is one JSON value: no log lines or other text on stdout",
-        section: NDJSON,
+        rules: &[&R::JSON_PARSE],
         transport: Transport::Any,
         grade: grade::grade_json_lines,
     },
     Check {
         id: "producer/framing/one-line-per-record",
-        level: Level::Must,
         title: "a record is one line: not pretty-printed over several",
-        section: NDJSON,
+        rules: &[&R::FRAMING_MULTI_LINE],
         transport: Transport::Any,
         grade: grade::grade_one_line,
     },
     Check {
         id: "producer/framing/terminated",
-        level: Level::Must,
         title: "every record ends with \\n, the last one included",
-        section: NDJSON,
+        rules: &[&R::FRAMING_UNTERMINATED, &R::FRAMING_RECORD],
         transport: Transport::Any,
         grade: grade::grade_terminated,
     },
     Check {
         id: "producer/framing/utf8",
-        level: Level::Must,
         title: "every line is UTF-8",
-        section: "RFC 8259 §8.1; NDJSON 1.0 §3.1",
+        rules: &[&R::FRAMING_UTF8],
         transport: Transport::Any,
         grade: grade::grade_utf8,
     },
     Check {
         id: "producer/framing/no-blank-or-bom",
-        level: Level::Should,
         title: "no blank lines and no byte order mark",
-        section: "RFC 8259 §8.1; NDJSON 1.0 §3.2",
+        rules: &[&R::FRAMING_BLANK_LINE, &R::FRAMING_BOM],
         transport: Transport::Any,
         grade: grade::grade_clean,
     },
     Check {
         id: "producer/envelope/type",
-        level: Level::Must,
         title: "every record is an object whose type member is a string",
-        section: "the profile's `type`",
+        rules: &[&R::EVENTS_TYPE],
         transport: Transport::Any,
         grade: grade::grade_type,
     },
     Check {
         id: "producer/envelope/shape",
-        level: Level::Must,
         title: "records of a declared type have the profile's shape",
-        section: "the profile's [records]",
+        rules: &[&R::EVENTS_SHAPE],
         transport: Transport::Any,
         grade: grade::grade_shape,
     },
     Check {
         id: "producer/lifecycle/start-first",
-        level: Level::Must,
         title: "the first record is the profile's start record, with its metadata",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_START],
         transport: Transport::Any,
         grade: grade::grade_start,
     },
     Check {
         id: "producer/lifecycle/interrupted",
-        level: Level::Must,
         title: "the stream ends with an end record (done or error): else it was interrupted",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_INTERRUPTED],
         transport: Transport::Any,
         grade: grade::grade_interrupted,
     },
     Check {
         id: "producer/lifecycle/nothing-after-end",
-        level: Level::Must,
         title: "nothing follows the end record",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_AFTER_END],
         transport: Transport::Any,
         grade: grade::grade_after_end,
     },
     Check {
         id: "producer/lifecycle/error-record",
-        level: Level::Must,
         title: "an error record carries a code and a message",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_ERROR_RECORD],
         transport: Transport::Any,
         grade: grade::grade_error_record,
     },
     Check {
         id: "producer/lifecycle/expected-end",
-        level: Level::Must,
         title: "a scenario that names its end type (opt-in: `end` in the profile) finishes with it",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_EXPECTED_END],
         transport: Transport::Any,
         grade: grade::grade_expected_end,
     },
     Check {
         id: "producer/lifecycle/exit-status",
-        level: Level::Must,
         title: "the process exits once its stream has ended, with status 0 after an end that reports success",
-        section: LIFECYCLE,
+        rules: &[&R::PROCESS_EXIT_STATUS, &R::PROCESS_EXIT_ON_EOF],
         transport: Transport::Stdio,
         grade: grade::grade_exit,
     },
     Check {
         id: "producer/lifecycle/streams",
-        level: Level::Should,
         title: "records are written as they are produced, not held back until the end",
-        section: LIFECYCLE,
+        rules: &[&R::EVENTS_HELD_BACK],
         transport: Transport::Any,
         grade: grade::grade_streams,
     },
     Check {
         id: "producer/control/answered",
-        level: Level::Must,
         title: "a control request is made when the scenario needs one (and the command enables them), and once answered the stream goes on to its end",
-        section: "Claude Code stream-json control protocol",
+        rules: &[&R::EVENTS_CONTROL_ANSWERED],
         transport: Transport::Stdio,
         grade: grade::grade_control,
     },
     Check {
         id: "producer/http/status",
-        level: Level::Must,
         title: "a valid request streams with status 200; a scenario that expects a failure may be refused first, with a JSON body",
-        section: "RFC 9110 §15",
+        rules: &[&R::HTTP_STATUS],
         transport: Transport::Http,
         grade: grade::grade_status,
     },
     Check {
         id: "producer/http/content-type",
-        level: Level::Must,
         title: "a stream is served as the profile's media type (events: application/x-ndjson)",
-        section: "NDJSON 1.0 §4; RFC 7464 §6",
+        rules: &[&R::HTTP_CONTENT_TYPE],
         transport: Transport::Http,
         grade: grade::grade_content_type,
     },
     Check {
         id: "producer/http/bad-request",
-        level: Level::Must,
         title: "a request the endpoint cannot serve is refused before the stream: 4xx with a JSON error body",
-        section: "RFC 9110 §15.5",
+        rules: &[&R::HTTP_BAD_REQUEST],
         transport: Transport::Http,
         grade: grade::grade_bad_request,
     },
 ];
+
+impl Check {
+    /// Where its rules come from, each section once.
+    pub fn section(&self) -> String {
+        let mut sections: Vec<&str> = Vec::new();
+        for rule in self.rules {
+            if !sections.contains(&rule.section) {
+                sections.push(rule.section);
+            }
+        }
+        sections.join("; ")
+    }
+}
 
 /// A producer case: one check, run under each of the profile's scenarios.
 #[derive(Debug, Clone)]
@@ -257,8 +247,8 @@ impl ProducerCase {
         Listing {
             id: self.id.clone(),
             title: self.check.title.to_owned(),
-            section: self.check.section.to_owned(),
-            level: self.check.level.as_str().to_owned(),
+            section: self.check.section(),
+            level: self.check.rules[0].level.as_str().to_owned(),
             requires: match self.check.transport {
                 Transport::Http => vec!["http".to_owned()],
                 Transport::Stdio => vec!["stdio".to_owned()],
@@ -339,7 +329,7 @@ fn grade(
         check.id.to_owned(),
         scenario.name.clone(),
         check.title.to_owned(),
-        check.section.to_owned(),
+        check.section(),
     );
     result.exit = obs.exit.clone();
     result.duration = obs.duration;
@@ -386,12 +376,6 @@ fn evidence(
             ),
         )];
     }
-    let rule = RuleRef {
-        id: check.id.replace('/', "."),
-        level: check.level.as_str().to_owned(),
-        section: check.section.to_owned(),
-        statement: check.title.to_owned(),
-    };
     let grade = if grade::refused(obs)
         && !check.id.starts_with("producer/http/")
         && check.id != "producer/lifecycle/expected-end"
@@ -404,14 +388,7 @@ fn evidence(
         Grade::NotApplicable(why) => return vec![Evidence::note(Verdict::Skipped, why)],
         Grade::Findings(findings) => findings
             .into_iter()
-            .map(|message| Evidence {
-                verdict: rule.verdict(),
-                rule: Some(rule.clone()),
-                message,
-                step: None,
-                expected: Vec::new(),
-                actual: Vec::new(),
-            })
+            .map(|(rule, message)| Evidence::broke(rule, message))
             .collect(),
     };
     // A run cut short by the deadline is a timeout for every check that

@@ -1,0 +1,220 @@
+//! The one rule registry: every rule of every role, each a `static` with a
+//! stable id, a level, the specification and section it comes from, and
+//! the sentence it checks. The matcher's rules (JSON-RPC messages and
+//! sessions, the dialects) are its `RULES`; this module adds the rules of
+//! the runner's roles: framing of what any target writes, how a process
+//! behaves, event streams and their HTTP form, and NDJSON decoders.
+//!
+//! One id per defect, whatever the role: a line that is not UTF-8 is
+//! `framing.utf8` from a server, a producer or `rpcspec check`; a record
+//! after the end record is `events.after-end` from the matcher's `events`
+//! dialect and from the producer role alike. Renaming an id is a breaking
+//! change (README.md, "Changelog"). `docs/rules.md` is generated from
+//! [`all`] (`cargo xtask rules`; `tests/rules.rs` fails when it is stale).
+
+// The matcher's rules are named here too, so that `rules::X` is any rule.
+use rpcspec_framer::ProblemKind;
+pub use rpcspec_matcher::rules::*;
+pub use rpcspec_matcher::{Level, RULES as MATCHER, Rule};
+
+macro_rules! rules {
+    ($( $name:ident = $id:literal, $level:ident, $section:literal, $statement:literal; )*) => {
+        $(
+            #[doc = concat!("`", $id, "` (", stringify!($level), ", ", $section, "): ", $statement, ".")]
+            pub static $name: Rule = Rule {
+                id: $id,
+                level: Level::$level,
+                section: $section,
+                statement: $statement,
+            };
+        )*
+
+        /// The runner's rules, in the order of the rule table.
+        pub static RUNNER: &[&Rule] = &[$(&$name),*];
+    };
+}
+
+rules! {
+    FRAMING_UTF8 = "framing.utf8", Must, "RFC 8259 §8.1; NDJSON 1.0 §3.1",
+        "every line is UTF-8";
+    FRAMING_UNTERMINATED = "framing.unterminated", Must, "NDJSON 1.0 §3; JSON Lines",
+        "every line ends with \\n, the last one included";
+    FRAMING_MULTI_LINE = "framing.multi-line", Must, "NDJSON 1.0 §3; MCP stdio transport",
+        "a message is one line: JSON texts MUST NOT contain newlines";
+    FRAMING_OVERLONG = "framing.overlong", Must, "NDJSON 1.0 §3; rpcspec --budget",
+        "a line fits the reader's length limit";
+    FRAMING_RECORD = "framing.record", Must, "RFC 7464 §2",
+        "records are delimited as RFC 7464 requires: RS before each, LF after";
+    FRAMING_BLANK_LINE = "framing.blank-line", Should, "NDJSON 1.0 §3.2; JSON Lines",
+        "every line holds a JSON value; a blank line holds none";
+    FRAMING_BOM = "framing.bom", Should, "RFC 8259 §8.1; NDJSON 1.0 §3.2",
+        "a stream does not start with a byte order mark";
+
+    PROCESS_OUTPUT_FLOOD = "process.output-flood", Must, "rpcspec --budget",
+        "a target writes what its input calls for: within a case, at most a quarter of the budget in bytes and a line per 8 KiB of it";
+    PROCESS_EXIT_STATUS = "process.exit-status", Should, "rpcspec stdio convention",
+        "a process exits with status 0 when its input ends and its work went well, and is not killed by a signal";
+    PROCESS_EXIT_ON_EOF = "process.exit-on-eof", Should, "rpcspec stdio convention",
+        "a stdio process exits once its input ends";
+
+    EVENTS_SHAPE = "events.shape", Must, "events protocol: records; the profile's [records]",
+        "a record of a declared type has that type's shape (events: what the type carries, under `data`; `metadata`, if there, an object)";
+    EVENTS_ERROR_RECORD = "events.error-record", Must, "events protocol: errors during the stream",
+        "an error record says what failed: a code and a message (events: `data.code`, `data.message`)";
+    EVENTS_EXPECTED_END = "events.expected-end", Must, "the profile's scenario `end` (opt-in)",
+        "a scenario that names its end type finishes with it";
+    EVENTS_HELD_BACK = "events.held-back", Should, "events protocol: streaming",
+        "records are written as they are produced, not held back until the end";
+    EVENTS_CONTROL_ANSWERED = "events.control-answered", Must, "Claude Code stream-json control protocol",
+        "a control request is made when the turn needs one (and the command enables them), and once answered the stream goes on to its end";
+
+    HTTP_STATUS = "http.status", Must, "RFC 9110 §15; events protocol: errors before the stream",
+        "a valid request streams with status 200; a refusal, where one is expected, has a JSON error body";
+    HTTP_CONTENT_TYPE = "http.content-type", Must, "NDJSON 1.0 §4; RFC 7464 §6; events protocol",
+        "a stream is served as the profile's streaming media type (events: application/x-ndjson)";
+    HTTP_BAD_REQUEST = "http.bad-request", Must, "RFC 9110 §15.5; events protocol: errors before the stream",
+        "a request the endpoint cannot serve is refused before the stream: a 4xx with a JSON error body";
+
+    DECODER_RECORD = "decoder.record", Must, "NDJSON 1.0 §3 (\"each JSON text … followed by the newline character\")",
+        "every line that holds one JSON text is delivered as that value, once, in order";
+    DECODER_INVALID_RECORD = "decoder.invalid-record", Must, "NDJSON 1.0 §3.3 (\"SHOULD raise an error\"); rpcspec decoder contract",
+        "a line that is not exactly one JSON text is reported as an error, not dropped, merged or split";
+    DECODER_EXTRA_RECORD = "decoder.extra-record", Must, "NDJSON 1.0 §3 (one JSON text per line)",
+        "every record reported is a line of the stream: none split off, merged or invented";
+    DECODER_CRLF = "decoder.crlf", Must, "NDJSON 1.0 §3.2 (\"MUST accept … \\n … as well as … \\r\\n\")",
+        "the \\r of \\r\\n is part of the line terminator, never of the record";
+    DECODER_BLANK_LINE = "decoder.blank-line", Info, "NDJSON 1.0 §3.3 (\"MAY silently ignore empty lines\"); JSON Lines (\"a blank line is not\" a value)",
+        "a blank line is skipped or rejected: both are documented choices";
+    DECODER_BOM = "decoder.bom", Should, "RFC 8259 §8.1 (parsers \"MAY ignore the presence of a byte order mark\")",
+        "a byte order mark opening the stream is ignored";
+    DECODER_UTF8 = "decoder.utf8", Should, "NDJSON 1.0 §3.1 (\"MUST use the UTF8 encoding\"); RFC 8259 §8.1",
+        "a line that is not UTF-8 is rejected, not repaired with U+FFFD";
+    DECODER_LINE_LENGTH = "decoder.line-length", Should, "NDJSON 1.0 (no length limit); tokio-util LinesCodec docs on unbounded lines",
+        "a long line is delivered; a documented limit that rejects it is tolerated";
+    DECODER_UNTERMINATED = "decoder.unterminated", Must, "JSON Lines (the last terminator is \"strongly recommended but not required\"); ndjson-spec #24",
+        "bytes after the last \\n are delivered or reported, never dropped silently";
+    DECODER_END = "decoder.end", Must, "ndjson-spec #43 (no in-band end); rpcspec decoder contract",
+        "a stream is complete iff its last value is an object whose type is done or error";
+    DECODER_CONTRACT = "decoder.contract", Must, "spec-cases/decoder/README.md (the adapter contract)",
+        "the adapter writes one JSON object per line: value, error, then one end";
+}
+
+/// Every rule: the matcher's, then the runner's, in table order.
+pub fn all() -> impl Iterator<Item = &'static Rule> {
+    MATCHER.iter().chain(RUNNER).copied()
+}
+
+/// The rule with this id, if there is one.
+pub fn by_id(id: &str) -> Option<&'static Rule> {
+    all().find(|r| r.id == id)
+}
+
+/// The framing rule a problem in a stream breaks. A byte order mark and a
+/// blank line are SHOULD-level (NDJSON readers may skip them); every other
+/// problem loses or corrupts a message and is MUST-level.
+pub fn framing(kind: ProblemKind) -> &'static Rule {
+    match kind {
+        ProblemKind::Bom => &FRAMING_BOM,
+        ProblemKind::Blank => &FRAMING_BLANK_LINE,
+        ProblemKind::InvalidUtf8 { .. } => &FRAMING_UTF8,
+        ProblemKind::Overlong { .. } => &FRAMING_OVERLONG,
+        ProblemKind::Truncated => &FRAMING_UNTERMINATED,
+        _ => &FRAMING_RECORD,
+    }
+}
+
+/// Where a rule is checked, besides the cases that name it: in words, by
+/// the area of its id.
+pub fn checked_on(rule: &Rule) -> &'static str {
+    let area = rule.id.split_once('.').map_or(rule.id, |(a, _)| a);
+    match area {
+        "json" | "message" | "request" | "response" | "error" | "batch" | "session" | "limit" => {
+            "every message a server writes, in every server case (`--role server`), and `rpcspec check --rpc`"
+        }
+        "mcp" => {
+            "every message, in every server case with `--dialect mcp`, and `rpcspec check --rpc mcp`"
+        }
+        "claude" => {
+            "every message, in every server case with `--dialect claude`, and `rpcspec check --rpc claude`"
+        }
+        "events" if MATCHER.iter().any(|r| r.id == rule.id) => {
+            "every record, in every server case with `--dialect events`, `rpcspec check --rpc events`, and the producer cases that name it"
+        }
+        "events" | "http" => "the producer cases that name it (`--role producer`)",
+        "framing" => {
+            "every line a target writes, in every server and producer case, and `rpcspec check`"
+        }
+        "process" => "every process rpcspec starts, in every role",
+        "decoder" => "every decoder case (`--role decoder`), on what the adapter reports",
+        _ => "",
+    }
+}
+
+/// The rules whose id matches `pattern`: an id, or a glob where `*`
+/// matches any run of characters (`framing.*`, `*utf8*`).
+pub fn matching(pattern: &str) -> Vec<&'static Rule> {
+    all().filter(|r| glob(pattern, r.id)).collect()
+}
+
+/// Whether `text` matches `pattern`, `*` matching any run of characters.
+fn glob(pattern: &str, text: &str) -> bool {
+    let Some((head, rest)) = pattern.split_once('*') else {
+        return pattern == text;
+    };
+    let Some(mut text) = text.strip_prefix(head) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('*').collect();
+    let (last, middle) = parts.split_last().expect("split yields one part at least");
+    for part in middle {
+        match text.find(part) {
+            Some(at) => text = &text[at + part.len()..],
+            None => return false,
+        }
+    }
+    text.len() >= last.len() && text.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_well_formed() {
+        let mut seen = std::collections::BTreeSet::new();
+        for rule in all() {
+            assert!(seen.insert(rule.id), "two rules are called {}", rule.id);
+            let (area, name) = rule.id.split_once('.').expect("area.name");
+            assert!(
+                !area.is_empty()
+                    && !name.is_empty()
+                    && rule
+                        .id
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "-.".contains(c)),
+                "{}",
+                rule.id
+            );
+            assert!(!rule.section.is_empty() && !rule.statement.is_empty());
+        }
+    }
+
+    #[test]
+    fn every_rule_says_where_it_is_checked() {
+        for rule in all() {
+            assert!(!checked_on(rule).is_empty(), "{}", rule.id);
+        }
+    }
+
+    #[test]
+    fn globs_select_rules() {
+        let ids = |p: &str| -> Vec<&str> { matching(p).iter().map(|r| r.id).collect() };
+        assert_eq!(ids("framing.utf8"), ["framing.utf8"]);
+        assert_eq!(ids("*utf8"), ["framing.utf8", "decoder.utf8"]);
+        assert!(ids("framing.*").len() == 7);
+        assert!(ids("http.*status*").contains(&"http.status"));
+        assert!(ids("nope").is_empty());
+        assert!(glob("a*b*c", "axxbyyc") && !glob("a*b*c", "axxcyyb") && glob("*", ""));
+        assert!(!glob("ab*ba", "aba"));
+    }
+}

@@ -1,0 +1,144 @@
+//! `docs/rules.md` is generated from the one rule registry
+//! (`rpcspec::rules::all`, every role's rules); this test fails when it is
+//! stale. `cargo xtask rules` (which sets `UPDATE_RULES=1`) rewrites it.
+
+use std::{env, fs, path::Path};
+
+use rpcspec::{producer::CHECKS, rules};
+
+fn render() -> String {
+    let mut out = String::from(
+        "# Rules\n\
+         \n\
+         <!-- Generated from the rule registry (crates/runner/src/rules.rs, with the matcher's \
+         `RULES`) by `cargo xtask rules`. Do not edit. -->\n\
+         \n\
+         Every check rpcspec makes, in every role, with its stable id: one id per defect, \
+         whichever role finds it. Breaking a MUST rule fails a case, breaking a SHOULD rule \
+         makes it non-strict, and an INFO finding records behaviour the specification leaves \
+         open. `rpcspec rules ID` shows one, with the cases that check it; renaming an id is \
+         a breaking change (README.md, Changelog).\n",
+    );
+    // By area, in the order areas first appear: the matcher's `events.*`
+    // and the producer role's are one table.
+    let area_of = |id: &'static str| id.split_once('.').map_or(id, |(a, _)| a);
+    let mut areas: Vec<&str> = Vec::new();
+    for rule in rules::all() {
+        if !areas.contains(&area_of(rule.id)) {
+            areas.push(area_of(rule.id));
+        }
+    }
+    for area in areas {
+        let these: Vec<_> = rules::all().filter(|r| area_of(r.id) == area).collect();
+        out += &format!("\n## `{area}.*`\n\n");
+        let mut wheres: Vec<&str> = Vec::new();
+        for rule in &these {
+            if !wheres.contains(&rules::checked_on(rule)) {
+                wheres.push(rules::checked_on(rule));
+            }
+        }
+        for w in wheres {
+            out += &format!("* Checked in {w}.\n");
+        }
+        out += "\n| Id | Level | Section | Statement | Cases |\n|---|---|---|---|---|\n";
+        for rule in these {
+            let cases: Vec<String> = CHECKS
+                .iter()
+                .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
+                .map(|c| format!("`{}`", c.id))
+                .collect();
+            out += &format!(
+                "| `{}` | {} | {} | {} | {} |\n",
+                rule.id,
+                rule.level,
+                rule.section.replace('|', "\\|"),
+                rule.statement.replace('|', "\\|"),
+                cases.join(", ")
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn rules_md_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md");
+    let want = render();
+    if env::var_os("UPDATE_RULES").is_some() {
+        fs::write(&path, &want).expect("write docs/rules.md");
+        return;
+    }
+    let have = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/rules.md is stale or missing: run `cargo xtask rules` to regenerate it"
+    );
+}
+
+/// Every rule a producer check names is in the registry, and every check
+/// names one at least: no id is made up at run time.
+#[test]
+fn producer_checks_name_registry_rules() {
+    for check in CHECKS {
+        assert!(!check.rules.is_empty(), "{} names no rule", check.id);
+        for rule in check.rules {
+            assert!(
+                rules::by_id(rule.id).is_some_and(|r| std::ptr::eq(r, *rule)),
+                "{}: {} is not the registry's",
+                check.id,
+                rule.id
+            );
+        }
+    }
+}
+
+/// `rpcspec rules` lists every rule of every role; an id or a glob picks
+/// some, with where they are checked and by which cases.
+#[test]
+fn the_rules_command_lists_and_picks() {
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("rpcspec")
+            .expect("binary built")
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let all = run(&["rules", "--format", "json"]);
+    assert!(all.status.success());
+    let ids: Vec<String> = String::from_utf8(all.stdout)
+        .expect("utf8")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            v["id"].as_str().expect("id").to_owned()
+        })
+        .collect();
+    let want: Vec<&str> = rules::all().map(|r| r.id).collect();
+    assert_eq!(ids, want);
+    for area in [
+        "framing.", "process.", "events.", "http.", "decoder.", "mcp.", "session.",
+    ] {
+        assert!(ids.iter().any(|i| i.starts_with(area)), "no {area} rule");
+    }
+    let one = run(&["rules", "framing.utf8"]);
+    let text = String::from_utf8(one.stdout).expect("utf8");
+    assert!(
+        text.starts_with(
+            "framing.utf8  MUST  (RFC 8259 §8.1; NDJSON 1.0 §3.1)\n  every line is UTF-8\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("  cases: producer/framing/utf8\n"), "{text}");
+    let glob = run(&["rules", "http.*"]);
+    assert_eq!(
+        String::from_utf8(glob.stdout)
+            .expect("utf8")
+            .lines()
+            .filter(|l| l.starts_with("http."))
+            .count(),
+        3
+    );
+    let none = run(&["rules", "no-such.rule"]);
+    assert_eq!(none.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no rule matches `no-such.rule`"));
+}
