@@ -184,6 +184,58 @@ impl Pattern {
     }
 }
 
+impl Pattern {
+    /// How `actual` differs from the pattern, member by member, for people:
+    /// `- "name": expected` and `+ "name": got` lines for the top-level
+    /// members that differ or are missing, then members the pattern does
+    /// not name, at most `max` lines, each value cut to `width` characters.
+    /// `None` when the pattern or the message is not an object.
+    pub fn diff(&self, actual: &str, max: usize, width: usize) -> Option<Vec<String>> {
+        let want: BTreeMap<String, &RawValue> = serde_json::from_str(&self.text).ok()?;
+        let got: BTreeMap<String, &RawValue> = serde_json::from_str(actual).ok()?;
+        let cut = |text: &str| match text.char_indices().nth(width) {
+            Some((at, _)) => format!("{}…", &text[..at]),
+            None => text.to_owned(),
+        };
+        let member = |sign: char, key: &str, raw: &RawValue| {
+            format!("{sign} {}: {}", Value::from(key), cut(raw.get()))
+        };
+        let mut out = Vec::new();
+        for (key, w) in &want {
+            let optional = w.get().starts_with("\"$") && w.get().ends_with("?\"");
+            match got.get(key) {
+                None if w.get() == "\"$absent\"" || optional => {}
+                None => out.push(member('-', key, w)),
+                Some(g) => {
+                    let one = |raw: &RawValue| {
+                        format!("{{{}: {}}}", Value::from(key.as_str()), raw.get())
+                    };
+                    // The same value written differently (`1.0`) is shown.
+                    let same = Pattern::parse(&one(w))
+                        .is_ok_and(|p| matches!(p.matches(&one(g)), Match::Yes));
+                    if !same {
+                        if w.get() != "\"$absent\"" {
+                            out.push(member('-', key, w));
+                        }
+                        out.push(member('+', key, g));
+                    }
+                }
+            }
+        }
+        for (key, g) in &got {
+            if !want.contains_key(key) {
+                out.push(member('+', key, g));
+            }
+        }
+        let more = out.len().saturating_sub(max);
+        out.truncate(max);
+        if more > 0 {
+            out.push(format!("  … {more} more lines"));
+        }
+        Some(out)
+    }
+}
+
 /// Compares `actual` with `pattern` at `path`. With `raw_id`, the top-level
 /// `id` member is only checked for presence: [`Pattern::matches`] compares
 /// its raw text.
@@ -323,6 +375,35 @@ mod tests {
             Match::No(_)
         ));
         assert_eq!(m(r#"{"id":"\u00e9"}"#, r#"{"id":"é"}"#), Match::Yes);
+    }
+
+    #[test]
+    fn diffs_show_the_members_that_differ() {
+        let p = Pattern::parse(
+            r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"$string"},"id":1,"x":"$absent"}"#,
+        )
+        .unwrap();
+        let got = r#"{"jsonrpc":"2.0","result":null,"id":1,"x":2}"#;
+        assert_eq!(
+            p.diff(got, 10, 80).unwrap(),
+            [
+                r#"- "error": {"code":-32601,"message":"$string"}"#,
+                r#"+ "x": 2"#,
+                r#"+ "result": null"#,
+            ]
+        );
+        let got = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"bad"},"id":1.0}"#;
+        assert_eq!(
+            p.diff(got, 10, 20).unwrap(),
+            [
+                r#"- "error": {"code":-32601,"mess…"#,
+                r#"+ "error": {"code":-32600,"mess…"#,
+                r#"- "id": 1"#,
+                r#"+ "id": 1.0"#,
+            ]
+        );
+        assert!(p.diff("[1]", 10, 80).is_none());
+        assert_eq!(p.diff(got, 1, 80).unwrap().len(), 2);
     }
 
     #[test]

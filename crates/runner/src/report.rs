@@ -379,6 +379,47 @@ pub struct CaseResult {
     /// Whether a baseline lists this result as a known failure.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub baselined: bool,
+    /// What of `sent` and `received` is the dialect's preamble (a
+    /// handshake every case opens with), when the case has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prologue: Option<Prologue>,
+    /// Where [`CaseResult::fit`] left writes and lines out: `(index, how
+    /// many)`, the index being that of the first item kept after the gap.
+    #[serde(skip_serializing_if = "Gaps::is_empty")]
+    pub gaps: Gaps,
+}
+
+/// The writes and received lines a result does not keep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Gaps {
+    /// In `sent`: (index after the gap, writes left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sent: Option<(usize, usize)>,
+    /// In `received`: (index after the gap, lines left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub received: Option<(usize, usize)>,
+}
+
+impl Gaps {
+    fn is_empty(&self) -> bool {
+        self.sent.is_none() && self.received.is_none()
+    }
+}
+
+/// How the message of a finding in a preamble's step begins (`preamble
+/// step 1: …`): the report then shows the preamble's traffic in full.
+pub const PREAMBLE_STEP: &str = "preamble step";
+
+/// The preamble's part of a result: its first `steps` steps, the first
+/// `sent` writes and the first `received` lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Prologue {
+    /// How many of the case's steps are the preamble's.
+    pub steps: usize,
+    /// How many writes of `sent` it made.
+    pub sent: usize,
+    /// How many lines of `received` came while it ran.
+    pub received: usize,
 }
 
 impl CaseResult {
@@ -414,11 +455,14 @@ impl CaseResult {
             lines = (lines / 2).max(4);
         }
         let mut notes = Vec::new();
+        let first = lines - lines / 2;
         if let Some(n) = keep_ends(&mut self.received, lines) {
             notes.push(format!("{n} lines received are not kept in the report"));
+            self.gaps.received = Some((first, n));
         }
         if let Some(n) = keep_ends(&mut self.sent, lines) {
             notes.push(format!("{n} writes are not kept in the report"));
+            self.gaps.sent = Some((first, n));
         }
         if self.evidence.len() > lines {
             let n = self.evidence.len() - lines;
@@ -502,6 +546,8 @@ impl CaseResult {
             exit: None,
             duration: Duration::ZERO,
             baselined: false,
+            prologue: None,
+            gaps: Gaps::default(),
         }
     }
 }
@@ -539,8 +585,15 @@ pub struct Summary {
     pub passed: usize,
     /// NON-STRICT.
     pub non_strict: usize,
-    /// FAIL, TIMEOUT, CRASH and ERROR not covered by the baseline.
+    /// FAIL, TIMEOUT, CRASH and ERROR not covered by the baseline (and
+    /// NON-STRICT with `strict`).
     pub failed: usize,
+    /// Of `failed`, TIMEOUT.
+    pub timeouts: usize,
+    /// Of `failed`, CRASH.
+    pub crashes: usize,
+    /// Of `failed`, ERROR: the case could not be run.
+    pub errors: usize,
     /// SKIPPED.
     pub skipped: usize,
     /// N/A: cases that cannot apply to the dialect.
@@ -552,19 +605,26 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The closing line CI log readers recognise: `N passed, N failed, N
-    /// skipped`. NON-STRICT results count as passed (they do not fail the
-    /// run; with `--strict` they are in `failed`), stale baseline entries as
-    /// failed; baselined failures are in neither (the line before says how
-    /// many). Cases that cannot apply to the dialect are counted last, when
-    /// there are any.
+    /// The closing line: `N passed, N non-strict, N failed, N timeout, N
+    /// crash, N skipped`, each verdict counted apart (with `--strict`,
+    /// NON-STRICT results are failed). `failed` counts FAIL and stale
+    /// baseline entries; ERROR (a case that could not be run) and N/A
+    /// (cases that cannot apply to the dialect) follow when there are any.
+    /// Baselined failures are in none (the line before says how many).
     pub fn closing_line(&self) -> String {
+        let fail = self.failed - self.timeouts - self.crashes - self.errors;
         let mut line = format!(
-            "{} passed, {} failed, {} skipped",
-            self.passed + self.non_strict,
-            self.failed + self.stale,
+            "{} passed, {} non-strict, {} failed, {} timeout, {} crash, {} skipped",
+            self.passed,
+            self.non_strict,
+            fail + self.stale,
+            self.timeouts,
+            self.crashes,
             self.skipped
         );
+        if self.errors > 0 {
+            line.push_str(&format!(", {} error", self.errors));
+        }
         if self.not_applicable > 0 {
             line.push_str(&format!(", {} not applicable", self.not_applicable));
         }
@@ -586,7 +646,15 @@ impl Report {
                 Verdict::Skipped => s.skipped += 1,
                 Verdict::NotApplicable => s.not_applicable += 1,
                 Verdict::NonStrict if !self.strict => s.non_strict += 1,
-                _ => s.failed += 1,
+                v => {
+                    s.failed += 1;
+                    match v {
+                        Verdict::Timeout => s.timeouts += 1,
+                        Verdict::Crash => s.crashes += 1,
+                        Verdict::Error => s.errors += 1,
+                        _ => {}
+                    }
+                }
             }
         }
         s

@@ -44,19 +44,44 @@ fn last_line(bytes: &[u8]) -> String {
     text(bytes).lines().last().unwrap_or_default().to_owned()
 }
 
-/// `(passed, failed, skipped)` from the closing `N passed, N failed, N
-/// skipped` line, which must be exactly that.
+/// `(passed, failed, skipped)` from the closing `N passed, N non-strict,
+/// N failed, N timeout, N crash, N skipped[, N error]` line, which must be
+/// exactly that: NON-STRICT counts as passed (it does not fail the run),
+/// TIMEOUT, CRASH and ERROR as failed.
 fn summary(line: &str) -> (usize, usize, usize) {
     let parse = || -> Option<(usize, usize, usize)> {
-        let rest = line.strip_suffix(" skipped")?;
-        let (passed, rest) = rest.split_once(" passed, ")?;
-        let (failed, skipped) = rest.split_once(" failed, ")?;
         let n = |s: &str| {
             (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
-                .then(|| s.parse().ok())
+                .then(|| s.parse::<usize>().ok())
                 .flatten()
         };
-        Some((n(passed)?, n(failed)?, n(skipped)?))
+        let mut counts = std::collections::BTreeMap::new();
+        for part in line.split(", ") {
+            let (count, what) = part.split_once(' ')?;
+            counts.insert(what, n(count)?);
+        }
+        let names: Vec<&str> = counts.keys().copied().collect();
+        let mut want = vec![
+            "crash",
+            "failed",
+            "non-strict",
+            "passed",
+            "skipped",
+            "timeout",
+        ];
+        if counts.contains_key("error") {
+            want.insert(1, "error");
+        }
+        if names != want || !line.starts_with(&format!("{} passed, ", counts["passed"])) {
+            return None;
+        }
+        let failed = counts["failed"] + counts["timeout"] + counts["crash"];
+        let errors = counts.get("error").copied().unwrap_or(0);
+        Some((
+            counts["passed"] + counts["non-strict"],
+            failed + errors,
+            counts["skipped"],
+        ))
     };
     parse().unwrap_or_else(|| panic!("not a summary line: {line:?}"))
 }
@@ -148,13 +173,14 @@ fn a_target_that_never_answers_times_out() {
         .args(["--", "cat"])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains(format!(
-            "TIMEOUT    {ONE} [whole]"
-        )))
+        .stdout(predicate::str::contains(format!("TIMEOUT    {ONE}  ")))
+        .stdout(predicate::str::contains("\n  whole: "))
         .stdout(predicate::str::contains(
             "the case deadline (500ms from the start of its own steps) passed",
         ))
-        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+        .stdout(predicate::str::ends_with(
+            "0 passed, 0 non-strict, 0 failed, 1 timeout, 0 crash, 0 skipped\n",
+        ));
 }
 
 #[test]
@@ -163,10 +189,11 @@ fn a_target_that_exits_at_once_crashes() {
         .args(["run", "--plans", "whole", "--filter", ONE, "--", "true"])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains(format!(
-            "CRASH      {ONE} [whole]"
-        )))
-        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+        .stdout(predicate::str::contains(format!("CRASH      {ONE}  ")))
+        .stdout(predicate::str::contains("\n  whole: "))
+        .stdout(predicate::str::ends_with(
+            "0 passed, 0 non-strict, 0 failed, 0 timeout, 1 crash, 0 skipped\n",
+        ));
 }
 
 #[test]
@@ -175,13 +202,13 @@ fn a_target_that_cannot_start_is_an_error() {
         .args(["run", "--plans", "whole", "--filter", ONE, "--", MISSING])
         .assert()
         .code(1)
+        .stdout(predicate::str::contains(format!("ERROR      {ONE}  ")))
         .stdout(predicate::str::contains(format!(
-            "ERROR      {ONE} [whole]"
+            "  whole: cannot start `{MISSING}`"
         )))
-        .stdout(predicate::str::contains(format!(
-            "cannot start `{MISSING}`"
-        )))
-        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+        .stdout(predicate::str::ends_with(
+            "0 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped, 1 error\n",
+        ));
 }
 
 #[test]
@@ -370,7 +397,7 @@ fn strict_makes_non_strict_results_fail() {
     let lenient = run(false).code(0);
     let stdout = text(&lenient.get_output().stdout);
     assert!(
-        stdout.contains("NON-STRICT own/should-differ [whole]"),
+        stdout.contains("NON-STRICT own/should-differ  ") && stdout.contains("\n  whole: "),
         "{stdout}"
     );
     assert!(stdout.contains("1 non-strict"), "{stdout}");
@@ -449,7 +476,7 @@ fn output_writes_the_report_to_a_file_and_the_summary_to_stderr() {
         .assert()
         .code(0)
         .stdout("")
-        .stderr("5 passed, 0 failed, 0 skipped\n");
+        .stderr("5 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped\n");
     let report = fs::read_to_string(&file).unwrap();
     let types: Vec<String> = report
         .lines()
@@ -474,7 +501,7 @@ fn output_writes_the_report_to_a_file_and_the_summary_to_stderr() {
         .assert()
         .code(1)
         .stdout("")
-        .stderr("0 passed, 1 failed, 0 skipped\n");
+        .stderr("0 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped, 1 error\n");
     let report = fs::read_to_string(&human).unwrap();
     assert!(report.contains("ERROR"), "{report}");
     assert!(!report.contains('\x1b'), "no colour in a file: {report:?}");
@@ -493,7 +520,9 @@ fn a_baseline_entry_that_passes_is_stale_and_fails_the_run() {
         .stdout(predicate::str::contains(format!(
             "stale baseline entry: {ONE} (baseline line 2) passes now: remove it"
         )))
-        .stdout(predicate::str::ends_with("5 passed, 1 failed, 0 skipped\n"));
+        .stdout(predicate::str::ends_with(
+            "5 passed, 0 non-strict, 1 failed, 0 timeout, 0 crash, 0 skipped\n",
+        ));
 }
 
 #[test]
@@ -507,11 +536,12 @@ fn a_baseline_covering_the_failures_makes_the_run_pass() {
         .args(["--", MISSING])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains(format!(
-            "ERROR      {ONE} [whole] (baselined)"
-        )))
+        .stdout(predicate::str::contains(format!("ERROR      {ONE}  ")))
+        .stdout(predicate::str::contains("\n  whole (baselined): "))
         .stdout(predicate::str::contains("1 baselined, 0 stale"))
-        .stdout(predicate::str::ends_with("0 passed, 0 failed, 0 skipped\n"));
+        .stdout(predicate::str::ends_with(
+            "0 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped\n",
+        ));
 
     // An entry for one plan does not cover another.
     rpcspec()
@@ -527,7 +557,9 @@ fn a_baseline_covering_the_failures_makes_the_run_pass() {
         .args(["--", MISSING])
         .assert()
         .code(1)
-        .stdout(predicate::str::ends_with("0 passed, 1 failed, 0 skipped\n"));
+        .stdout(predicate::str::ends_with(
+            "0 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped, 1 error\n",
+        ));
 }
 
 #[test]
@@ -809,7 +841,7 @@ fn a_case_that_cannot_apply_to_a_dialect_is_not_applicable_not_failed() {
         .args(["run", "--filter", "jsonrpc/ids/null"])
         .assert()
         .code(0);
-    assert!(text(&out.get_output().stdout).contains("5 passed, 0 failed, 0 skipped"));
+    assert!(text(&out.get_output().stdout).contains("5 passed, 0 non-strict, 0 failed, "));
 }
 
 #[test]
@@ -1058,7 +1090,7 @@ fn the_success_call_of_a_target_file_is_the_one_sent() {
         .code(1);
     let stdout = text(&out.get_output().stdout);
     assert_eq!(stdout.matches("FAIL ").count(), 2, "{stdout}");
-    assert!(stdout.contains(r#"\"method\": \"tools/list\""#), "{stdout}");
+    assert!(stdout.contains(r#""method": "tools/list""#), "{stdout}");
 }
 
 #[test]

@@ -154,7 +154,8 @@ impl Run<'_> {
             if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
                 if k < self.preamble {
                     e.step = None;
-                    e.message = format!("preamble step {}: {}", k + 1, e.message);
+                    e.message =
+                        format!("{} {}: {}", crate::report::PREAMBLE_STEP, k + 1, e.message);
                 } else {
                     e.step = Some(k + 1 - self.preamble);
                 }
@@ -242,6 +243,7 @@ impl Run<'_> {
         result.evidence = std::mem::take(&mut self.evidence);
         result.settle();
         result.sent = std::mem::take(&mut self.sent);
+        result.prologue = self.prologue_marks;
         // Not `into_iter().map().collect()`: that reuses `got`'s allocation,
         // and a result would keep room for every line of a flood.
         let mut kept = Vec::with_capacity(self.got.len());

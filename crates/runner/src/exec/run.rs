@@ -71,6 +71,8 @@ pub(super) struct Run<'o> {
     /// The finished prologue, handed on with the process.
     pub(super) prologue: Option<Vec<Recorded>>,
     pub(super) prologue_end: Duration,
+    /// Where the preamble's traffic ends in `sent` and `got`, once it has.
+    pub(super) prologue_marks: Option<crate::report::Prologue>,
     /// Cases run on this process, this one included.
     pub(super) cases: usize,
     /// Put in barrier ids after the first case, so that none repeats on
@@ -182,6 +184,7 @@ impl<'o> Run<'o> {
             recording: None,
             prologue: None,
             prologue_end: Duration::ZERO,
+            prologue_marks: None,
             cases: 1,
             tag: String::new(),
             alive: false,
@@ -208,6 +211,13 @@ impl<'o> Run<'o> {
     /// prologue is kept for the next case.
     pub(super) fn end_prologue(&mut self) {
         self.starting = false;
+        if self.preamble > 0 && self.prologue_marks.is_none() {
+            self.prologue_marks = Some(crate::report::Prologue {
+                steps: self.preamble,
+                sent: self.sent.len(),
+                received: self.got.len(),
+            });
+        }
         self.deadline = Instant::now() + self.opts.timeout;
         if let Some(recorded) = self.recording.take() {
             self.prologue_end = self.now();

@@ -1,5 +1,5 @@
-//! Renderers of the one report model: human text, JSON (NDJSON events) and
-//! JUnit XML.
+//! Renderers of the one report model: human text (`human.rs`), JSON
+//! (NDJSON events) and JUnit XML.
 //!
 //! # The JSON report
 //!
@@ -14,9 +14,13 @@
 //!   `{id, level, section, statement}`, `step`, `expected`, `actual`),
 //!   `sent` (`{at_ms, bytes}` per write, so chunk boundaries show),
 //!   `received` (`{at_ms, line, offset, bytes}` per line), `stderr`, `exit`,
-//!   `baselined`. Bytes are `{"text": …}` when UTF-8, else
+//!   `baselined`, `prologue` (`{steps, sent, received}`: the dialect
+//!   preamble's part of the traffic), `gaps` (`{sent, received}`: where
+//!   writes and lines were left out, `[index, count]`). Bytes are `{"text": …}` when UTF-8, else
 //!   `{"base64": …}`.
-//! * `{"type":"summary","data":{"passed","non_strict","failed","skipped","not_applicable","baselined","stale","duration","stale_entries"}}`
+//! * `{"type":"summary","data":{"passed","non_strict","failed","timeouts","crashes","errors","skipped","not_applicable","baselined","stale","duration","stale_entries"}}`
+//!   (`failed` counts every failing result; `timeouts`, `crashes` and
+//!   `errors` say how many of them were TIMEOUT, CRASH and ERROR)
 //!
 //! Fields are only ever added, never renamed or removed, within a major
 //! version.
@@ -32,6 +36,33 @@ use serde_json::json;
 
 use crate::report::{Bytes, CaseResult, Evidence, Report, Verdict};
 
+mod human;
+pub use human::human;
+
+/// The bytes a standard base64 text (as [`crate::report::base64`] writes
+/// it) stands for; characters outside the alphabet are skipped.
+pub(crate) fn unbase64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let sextets: Vec<u8> = text.bytes().filter_map(value).collect();
+    let mut out = Vec::with_capacity(sextets.len() * 3 / 4);
+    for group in sextets.chunks(4) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &v)| n | u32::from(v) << (18 - 6 * i));
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..group.len().saturating_sub(1)]);
+    }
+    out
+}
+
 fn style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
@@ -41,141 +72,6 @@ fn style(verdict: Verdict) -> Style {
     };
     Style::new().fg_color(Some(color.into())).bold()
 }
-
-/// Human text: one line per non-pass with its evidence, a table per case
-/// file, and the closing `N passed, N failed, N skipped` line. Styles are
-/// ANSI escapes: write through `anstream` to strip them where colour is off.
-pub fn human(report: &Report, verbose: bool) -> String {
-    let mut out = String::new();
-    // Without -v, SKIPPED results are counted by reason, in the order each
-    // reason first came.
-    let mut skipped: Vec<(&str, usize)> = Vec::new();
-    for r in &report.results {
-        // Passes, and cases that cannot apply to the dialect, are listed
-        // with -v; the counts below say how many.
-        if matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable) && !verbose {
-            continue;
-        }
-        if r.verdict == Verdict::Skipped && !verbose {
-            let why = r
-                .evidence
-                .first()
-                .map_or("no reason given", |e| e.message.as_str());
-            match skipped.iter_mut().find(|(w, _)| *w == why) {
-                Some((_, n)) => *n += 1,
-                None => skipped.push((why, 1)),
-            }
-            continue;
-        }
-        let s = style(r.verdict);
-        let mark = if r.baselined { " (baselined)" } else { "" };
-        let _ = writeln!(
-            out,
-            "{s}{:<10}{s:#} {} [{}]{mark}  {}",
-            r.verdict.as_str(),
-            r.id,
-            r.plan,
-            r.title
-        );
-        for e in &r.evidence {
-            let step = e.step.map(|k| format!("step {k}: ")).unwrap_or_default();
-            let _ = writeln!(out, "           {step}{}", e.message);
-            evidence_details(&mut out, e, "             ");
-        }
-        if r.verdict.fails(true) {
-            let sent: Vec<String> = r.sent.iter().map(|s| show(&s.bytes)).collect();
-            let _ = writeln!(
-                out,
-                "             sent ({} writes): {}",
-                sent.len(),
-                sent.join(" | ")
-            );
-            for got in r.received.iter().take(SHOWN_LINES) {
-                let _ = writeln!(
-                    out,
-                    "             received line {} @{} +{}ms: {}",
-                    got.line,
-                    got.offset,
-                    got.at_ms,
-                    show(&got.bytes)
-                );
-            }
-            if r.received.len() > SHOWN_LINES {
-                let _ = writeln!(
-                    out,
-                    "             … {} more lines (all of them in --format json)",
-                    r.received.len() - SHOWN_LINES
-                );
-            }
-            if let Some(exit) = &r.exit {
-                let _ = writeln!(out, "             target: {exit}");
-            }
-            let stderr = r.stderr.trim_end();
-            if !stderr.is_empty() {
-                let tail: Vec<&str> = stderr.lines().rev().take(5).collect();
-                for line in tail.into_iter().rev() {
-                    let _ = writeln!(out, "             stderr: {line}");
-                }
-            }
-        }
-    }
-    let s = style(Verdict::Skipped);
-    for (why, n) in &skipped {
-        let results = if *n == 1 { "result" } else { "results" };
-        let _ = writeln!(out, "{s}SKIPPED{s:#}    {n} {results}: {why}");
-    }
-    if !skipped.is_empty() {
-        let _ = writeln!(out, "           (-v lists them)");
-    }
-    // Per case file: counts per verdict.
-    let mut groups: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
-    for r in &report.results {
-        let group = r.id.rsplit_once('/').map_or(r.id.as_str(), |(g, _)| g);
-        *groups
-            .entry(group)
-            .or_default()
-            .entry(r.verdict)
-            .or_default() += 1;
-    }
-    if !out.is_empty() {
-        out.push('\n');
-    }
-    for (group, counts) in &groups {
-        let cells: Vec<String> = counts
-            .iter()
-            .map(|(v, n)| {
-                let s = style(*v);
-                format!("{s}{n} {}{s:#}", v.as_str().to_lowercase())
-            })
-            .collect();
-        let _ = writeln!(out, "{group:<28} {}", cells.join(", "));
-    }
-    for stale in &report.stale {
-        let _ = writeln!(out, "stale baseline entry: {stale}");
-    }
-    let s = report.summary();
-    let _ = writeln!(
-        out,
-        "\n{} results against `{}` ({}{}) in {:.2}s; {} non-strict, {} baselined, {} stale",
-        report.results.len(),
-        report.target,
-        match report.role.as_str() {
-            "producer" => format!("producer, {} profile", report.dialect),
-            "decoder" => "decoder".to_owned(),
-            _ => format!("{} dialect", report.dialect),
-        },
-        if report.strict { ", strict" } else { "" },
-        report.duration.as_secs_f64(),
-        s.non_strict,
-        s.baselined,
-        s.stale
-    );
-    let _ = writeln!(out, "{}", s.closing_line());
-    out
-}
-
-/// Most received lines listed per result in human output.
-const SHOWN_LINES: usize = 30;
 
 /// Most characters of one sent or received line shown in human output and
 /// JUnit text; the JSON report always has everything.
@@ -227,6 +123,7 @@ pub fn json(report: &Report) -> String {
         "summary",
         &json!({
             "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
+            "timeouts": s.timeouts, "crashes": s.crashes, "errors": s.errors,
             "skipped": s.skipped, "not_applicable": s.not_applicable, "baselined": s.baselined, "stale": s.stale,
             "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,
         }),
@@ -444,6 +341,20 @@ mod tests {
         assert_eq!(at(0), "1970-01-01T00:00:00");
         assert_eq!(at(951_782_400), "2000-02-29T00:00:00");
         assert_eq!(at(1_796_041_545), "2026-11-30T12:25:45");
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for bytes in [
+            &b""[..],
+            b"f",
+            b"fo",
+            b"foo",
+            b"caf\xE9\n",
+            b"\x00\xFF\x80abc",
+        ] {
+            assert_eq!(unbase64(&crate::report::base64(bytes)), bytes);
+        }
     }
 
     #[test]
