@@ -318,6 +318,11 @@ pub(crate) enum Format {
     Human,
     Json,
     Junit,
+    /// GitHub Actions annotations, and the Markdown summary appended to
+    /// `$GITHUB_STEP_SUMMARY` when it is set.
+    Github,
+    /// A Markdown summary (for a pull-request comment).
+    Markdown,
 }
 
 /// The formats of `list` and `check`: JUnit is a report of a run only.

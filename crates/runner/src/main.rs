@@ -237,6 +237,24 @@ fn run(mut args: RunArgs) -> u8 {
         Format::Human => render::human(&report, args.verbose),
         Format::Json => render::json(&report),
         Format::Junit => render::junit(&report),
+        Format::Github => {
+            // The job summary: appended, as every step of a job shares it.
+            if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+                let appended = fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(&path)
+                    .and_then(|mut f| f.write_all(render::markdown(&report).as_bytes()));
+                if let Err(e) = appended {
+                    eprintln!(
+                        "rpcspec: cannot write the job summary to {}: {e}",
+                        Path::new(&path).display()
+                    );
+                }
+            }
+            render::github(&report)
+        }
+        Format::Markdown => render::markdown(&report),
     };
     match &args.output {
         Some(path) => {

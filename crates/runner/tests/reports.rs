@@ -427,6 +427,132 @@ fn junit_report_of_hostile_output_validates() {
         ],
         1,
     );
-    assert!(xml.contains("base64:"), "invalid UTF-8 shown as base64");
+    // One escaping style, as in the human report: bytes that are not
+    // UTF-8 as \xNN, control characters as \u{…}.
+    assert!(xml.contains("\\xFF"), "invalid UTF-8 shown as \\xNN");
     validate_junit(&xml);
+}
+
+/// `--format github`: one workflow command per case that did not pass,
+/// `::error` for a failure and `::warning` for a NON-STRICT one, with the
+/// properties and message escaped as the workflow-command syntax says
+/// (`%`, CR, LF; `:` and `,` in properties), then the closing line; the
+/// Markdown job summary goes to `$GITHUB_STEP_SUMMARY`, appended.
+#[test]
+fn github_format_is_workflow_commands_and_a_job_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "earlier step\n").expect("write");
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--format",
+            "github",
+            "--jobs",
+            "4",
+            "--timeout",
+            "0.5",
+            "--plans",
+            "whole,split",
+            "--filter",
+            "jsonrpc/examples/*",
+            "--filter",
+            "framing/lines/two-values-on-one-line",
+            "--",
+            "cat",
+        ])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).expect("utf8");
+    let lines: Vec<&str> = text.lines().collect();
+    let (closing, commands) = lines.split_last().expect("output");
+    assert!(
+        closing.contains(" passed, ") && closing.ends_with(" skipped"),
+        "{closing}"
+    );
+    assert!(commands.len() > 3, "{text}");
+    for line in commands {
+        let (command, message) = line
+            .strip_prefix("::")
+            .and_then(|l| l.split_once("::"))
+            .unwrap_or_else(|| panic!("not a workflow command: {line}"));
+        let (level, properties) = command.split_once(' ').expect("level and properties");
+        assert!(level == "error" || level == "warning", "{line}");
+        let title = properties.strip_prefix("title=").expect("a title");
+        assert!(
+            !title.contains([':', ',', '\n', '\r']) && !message.contains(['\n', '\r']),
+            "{line}"
+        );
+        // Every `%` starts one of the escapes.
+        for part in [title, message] {
+            for (i, _) in part.match_indices('%') {
+                assert!(
+                    ["%25", "%0D", "%0A", "%3A", "%2C"]
+                        .iter()
+                        .any(|e| part[i..].starts_with(e)),
+                    "{line}"
+                );
+            }
+        }
+        // The message names the rule: an id with its level, or the case's
+        // level (or verdict) and section.
+        assert!(
+            ["[MUST] ", "[SHOULD] ", "case [TIMEOUT] "]
+                .iter()
+                .any(|r| message.contains(r)),
+            "{line}"
+        );
+    }
+    assert!(
+        commands
+            .iter()
+            .any(|l| l.starts_with("::error title=TIMEOUT jsonrpc/examples/")),
+        "{text}"
+    );
+    let md = fs::read_to_string(&summary).expect("the job summary");
+    assert!(
+        md.starts_with("earlier step\n## rpcspec: `cat` (jsonrpc2 dialect)\n"),
+        "{md}"
+    );
+    assert!(md.contains("\n| area | PASS | NON-STRICT | FAIL |"), "{md}");
+    assert!(md.contains("\n|---|--:|"), "{md}");
+    assert!(md.contains("\n| `jsonrpc/examples` | "), "{md}");
+    assert!(
+        md.contains(
+            "\n| verdict | case | plans | first finding | rule |\n|---|---|---|---|---|\n| TIMEOUT | `"
+        ),
+        "{md}"
+    );
+    // Every table row has as many cells as its header.
+    for table in md.split("\n\n").filter(|t| t.starts_with('|')) {
+        let cells = |row: &str| row.replace("\\|", "").matches('|').count();
+        let head = cells(table.lines().next().expect("a header"));
+        assert!(table.lines().all(|row| cells(row) == head), "{table}");
+    }
+    // --format markdown prints the same summary.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--format",
+            "markdown",
+            "--jobs",
+            "4",
+            "--timeout",
+            "0.5",
+            "--plans",
+            "whole",
+            "--filter",
+            "jsonrpc/examples/*",
+            "--",
+            "cat",
+        ])
+        .output()
+        .expect("runs");
+    let printed = String::from_utf8(out.stdout).expect("utf8");
+    assert!(
+        printed.starts_with("## rpcspec: `cat` (jsonrpc2 dialect)\n"),
+        "{printed}"
+    );
 }

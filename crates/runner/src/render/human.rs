@@ -445,7 +445,7 @@ fn writes_line(writes: &[String], gap: Option<(usize, usize)>) -> String {
 
 /// Bytes as text: UTF-8 shown as it is, control characters escaped, and
 /// bytes that are not UTF-8 as `\xNN`.
-fn bytes_text(bytes: &Bytes) -> String {
+pub(crate) fn bytes_text(bytes: &Bytes) -> String {
     match bytes {
         Bytes::Text(t) => shown(t),
         Bytes::Base64(b) => {

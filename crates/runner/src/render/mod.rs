@@ -36,7 +36,9 @@ use serde_json::json;
 
 use crate::report::{Bytes, CaseResult, Evidence, Report, Verdict};
 
+mod ci;
 mod human;
+pub use ci::{github, markdown};
 pub use human::human;
 
 /// The bytes a standard base64 text (as [`crate::report::base64`] writes
@@ -63,6 +65,20 @@ pub(crate) fn unbase64(text: &str) -> Vec<u8> {
     out
 }
 
+/// The rule a finding names, `id [LEVEL] section`; for a finding of the
+/// case's own expectation the case's level (or the verdict: a TIMEOUT,
+/// CRASH or ERROR) and section.
+pub(crate) fn rule_of(r: &CaseResult, e: &Evidence) -> String {
+    match &e.rule {
+        Some(rule) => format!("{} [{}] {}", rule.id, rule.level, rule.section),
+        None => match e.verdict {
+            Verdict::Fail => format!("case [MUST] {}", r.section),
+            Verdict::NonStrict => format!("case [SHOULD] {}", r.section),
+            v => format!("case [{}] {}", v.as_str(), r.section),
+        },
+    }
+}
+
 fn style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
@@ -77,11 +93,10 @@ fn style(verdict: Verdict) -> Style {
 /// JUnit text; the JSON report always has everything.
 const SHOWN: usize = 400;
 
+/// Bytes as the human report shows them ([`human::bytes_text`]: one
+/// escaping style), clipped.
 fn show(bytes: &Bytes) -> String {
-    match bytes {
-        Bytes::Text(t) => clip(&t.escape_debug().to_string()),
-        Bytes::Base64(b) => format!("base64:{}", clip(b)),
-    }
+    clip(&human::bytes_text(bytes))
 }
 
 /// At most [`SHOWN`] characters of `text`, saying how many were left out.
@@ -191,10 +206,19 @@ pub fn junit(report: &Report) -> String {
                 xml(group),
                 r.duration.as_secs_f64()
             );
+            // The finding that gave the verdict, with its rule and section.
             let message = r
                 .evidence
-                .first()
-                .map_or(String::new(), |e| e.message.clone());
+                .iter()
+                .find(|e| e.verdict == r.verdict)
+                .or(r.evidence.first())
+                .map_or(String::new(), |e| {
+                    if r.verdict.ran() {
+                        format!("{} ({})", e.message, rule_of(r, e))
+                    } else {
+                        e.message.clone()
+                    }
+                });
             let body = evidence_text(r);
             let element = match r.verdict {
                 _ if r.baselined => None,
