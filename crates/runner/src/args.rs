@@ -323,6 +323,9 @@ pub(crate) enum Format {
     Github,
     /// A Markdown summary (for a pull-request comment).
     Markdown,
+    /// One self-contained HTML page (no scripts), the matrix's renderer:
+    /// a cell per case, each that did not pass opening to its evidence.
+    Html,
 }
 
 /// The formats of `list` and `check`: JUnit is a report of a run only.

@@ -255,6 +255,7 @@ fn run(mut args: RunArgs) -> u8 {
             render::github(&report)
         }
         Format::Markdown => render::markdown(&report),
+        Format::Html => rpcspec::matrix::html::render(&rpcspec::matrix::of_report(&report)),
     };
     match &args.output {
         Some(path) => {

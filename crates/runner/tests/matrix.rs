@@ -699,3 +699,84 @@ fn html_renders_in_headless_chromium() {
         eprintln!("screenshot: {}", png.display());
     }
 }
+
+/// One run as HTML (`rpcspec run --format html --output FILE`): the
+/// matrix's renderer over that run alone, self-contained (no scripts, no
+/// links out), one cell per case, each that did not pass a `<details>`
+/// opening to its evidence; in headless Chromium too, where it is
+/// installed (CI installs it), with the DOM checked and a screenshot kept.
+#[test]
+fn one_run_renders_as_html() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("run.html");
+    let out = Std::new(env!("CARGO_BIN_EXE_rpcspec"))
+        .args(["run", "--format", "html", "--output"])
+        .arg(&page)
+        .args([
+            "--timeout",
+            "0.5",
+            "--plans",
+            "whole,split",
+            "--filter",
+            "jsonrpc/examples/*",
+            "--filter",
+            "framing/lines/two-values-on-one-line",
+            "--",
+            "cat",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(
+        !html.contains("<script") && !html.contains("src=\"http"),
+        "self-contained"
+    );
+    // 13 cases, every one a TIMEOUT against `cat`: each opens to evidence.
+    assert_eq!(html.matches("data-verdict=\"TIMEOUT\"").count(), 13);
+    assert_eq!(html.matches("<details>").count(), 13);
+    assert!(
+        html.contains("the case deadline (500ms"),
+        "the evidence is in the page"
+    );
+    let Some(chromium) = chromium() else {
+        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1"
+        );
+        eprintln!("chromium not installed: the single-run page was not rendered");
+        return;
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", page.display());
+    let dom = headless(&chromium, profile.path())
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom = String::from_utf8(dom.stdout).unwrap();
+    assert_eq!(dom.matches("data-verdict=\"TIMEOUT\"").count(), 13);
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix-screenshots");
+    fs::create_dir_all(&out_dir).unwrap();
+    let png = out_dir.join("one-run.png");
+    let shot = headless(&chromium, profile.path())
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1280,900")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    assert!(fs::read(&png).unwrap().len() > 10_000, "a blank page");
+    eprintln!("screenshot: {}", png.display());
+}

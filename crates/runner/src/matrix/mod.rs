@@ -626,6 +626,23 @@ pub struct Input {
     pub run: Result<Run, String>,
 }
 
+/// One run as a matrix of one column (`rpcspec run --format html`): its
+/// JSON report read back, so a single run and a manifest's runs are one
+/// model under one renderer.
+pub fn of_report(report: &crate::report::Report) -> Matrix {
+    let json = crate::render::json(report);
+    let run = parse_report(Path::new("this run"), &json)
+        .map_err(|e| format!("the run's own report does not read back: {e}"));
+    let input = Input {
+        name: report.target.clone(),
+        version: String::new(),
+        notes: String::new(),
+        role: report.role.clone(),
+        run,
+    };
+    merge(&run::today(), &[input])
+}
+
 /// Merges reports into a matrix. Pure: the same inputs give the same
 /// matrix. A target without a report gets ERROR cells, carrying the reason,
 /// on every row that another target of its role has (and "not run" on the
