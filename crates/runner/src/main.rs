@@ -197,16 +197,27 @@ fn run(mut args: RunArgs) -> u8 {
             Err(e) => return fail(&format!("baseline {}: {e}", path.display())),
         },
     };
+    // A progress bar on a terminal, once a run has taken a second; never
+    // when stderr is piped or the report is for a machine.
     let show_progress = io::stderr().is_terminal() && args.format == Format::Human;
+    let started = Instant::now();
     let progress = |done: usize, total: usize| {
-        if show_progress {
-            eprint!("\r[{done}/{total}]");
-            if done == total {
-                eprint!("\r{:width$}\r", "", width = 2 * total.to_string().len() + 3);
-            }
+        if !show_progress || started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        const WIDTH: usize = 30;
+        let filled = (WIDTH * done).checked_div(total).unwrap_or(WIDTH);
+        let line = format!(
+            "[{}{}] {done}/{total}",
+            "=".repeat(filled),
+            " ".repeat(WIDTH - filled)
+        );
+        if done == total {
+            eprint!("\r{:width$}\r", "", width = line.len());
+        } else {
+            eprint!("\r{line}");
         }
     };
-    let started = Instant::now();
     let ran = match args.role {
         Role::Server => run_server(&args, &progress),
         Role::Producer => run_producer(&args, &progress),

@@ -1197,3 +1197,79 @@ fn a_huge_line_costs_a_report_its_head_only() {
     );
     assert!(stdout.len() < 1 << 20, "report of {} bytes", stdout.len());
 }
+
+/// The human report in a real terminal (tmux): styled (ANSI colours on
+/// the verdicts), the progress bar gone by the end; piped, the same report
+/// is plain text. The pane, colours and all, is kept in
+/// `target/tmp/tty/report.ansi` to be looked at (`cat` it in a terminal).
+#[test]
+fn in_a_real_terminal_the_report_has_colours_and_piped_it_has_none() {
+    let tmux = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("tmux"))
+            .find(|p| p.is_file())
+    });
+    let Some(tmux) = tmux else {
+        let required = std::env::var("RPCSPEC_REQUIRE_TMUX").is_ok_and(|v| v == "1");
+        assert!(!required, "tmux not installed but RPCSPEC_REQUIRE_TMUX=1");
+        eprintln!("tmux not installed: the terminal rendering was not checked");
+        return;
+    };
+    let bin = env!("CARGO_BIN_EXE_rpcspec");
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let run = format!(
+        "{bin} run --timeout 0.5 --plans whole,split --filter 'jsonrpc/examples/*' -- cat; \
+         echo rpcspec-exit=$?; sleep 60"
+    );
+    let tmux_cmd = |args: &[&str]| {
+        std::process::Command::new(&tmux)
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .output()
+            .expect("tmux runs")
+    };
+    let started = tmux_cmd(&["new-session", "-d", "-x", "220", "-y", "200", &run]);
+    assert!(started.status.success(), "{started:?}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let pane = loop {
+        let pane = tmux_cmd(&["capture-pane", "-p", "-e", "-S", "-200"]);
+        let pane = String::from_utf8_lossy(&pane.stdout).into_owned();
+        if pane.contains("rpcspec-exit=") || std::time::Instant::now() > deadline {
+            break pane;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let _ = tmux_cmd(&["kill-server"]);
+    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tty");
+    fs::create_dir_all(&keep).unwrap();
+    fs::write(keep.join("report.ansi"), &pane).unwrap();
+    assert!(pane.contains("rpcspec-exit=1"), "the run ended: {pane}");
+    // TIMEOUT in its colour, and the closing line.
+    assert!(pane.contains("\u{1b}[1m\u{1b}[31mTIMEOUT"), "{pane}");
+    assert!(pane.contains(" 24 timeout, 0 crash, 0 skipped"), "{pane}");
+    assert!(
+        !pane.contains("] 24/24"),
+        "the progress bar is cleared: {pane}"
+    );
+    let piped = rpcspec()
+        .args([
+            "run",
+            "--timeout",
+            "0.5",
+            "--plans",
+            "whole,split",
+            "--filter",
+            "jsonrpc/examples/*",
+            "--",
+            "cat",
+        ])
+        .assert()
+        .code(1);
+    let piped = text(&piped.get_output().stdout);
+    assert!(!piped.contains('\u{1b}'), "{piped}");
+    assert!(piped.contains("TIMEOUT    jsonrpc/examples/"), "{piped}");
+}
