@@ -1229,6 +1229,8 @@ fn in_a_real_terminal_the_report_has_colours_and_piped_it_has_none() {
             .args(args)
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR")
+            .env_remove("CLICOLOR_FORCE")
             .output()
             .expect("tmux runs")
     };

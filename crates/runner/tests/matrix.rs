@@ -729,6 +729,11 @@ fn one_run_renders_as_html() {
     assert_eq!(out.status.code(), Some(1));
     let html = fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("<h1>Conformance report</h1>"), "{html}");
+    assert!(
+        html.contains("by <code>rpcspec run</code>: 13 cases against one target"),
+        "{html}"
+    );
     assert!(
         !html.contains("<script") && !html.contains("src=\"http"),
         "self-contained"

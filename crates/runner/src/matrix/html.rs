@@ -86,13 +86,22 @@ pub fn render(m: &Matrix) -> String {
     out.push_str("<title>rpcspec conformance matrix</title>\n<style>");
     out.push_str(STYLE);
     out.push_str("</style>\n</head>\n<body>\n");
-    let _ = writeln!(
-        out,
-        "<h1>Conformance matrix</h1>\n<p class=\"meta\">Generated {} by <code>rpcspec matrix</code>: {} cases × {} targets. Open a cell that did not pass for its evidence.</p>",
-        esc(&m.generated),
-        m.rows.len(),
-        m.targets.len()
-    );
+    if m.single_run {
+        let _ = writeln!(
+            out,
+            "<h1>Conformance report</h1>\n<p class=\"meta\">Generated {} by <code>rpcspec run</code>: {} cases against one target. Open a cell that did not pass for its evidence.</p>",
+            esc(&m.generated),
+            m.rows.len()
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "<h1>Conformance matrix</h1>\n<p class=\"meta\">Generated {} by <code>rpcspec matrix</code>: {} cases × {} targets. Open a cell that did not pass for its evidence.</p>",
+            esc(&m.generated),
+            m.rows.len(),
+            m.targets.len()
+        );
+    }
     legend(&mut out);
     summary(&mut out, m);
     out.push_str("<h2>Results</h2>\n<div class=\"scroll results\">\n<table class=\"matrix\">\n<thead><tr><th class=\"case\" scope=\"col\">case</th>");

@@ -115,6 +115,10 @@ pub enum Format {
 pub struct Matrix {
     /// When it was made (a date, given to [`merge`]).
     pub generated: String,
+    /// A single run's page (`rpcspec run --format html`), not a matrix of
+    /// targets: the page says so.
+    #[serde(skip)]
+    pub single_run: bool,
     /// The columns, in manifest (or `--merge`) order.
     pub targets: Vec<Column>,
     /// The rows: areas in first-seen order, cases in report order within.
@@ -640,7 +644,10 @@ pub fn of_report(report: &crate::report::Report) -> Matrix {
         role: report.role.clone(),
         run,
     };
-    merge(&run::today(), &[input])
+    Matrix {
+        single_run: true,
+        ..merge(&run::today(), &[input])
+    }
 }
 
 /// Merges reports into a matrix. Pure: the same inputs give the same
@@ -782,6 +789,7 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
     }
     Matrix {
         generated: generated.to_owned(),
+        single_run: false,
         targets,
         rows,
     }

@@ -394,13 +394,27 @@ fn evidence(
     // A run cut short by the deadline is a timeout for every check that
     // needed the rest of the stream.
     if obs.timed_out && check.id != "producer/lifecycle/streams" {
-        out.push(Evidence::note(
-            Verdict::Timeout,
+        // Over stdio, a stream that never began had the start-up time.
+        let message = if obs.http.is_none() && obs.received.is_empty() && obs.records.is_empty() {
+            format!(
+                "nothing on stdout within the start-up time ({:.1}s, --startup-timeout){}",
+                obs.startup.as_secs_f64(),
+                if profile.stdin_open {
+                    format!(
+                        ", nor {:.1}s after stdin was closed",
+                        obs.timeout.as_secs_f64()
+                    )
+                } else {
+                    String::new()
+                }
+            )
+        } else {
             format!(
                 "the deadline ({:.1}s) passed before the stream ended",
                 obs.timeout.as_secs_f64()
-            ),
-        ));
+            )
+        };
+        out.push(Evidence::note(Verdict::Timeout, message));
     }
     out
 }
