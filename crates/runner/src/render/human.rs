@@ -42,6 +42,10 @@ pub fn human(report: &Report, verbose: bool) -> String {
         rest = &rest[n..];
     }
     let mut skipped: Vec<(&str, usize)> = Vec::new();
+    // Consecutive cases that went wrong in exactly the same way (one run
+    // graded by many checks, all cut short by one timeout) are one block,
+    // naming the others: (their evidence, the ids after the first).
+    let mut same: Option<(Vec<Signature<'_>>, Vec<&str>)> = None;
     for results in &cases {
         if verbose {
             verbose_case(&mut out, results);
@@ -57,8 +61,20 @@ pub fn human(report: &Report, verbose: bool) -> String {
                 None => skipped.push((why, 1)),
             }
         }
-        case_block(&mut out, results);
+        let signature = signature(results);
+        if let (Some((sig, ids)), Some(this)) = (&mut same, &signature)
+            && sig == this
+        {
+            ids.push(&results[0].id);
+            continue;
+        }
+        close_same(&mut out, same.take());
+        if worst(results).is_some() {
+            case_block(&mut out, results);
+            same = signature.map(|sig| (sig, Vec::new()));
+        }
     }
+    close_same(&mut out, same.take());
     let s = style(Verdict::Skipped);
     for (why, n) in &skipped {
         let results = if *n == 1 { "result" } else { "results" };
@@ -69,6 +85,54 @@ pub fn human(report: &Report, verbose: bool) -> String {
     }
     summary(&mut out, report);
     out
+}
+
+/// What a case's results were, plan by plan, for telling two cases that
+/// went wrong the same way on the same input: plan, verdict, each
+/// finding's verdict, rule and message, and what was sent.
+type Signature<'a> = (
+    &'a str,
+    Verdict,
+    Vec<(Verdict, Option<&'a str>, &'a str)>,
+    &'a [crate::report::Sent],
+);
+
+fn signature(results: &[CaseResult]) -> Option<Vec<Signature<'_>>> {
+    worst(results)?;
+    Some(
+        results
+            .iter()
+            .map(|r| {
+                let evidence = r
+                    .evidence
+                    .iter()
+                    .map(|e| {
+                        (
+                            e.verdict,
+                            e.rule.as_ref().map(|x| x.id.as_str()),
+                            e.message.as_str(),
+                        )
+                    })
+                    .collect();
+                (r.plan.as_str(), r.verdict, evidence, r.sent.as_slice())
+            })
+            .collect(),
+    )
+}
+
+/// The line naming the cases that went wrong as the block above did.
+fn close_same(out: &mut String, same: Option<(Vec<Signature<'_>>, Vec<&str>)>) {
+    if let Some((_, ids)) = same
+        && !ids.is_empty()
+    {
+        let cases = if ids.len() == 1 { "case" } else { "cases" };
+        let _ = writeln!(
+            out,
+            "  the same for {} more {cases}: {}",
+            ids.len(),
+            ids.join(", ")
+        );
+    }
 }
 
 /// The worst verdict among `results` that is worth a block: not a pass,
@@ -551,6 +615,48 @@ mod tests {
         );
         let raw = Bytes::new(b"{\"x\": \"caf\xE9\"}\n");
         assert_eq!(bytes_text(&raw), "{\"x\": \"caf\\xE9\"}\\n");
+    }
+
+    #[test]
+    fn cases_that_went_wrong_alike_on_one_input_are_one_block() {
+        let result = |id: &str, sent: &[u8]| {
+            let mut r = CaseResult::new(id.into(), "whole".into(), "t".into(), "§1".into());
+            r.evidence.push(Evidence::note(
+                Verdict::Timeout,
+                "the deadline passed".into(),
+            ));
+            r.sent.push(crate::report::Sent {
+                at_ms: 0,
+                bytes: Bytes::new(sent),
+            });
+            r.settle();
+            r
+        };
+        let plain = |text: String| anstream::adapter::strip_str(&text).to_string();
+        let report = |results| Report {
+            target: "t".into(),
+            role: "producer".into(),
+            dialect: "events".into(),
+            strict: false,
+            results,
+            stale: Vec::new(),
+            duration: std::time::Duration::ZERO,
+        };
+        let alike = plain(human(
+            &report(vec![result("a/x", b"in"), result("a/y", b"in")]),
+            false,
+        ));
+        assert_eq!(alike.matches("TIMEOUT    a/").count(), 1, "{alike}");
+        assert!(
+            alike.contains("  the same for 1 more case: a/y\n"),
+            "{alike}"
+        );
+        let apart = plain(human(
+            &report(vec![result("a/x", b"in"), result("a/y", b"other")]),
+            false,
+        ));
+        assert_eq!(apart.matches("TIMEOUT    a/").count(), 2, "{apart}");
+        assert!(!apart.contains("the same for"), "{apart}");
     }
 
     #[test]
