@@ -26,9 +26,12 @@ pub(super) struct Slot {
     pub(super) blank_crlf: Option<bool>,
 }
 
+/// A line of the stream as reports show it (the human report's one
+/// escaping style: text as it is, control characters and bytes that are
+/// not UTF-8 escaped), its first 80 bytes.
 pub(super) fn show_bytes(bytes: &[u8]) -> String {
     let shown = &bytes[..bytes.len().min(80)];
-    let mut s = shown.escape_ascii().to_string();
+    let mut s = crate::render::bytes_text(&crate::report::Bytes::new(shown));
     if shown.len() < bytes.len() {
         s.push_str(&format!("… ({} bytes)", bytes.len()));
     }

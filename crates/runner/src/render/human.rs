@@ -196,9 +196,23 @@ fn case_block(out: &mut String, results: &[CaseResult]) {
     let single = ways.len() == 1 && ways[0].0.len() == results.len();
     for (i, (plans, r)) in ways.iter().enumerate() {
         let names: Vec<&str> = plans.iter().map(|p| p.plan.as_str()).collect();
-        let mut label = names.join(", ");
+        // A decoder case has dozens of plans (`split@1` …): a few named.
+        let mut label = if names.len() > 6 {
+            format!(
+                "{} plans ({}, … {})",
+                names.len(),
+                names[..4].join(", "),
+                names[names.len() - 1]
+            )
+        } else {
+            names.join(", ")
+        };
         if single && results.len() > 1 {
-            label = format!("every plan ({label})");
+            label = if names.len() > 6 {
+                format!("every plan, all {}", names.len())
+            } else {
+                format!("every plan ({label})")
+            };
         }
         if r.verdict != verdict {
             label = format!("{label} ({})", r.verdict.as_str());

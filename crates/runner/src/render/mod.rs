@@ -39,6 +39,7 @@ use crate::report::{Bytes, CaseResult, Evidence, Report, Verdict};
 mod ci;
 mod human;
 pub use ci::{github, markdown};
+pub(crate) use human::bytes_text;
 pub use human::human;
 
 /// The bytes a standard base64 text (as [`crate::report::base64`] writes
