@@ -72,24 +72,30 @@ impl fmt::Display for Rule {
     }
 }
 
-macro_rules! rules {
-    ($( $name:ident = $id:literal, $level:ident, $section:literal, $statement:literal; )*) => {
+/// Defines a table of rules: a `pub static` [`Rule`] per entry (`NAME =
+/// "id", Level, "section", "statement";`), documented from its fields,
+/// and `pub static TABLE: &[&Rule]` holding them in order. The matcher's
+/// table is [`RULES`]; a crate that checks more (rpcspec's runner) makes
+/// its own with the same macro.
+#[macro_export]
+macro_rules! rule_table {
+    ($table:ident; $( $name:ident = $id:literal, $level:ident, $section:literal, $statement:literal; )*) => {
         $(
             #[doc = concat!("`", $id, "` (", stringify!($level), ", ", $section, "): ", $statement, ".")]
-            pub static $name: Rule = Rule {
+            pub static $name: $crate::Rule = $crate::Rule {
                 id: $id,
-                level: Level::$level,
+                level: $crate::Level::$level,
                 section: $section,
                 statement: $statement,
             };
         )*
 
-        /// Every rule, in the order of the rule table (`docs/rules.md`).
-        pub static RULES: &[&Rule] = &[$(&$name),*];
+        /// Every rule of this table, in order.
+        pub static $table: &[&$crate::Rule] = &[$(&$name),*];
     };
 }
 
-rules! {
+crate::rule_table! { RULES;
     JSON_PARSE = "json.parse", Must, "RFC 8259 §2; JSON-RPC 2.0 §5.1",
         "a message is one valid JSON text";
     MESSAGE_OBJECT = "message.object", Must, "JSON-RPC 2.0 §4, §6",

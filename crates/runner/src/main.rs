@@ -26,6 +26,7 @@ use rpcspec::{
 use rpcspec_matcher::Dialect;
 
 mod args;
+mod rules_cmd;
 
 use args::*;
 
@@ -52,7 +53,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Run(args) => run(args),
         Command::List(args) => list(args),
-        Command::Rules(args) => rules_cmd(args),
+        Command::Rules(args) => rules_cmd::rules_cmd(args),
         Command::Serve(args) => serve_cmd(args),
         Command::Check(args) => check_cmd(args),
         Command::Fuzz(args) => fuzz_cmd(args),
@@ -519,67 +520,6 @@ fn list(args: ListArgs) -> u8 {
             }
         }
         out.push('\n');
-    }
-    emit(&out, false);
-    exit::OK
-}
-
-fn rules_cmd(args: RulesArgs) -> u8 {
-    use rpcspec::rules;
-    let picked = match &args.pattern {
-        Some(p) => rules::matching(p),
-        None => rules::all().collect(),
-    };
-    if picked.is_empty() {
-        eprintln!(
-            "rpcspec: no rule matches `{}`; `rpcspec rules` lists them all",
-            args.pattern.as_deref().unwrap_or_default()
-        );
-        return exit::NO_CASES;
-    }
-    // The cases that name each rule: the producer checks it is one of, and
-    // the server cases that tolerate it (`allow`).
-    let server = cases::builtin().unwrap_or_default();
-    let mut out = String::new();
-    for rule in picked {
-        let mut checks: Vec<String> = rpcspec::producer::CHECKS
-            .iter()
-            .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
-            .map(|c| c.id.to_owned())
-            .collect();
-        checks.sort();
-        let allowed: Vec<&str> = server
-            .iter()
-            .filter(|c| c.allow.iter().any(|a| a == rule.id))
-            .map(|c| c.id.as_str())
-            .collect();
-        match args.format {
-            TextFormat::Json => {
-                let line = serde_json::json!({
-                    "id": rule.id, "level": rule.level.as_str(), "section": rule.section,
-                    "statement": rule.statement, "checked_on": rules::checked_on(rule),
-                    "cases": checks, "allowed_by": allowed,
-                });
-                out.push_str(&line.to_string());
-                out.push('\n');
-            }
-            TextFormat::Human => {
-                out.push_str(&format!(
-                    "{}  {}  ({})\n  {}\n  checked in: {}\n",
-                    rule.id,
-                    rule.level,
-                    rule.section,
-                    rule.statement,
-                    rules::checked_on(rule)
-                ));
-                if !checks.is_empty() {
-                    out.push_str(&format!("  cases: {}\n", checks.join(", ")));
-                }
-                if !allowed.is_empty() {
-                    out.push_str(&format!("  tolerated by: {}\n", allowed.join(", ")));
-                }
-            }
-        }
     }
     emit(&out, false);
     exit::OK

@@ -12,29 +12,12 @@
 //! change (README.md, "Changelog"). `docs/rules.md` is generated from
 //! [`all`] (`cargo xtask rules`; `tests/rules.rs` fails when it is stale).
 
-// The matcher's rules are named here too, so that `rules::X` is any rule.
 use rpcspec_framer::ProblemKind;
+// The matcher's rules are named here too, so that `rules::X` is any rule.
 pub use rpcspec_matcher::rules::*;
 pub use rpcspec_matcher::{Level, RULES as MATCHER, Rule};
 
-macro_rules! rules {
-    ($( $name:ident = $id:literal, $level:ident, $section:literal, $statement:literal; )*) => {
-        $(
-            #[doc = concat!("`", $id, "` (", stringify!($level), ", ", $section, "): ", $statement, ".")]
-            pub static $name: Rule = Rule {
-                id: $id,
-                level: Level::$level,
-                section: $section,
-                statement: $statement,
-            };
-        )*
-
-        /// The runner's rules, in the order of the rule table.
-        pub static RUNNER: &[&Rule] = &[$(&$name),*];
-    };
-}
-
-rules! {
+rpcspec_matcher::rule_table! { RUNNER;
     FRAMING_UTF8 = "framing.utf8", Must, "RFC 8259 §8.1; NDJSON 1.0 §3.1",
         "every line is UTF-8";
     FRAMING_UNTERMINATED = "framing.unterminated", Must, "NDJSON 1.0 §3; JSON Lines",

@@ -1218,9 +1218,13 @@ fn in_a_real_terminal_the_report_has_colours_and_piped_it_has_none() {
     let bin = env!("CARGO_BIN_EXE_rpcspec");
     let dir = tempfile::tempdir().unwrap();
     let socket = dir.path().join("tmux.sock");
+    let quoted: Vec<String> = support::CAT_TIMES_OUT
+        .iter()
+        .map(|a| format!("'{a}'"))
+        .collect();
     let run = format!(
-        "{bin} run --timeout 0.5 --plans whole,split --filter 'jsonrpc/examples/*' -- cat; \
-         echo rpcspec-exit=$?; sleep 60"
+        "{bin} run {}; echo rpcspec-exit=$?; sleep 60",
+        quoted.join(" ")
     );
     let tmux_cmd = |args: &[&str]| {
         std::process::Command::new(&tmux)
@@ -1252,23 +1256,14 @@ fn in_a_real_terminal_the_report_has_colours_and_piped_it_has_none() {
     assert!(pane.contains("rpcspec-exit=1"), "the run ended: {pane}");
     // TIMEOUT in its colour, and the closing line.
     assert!(pane.contains("\u{1b}[1m\u{1b}[31mTIMEOUT"), "{pane}");
-    assert!(pane.contains(" 24 timeout, 0 crash, 0 skipped"), "{pane}");
+    assert!(pane.contains(" 26 timeout, 0 crash, 0 skipped"), "{pane}");
     assert!(
-        !pane.contains("] 24/24"),
+        !pane.contains("] 26/26"),
         "the progress bar is cleared: {pane}"
     );
     let piped = rpcspec()
-        .args([
-            "run",
-            "--timeout",
-            "0.5",
-            "--plans",
-            "whole,split",
-            "--filter",
-            "jsonrpc/examples/*",
-            "--",
-            "cat",
-        ])
+        .arg("run")
+        .args(support::CAT_TIMES_OUT)
         .assert()
         .code(1);
     let piped = text(&piped.get_output().stdout);

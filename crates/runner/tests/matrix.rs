@@ -9,6 +9,8 @@ use std::{
     sync::OnceLock,
 };
 
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -620,19 +622,61 @@ fn headless(chromium: &Path, profile: &Path) -> Std {
     cmd
 }
 
+/// Chromium, or `None` (and the test says it did not render) where it is
+/// not installed; `RPCSPEC_REQUIRE_CHROMIUM=1` (CI) makes that a failure.
+fn chromium_for(what: &str) -> Option<PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1: install Debian's `chromium` package"
+        );
+        eprintln!("chromium not installed: {what} not rendered");
+    }
+    found
+}
+
+/// The DOM headless Chromium builds from `url`.
+fn dump_dom(chromium: &Path, profile: &Path, url: &str) -> String {
+    let dom = headless(chromium, profile)
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    String::from_utf8(dom.stdout).unwrap()
+}
+
+/// A screenshot of `url` at `size` (`1280,900`) into `png`; its bytes.
+fn screenshot(chromium: &Path, profile: &Path, url: &str, png: &Path, size: &str) -> Vec<u8> {
+    let _ = fs::remove_file(png);
+    let shot = headless(chromium, profile)
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("--window-size={size}"))
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    eprintln!("screenshot: {}", png.display());
+    fs::read(png).unwrap()
+}
+
 /// The HTML page in a real browser: the DOM it builds has as many FAIL
 /// (and TIMEOUT) cells as the JSON model, and it renders at 1280 px and at
 /// phone width. The screenshots are kept in
 /// `target/tmp/matrix-screenshots/` to be looked at.
 #[test]
 fn html_renders_in_headless_chromium() {
-    let Some(chromium) = chromium() else {
-        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1: install Debian's `chromium` package"
-        );
-        eprintln!("chromium not installed: HTML browser test not run");
+    let Some(chromium) = chromium_for("the matrix page") else {
         return;
     };
     let model: Value = serde_json::from_str(&merged("json")).unwrap();
@@ -644,17 +688,7 @@ fn html_renders_in_headless_chromium() {
     let url = format!("file://{}", page.display());
     let profile = tempfile::tempdir().unwrap();
 
-    let dom = headless(&chromium, profile.path())
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
-    let dom = String::from_utf8(dom.stdout).unwrap();
+    let dom = dump_dom(&chromium, profile.path(), &url);
     let cells = |verdict: &str| -> usize {
         model["rows"]
             .as_array()
@@ -680,23 +714,10 @@ fn html_renders_in_headless_chromium() {
 
     for (name, size) in [("desktop", "1280,900"), ("phone", "390,844")] {
         let png = out_dir.join(format!("{name}.png"));
-        let _ = fs::remove_file(&png);
-        let shot = headless(&chromium, profile.path())
-            .arg(format!("--screenshot={}", png.display()))
-            .arg(format!("--window-size={size}"))
-            .arg(&url)
-            .output()
-            .unwrap();
-        assert!(
-            shot.status.success(),
-            "{}",
-            String::from_utf8_lossy(&shot.stderr)
-        );
-        let bytes = fs::read(&png).unwrap();
+        let bytes = screenshot(&chromium, profile.path(), &url, &png, size);
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: not a PNG");
         // A blank page compresses to a few hundred bytes.
         assert!(bytes.len() > 10_000, "{name}: {} bytes", bytes.len());
-        eprintln!("screenshot: {}", png.display());
     }
 }
 
@@ -712,18 +733,7 @@ fn one_run_renders_as_html() {
     let out = Std::new(env!("CARGO_BIN_EXE_rpcspec"))
         .args(["run", "--format", "html", "--output"])
         .arg(&page)
-        .args([
-            "--timeout",
-            "0.5",
-            "--plans",
-            "whole,split",
-            "--filter",
-            "jsonrpc/examples/*",
-            "--filter",
-            "framing/lines/two-values-on-one-line",
-            "--",
-            "cat",
-        ])
+        .args(support::CAT_TIMES_OUT)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -745,43 +755,16 @@ fn one_run_renders_as_html() {
         html.contains("the case deadline (500ms"),
         "the evidence is in the page"
     );
-    let Some(chromium) = chromium() else {
-        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1"
-        );
-        eprintln!("chromium not installed: the single-run page was not rendered");
+    let Some(chromium) = chromium_for("the single-run page") else {
         return;
     };
     let profile = tempfile::tempdir().unwrap();
     let url = format!("file://{}", page.display());
-    let dom = headless(&chromium, profile.path())
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
-    let dom = String::from_utf8(dom.stdout).unwrap();
+    let dom = dump_dom(&chromium, profile.path(), &url);
     assert_eq!(dom.matches("data-verdict=\"TIMEOUT\"").count(), 13);
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix-screenshots");
     fs::create_dir_all(&out_dir).unwrap();
     let png = out_dir.join("one-run.png");
-    let shot = headless(&chromium, profile.path())
-        .arg(format!("--screenshot={}", png.display()))
-        .arg("--window-size=1280,900")
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        shot.status.success(),
-        "{}",
-        String::from_utf8_lossy(&shot.stderr)
-    );
-    assert!(fs::read(&png).unwrap().len() > 10_000, "a blank page");
-    eprintln!("screenshot: {}", png.display());
+    let bytes = screenshot(&chromium, profile.path(), &url, &png, "1280,900");
+    assert!(bytes.len() > 10_000, "a blank page");
 }

@@ -10,6 +10,8 @@ use std::{
     time::Duration,
 };
 
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 
@@ -444,23 +446,8 @@ fn github_format_is_workflow_commands_and_a_job_summary() {
     let summary = dir.path().join("summary.md");
     fs::write(&summary, "earlier step\n").expect("write");
     let out = Command::new(BIN)
-        .args([
-            "run",
-            "--format",
-            "github",
-            "--jobs",
-            "4",
-            "--timeout",
-            "0.5",
-            "--plans",
-            "whole,split",
-            "--filter",
-            "jsonrpc/examples/*",
-            "--filter",
-            "framing/lines/two-values-on-one-line",
-            "--",
-            "cat",
-        ])
+        .args(["run", "--format", "github", "--jobs", "4"])
+        .args(support::CAT_TIMES_OUT)
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .expect("runs");

@@ -1,6 +1,7 @@
 //! Running a manifest: this executable once per target, in parallel, each
-//! printing a JSON report that [`parse_report`] reads; and the
-//! `rpcspec matrix` command itself.
+//! printing a JSON report that [`parse_report`] reads; the `rpcspec
+//! matrix` command itself; and one run's own report as a matrix
+//! ([`of_report`], `rpcspec run --format html`).
 
 use super::*;
 
@@ -293,5 +294,25 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
             text[cut..].chars().count()
         ),
         None => text.to_owned(),
+    }
+}
+
+/// One run as a matrix of one column (`rpcspec run --format html`): its
+/// JSON report read back, so a single run and a manifest's runs are one
+/// model under one renderer.
+pub fn of_report(report: &crate::report::Report) -> Matrix {
+    let json = crate::render::json(report);
+    let run = parse_report(Path::new("this run"), &json)
+        .map_err(|e| format!("the run's own report does not read back: {e}"));
+    let input = Input {
+        name: report.target.clone(),
+        version: String::new(),
+        notes: String::new(),
+        role: report.role.clone(),
+        run,
+    };
+    Matrix {
+        single_run: true,
+        ..merge(&today(), &[input])
     }
 }

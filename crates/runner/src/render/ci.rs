@@ -23,20 +23,11 @@ struct Failing<'a> {
 /// The cases that did not pass (baselined ones left out), in report order.
 fn failing(report: &Report) -> Vec<Failing<'_>> {
     let mut out: Vec<Failing<'_>> = Vec::new();
-    let mut rest = report.results.as_slice();
-    while let Some(first) = rest.first() {
-        let n = rest.iter().take_while(|r| r.id == first.id).count();
-        let (results, tail) = rest.split_at(n);
-        rest = tail;
+    for results in report.results.chunk_by(|a, b| a.id == b.id) {
+        let first = &results[0];
         let bad: Vec<&CaseResult> = results
             .iter()
-            .filter(|r| {
-                !r.baselined
-                    && !matches!(
-                        r.verdict,
-                        Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
-                    )
-            })
+            .filter(|r| !r.baselined && r.verdict.ran() && r.verdict != Verdict::Pass)
             .collect();
         let Some(worst) = bad.iter().map(|r| r.verdict).max() else {
             continue;
@@ -156,7 +147,7 @@ pub fn markdown(report: &Report) -> String {
     ];
     let mut areas: BTreeMap<&str, [usize; COLUMNS.len()]> = BTreeMap::new();
     for r in &report.results {
-        let area = r.id.rsplit_once('/').map_or(r.id.as_str(), |(a, _)| a);
+        let area = crate::matrix::area_of(&r.id);
         let i = COLUMNS
             .iter()
             .position(|v| *v == r.verdict)

@@ -34,19 +34,13 @@ pub fn human(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     preamble(&mut out, report);
     // The results of one case are consecutive: case order, then plans.
-    let mut cases: Vec<&[CaseResult]> = Vec::new();
-    let mut rest = report.results.as_slice();
-    while let Some(first) = rest.first() {
-        let n = rest.iter().take_while(|r| r.id == first.id).count();
-        cases.push(&rest[..n]);
-        rest = &rest[n..];
-    }
+    let cases = report.results.chunk_by(|a, b| a.id == b.id);
     let mut skipped: Vec<(&str, usize)> = Vec::new();
     // Consecutive cases that went wrong in exactly the same way (one run
     // graded by many checks, all cut short by one timeout) are one block,
     // naming the others: (their evidence, the ids after the first).
     let mut same: Option<(Vec<Signature<'_>>, Vec<&str>)> = None;
-    for results in &cases {
+    for results in cases {
         if verbose {
             verbose_case(&mut out, results);
             continue;
@@ -141,7 +135,7 @@ fn worst(results: &[CaseResult]) -> Option<Verdict> {
     results
         .iter()
         .map(|r| r.verdict)
-        .filter(|v| !matches!(v, Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable))
+        .filter(|v| v.ran() && *v != Verdict::Pass)
         .max()
 }
 
@@ -575,7 +569,7 @@ fn clip(text: &str) -> String {
 fn summary(out: &mut String, report: &Report) {
     let mut groups: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
     for r in &report.results {
-        let group = r.id.rsplit_once('/').map_or(r.id.as_str(), |(g, _)| g);
+        let group = crate::matrix::area_of(&r.id);
         *groups
             .entry(group)
             .or_default()

@@ -50,3 +50,20 @@ pub fn run_measured(bin: &str, args: &[&str]) -> (u64, Option<i32>, String) {
     };
     (peak, status.code(), reader.join().unwrap())
 }
+
+/// The arguments of a quick run in which every case times out (`cat`
+/// echoes each request, so no reply ever comes): 13 cases under two plans,
+/// half a second each.
+#[allow(dead_code)]
+pub const CAT_TIMES_OUT: &[&str] = &[
+    "--timeout",
+    "0.5",
+    "--plans",
+    "whole,split",
+    "--filter",
+    "jsonrpc/examples/*",
+    "--filter",
+    "framing/lines/two-values-on-one-line",
+    "--",
+    "cat",
+];
