@@ -1,5 +1,11 @@
-//! Embeds every case file under the workspace's `spec-cases/` into the
-//! binary, so an installed `rpcspec` runs the shipped suite anywhere.
+//! Embeds every case file under `spec-cases/` into the binary, so an
+//! installed `rpcspec` runs the shipped suite anywhere.
+//!
+//! `crates/runner/spec-cases` is a symbolic link to the workspace's
+//! `spec-cases/`; `cargo package` follows it, so the published crate
+//! carries the cases as a folder of its own. A build that finds no case
+//! file fails: an `rpcspec` without its cases would pass every run while
+//! testing nothing.
 
 use std::{
     env, fs,
@@ -8,11 +14,28 @@ use std::{
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let root = manifest.join("../../spec-cases");
+    let root = manifest.join("spec-cases");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);
     files.sort();
+    // Every folder a role's default run reads, not just "some file".
+    for needed in ["jsonrpc", "framing", "decoder", "profiles"] {
+        if !files
+            .iter()
+            .any(|f| f.strip_prefix(&root).is_ok_and(|rel| rel.starts_with(needed)))
+        {
+            panic!(
+                "rpcspec build: no case file under {}/{needed}/ ({} found in all): the \
+                 shipped cases are missing, and an rpcspec built without them would \
+                 test nothing. In a checkout, `crates/runner/spec-cases` must be the \
+                 symbolic link to `../../spec-cases` (git config core.symlinks true); \
+                 in a package, `spec-cases/` must be beside Cargo.toml",
+                root.display(),
+                files.len()
+            );
+        }
+    }
     let mut out =
         String::from("/// The shipped case files: (path relative to `spec-cases/`, text).\n");
     out.push_str("const BUILTIN: &[(&str, &str)] = &[\n");
@@ -37,8 +60,9 @@ fn main() {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => panic!("rpcspec build: cannot read {}: {e}", dir.display()),
     };
     for entry in entries.flatten() {
         let path = entry.path();

@@ -6,6 +6,7 @@
 mod bench;
 mod fuzz;
 mod matrix;
+mod package;
 
 use std::{
     env,
@@ -60,6 +61,13 @@ const CI_STEPS: &[Step] = &[
             "rpcspec-matcher",
         ],
     },
+    // The published crates from their .crate files alone: the cases travel
+    // inside `rpcspec`, and the installed binary passes its default suites.
+    Step {
+        name: "package",
+        program: "cargo",
+        args: &["xtask", "package"],
+    },
     Step {
         name: "fuzz smoke",
         program: "cargo",
@@ -71,7 +79,8 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci      run every check CI runs (fmt, clippy, tests, bench smoke, fuzz smoke), stopping at the first failure
+  ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke),
+          stopping at the first failure
   rules   regenerate docs/rules.md from the rule registry (every role)
   fuzz [TARGET] [--time SECS] [--asan]
           run the cargo-fuzz targets (all, 60 s each by default)
@@ -79,6 +88,9 @@ commands:
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
+  package [--publish-dry-run] [--keep]
+          package the published crates, install rpcspec from its .crate alone and run
+          every role's default suite with it (all PASS); or `cargo publish --dry-run` them
   matrix [--install] [--decoders] [--format md|html|json] [--output FILE]
           install the pinned third-party implementations, or run them all (docs/matrix-results.md);
           --decoders: the real NDJSON decoders (docs/decoders.md)
@@ -94,6 +106,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("matrix") => matrix::matrix(&root, &args[1..]),
+        Some("package") => package::package(&root, &args[1..]),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,0 +1,247 @@
+//! `cargo xtask package`: the published crates, built and run from their
+//! `.crate` files alone.
+//!
+//! 1. `cargo package` the publishable crates (framer, matcher, rpcspec) into
+//!    `target/package/`, and check that the `rpcspec` package lists the case
+//!    files it embeds (`spec-cases/…`).
+//! 2. Unpack each `.crate` into a fresh folder outside the workspace, with a
+//!    `.cargo/config.toml` whose `[patch.crates-io]` points the packaged
+//!    `rpcspec` at the unpacked framer and matcher: what a registry would
+//!    serve, nothing from the checkout.
+//! 3. `cargo install --path` the unpacked `rpcspec` (debug, for time: the
+//!    release profile changes codegen, not what is packaged) and run every
+//!    role's default suite from that folder, where no `spec-cases/` exists:
+//!    at least [`MIN_SERVER_RESULTS`] results for the server role, every one
+//!    a PASS; for the producer and decoder roles nothing but PASS and the
+//!    SKIPPED of what needs an opt-in; exit status 0 for each role.
+//!
+//! `--publish-dry-run` runs `cargo publish --dry-run` for the three crates
+//! instead (it needs the registry's index, and verifies each in release).
+
+use std::{
+    collections::BTreeMap,
+    env, fs,
+    path::{Path, PathBuf},
+    process::{Command, ExitCode},
+};
+
+/// The crates users install or embed, in dependency order.
+const PUBLISHED: &[&str] = &["rpcspec-framer", "rpcspec-matcher", "rpcspec"];
+
+/// The server role's default run had 252 results when this check was
+/// written; a package that lost a case file falls below it.
+const MIN_SERVER_RESULTS: u64 = 252;
+
+const PACKAGE_USAGE: &str = "\
+usage: cargo xtask package [--publish-dry-run] [--keep]
+
+Packages rpcspec-framer, rpcspec-matcher and rpcspec, installs rpcspec from
+the unpacked .crate files alone (outside the workspace), and runs every
+role's default suite with it: all PASS, the server role at least 252 results.
+--publish-dry-run  `cargo publish --dry-run` the three crates instead
+--keep             keep the temporary folder and say where it is
+";
+
+pub fn package(root: &Path, args: &[String]) -> ExitCode {
+    let mut keep = false;
+    for arg in args {
+        match arg.as_str() {
+            "--publish-dry-run" => return publish_dry_run(root),
+            "--keep" => keep = true,
+            "-h" | "--help" => {
+                print!("{PACKAGE_USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            other => {
+                eprintln!("xtask package: unexpected argument `{other}`\n\n{PACKAGE_USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match check(root, keep) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask package: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn publish_dry_run(root: &Path) -> ExitCode {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["publish", "--dry-run", "--allow-dirty"]);
+    for name in PUBLISHED {
+        cmd.args(["-p", name]);
+    }
+    match run(cmd.current_dir(root)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask package: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn check(root: &Path, keep: bool) -> Result<(), String> {
+    let version = workspace_version(root)?;
+    let mut cmd = Command::new("cargo");
+    // `--no-verify`: step 3 builds the unpacked crates, as a user would.
+    cmd.args(["package", "--no-verify", "--allow-dirty"]);
+    for name in PUBLISHED {
+        cmd.args(["-p", name]);
+    }
+    run(cmd.current_dir(root))?;
+
+    let work = temp_dir()?;
+    let result = install_and_run(root, &work, &version);
+    if keep || result.is_err() {
+        eprintln!(
+            "xtask package: the unpacked crates are in {}",
+            work.display()
+        );
+    } else {
+        let _ = fs::remove_dir_all(&work);
+    }
+    result
+}
+
+fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String> {
+    let packages = root.join("target/package");
+    let mut patch = String::from("[patch.crates-io]\n");
+    for name in PUBLISHED {
+        let file = packages.join(format!("{name}-{version}.crate"));
+        run(Command::new("tar")
+            .arg("-xzf")
+            .arg(&file)
+            .arg("-C")
+            .arg(work))?;
+        patch.push_str(&format!("{name} = {{ path = \"{name}-{version}\" }}\n"));
+    }
+    let runner = work.join(format!("rpcspec-{version}"));
+    let cases = list_files(&runner.join("spec-cases"));
+    if !cases.iter().any(|f| f.ends_with(".toml")) {
+        return Err(format!(
+            "the rpcspec package has no case file under spec-cases/ ({} files there)",
+            cases.len()
+        ));
+    }
+    eprintln!(
+        "    the rpcspec package carries {} files under spec-cases/",
+        cases.len()
+    );
+    fs::create_dir_all(work.join(".cargo")).map_err(|e| e.to_string())?;
+    fs::write(work.join(".cargo/config.toml"), patch).map_err(|e| e.to_string())?;
+
+    let bin_root = work.join("install");
+    // The build is cached in the workspace's target folder between local
+    // runs; CI builds it once.
+    run(Command::new("cargo")
+        .args(["install", "--debug", "--quiet", "--path"])
+        .arg(&runner)
+        .arg("--root")
+        .arg(&bin_root)
+        .arg("--target-dir")
+        .arg(root.join("target/package-install"))
+        .current_dir(work))?;
+    let rpcspec = bin_root.join("bin/rpcspec");
+
+    let runs: &[(&str, &[&str])] = &[
+        ("server", &["run", "--format", "json"]),
+        (
+            "producer",
+            &["run", "--role", "producer", "--format", "json"],
+        ),
+        ("decoder", &["run", "--role", "decoder", "--format", "json"]),
+    ];
+    for (role, args) in runs {
+        let out = Command::new(&rpcspec)
+            .args(*args)
+            .current_dir(work)
+            .output()
+            .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
+        let report = String::from_utf8_lossy(&out.stdout);
+        let verdicts = count(&report)?;
+        let results: u64 = verdicts.values().sum();
+        let passed = verdicts.get("PASS").copied().unwrap_or(0);
+        eprintln!("    installed rpcspec, {role} role: {results} results, {verdicts:?}");
+        // The server role passes everything; the stream roles' defaults
+        // skip what needs an opt-in (the producer's control requests).
+        let wrong = verdicts
+            .keys()
+            .any(|v| !matches!(v.as_str(), "PASS" | "SKIPPED" | "N/A"));
+        if !out.status.success() || wrong || passed == 0 || (*role == "server" && passed != results)
+        {
+            return Err(format!(
+                "the installed rpcspec's {role} run did not pass ({}): {verdicts:?}\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        if *role == "server" && results < MIN_SERVER_RESULTS {
+            return Err(format!(
+                "the installed rpcspec's server run has {results} results, fewer than \
+                 {MIN_SERVER_RESULTS}: case files are missing from the package"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How many results of an NDJSON report have each verdict.
+fn count(report: &str) -> Result<BTreeMap<String, u64>, String> {
+    let mut verdicts = BTreeMap::new();
+    for line in report.lines() {
+        let event: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("report line {line:?}: {e}"))?;
+        if event["type"] == "result" {
+            let verdict = event["data"]["verdict"].as_str().unwrap_or("?").to_owned();
+            *verdicts.entry(verdict).or_insert(0) += 1;
+        }
+    }
+    Ok(verdicts)
+}
+
+fn list_files(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(list_files(&path));
+        } else {
+            out.push(path.to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+/// The workspace's `version`, which every published crate inherits.
+fn workspace_version(root: &Path) -> Result<String, String> {
+    let text = fs::read_to_string(root.join("Cargo.toml")).map_err(|e| e.to_string())?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .map(str::to_owned)
+        .ok_or_else(|| "no `version = \"…\"` in the workspace's Cargo.toml".to_owned())
+}
+
+/// A new folder under the system's temporary folder: outside the
+/// workspace, so nothing of the checkout is found by walking up.
+fn temp_dir() -> Result<PathBuf, String> {
+    let dir = env::temp_dir().join(format!("rpcspec-package-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let line = format!("{cmd:?}");
+    eprintln!("    $ {line}");
+    match cmd.status() {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("{line} failed ({s})")),
+        Err(e) => Err(format!("cannot start {line}: {e}")),
+    }
+}
