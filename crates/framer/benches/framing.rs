@@ -95,7 +95,7 @@ fn group<'c>(c: &'c mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'
 
 fn workload(c: &mut Criterion, name: &str, buf: &[u8]) {
     let lines = workloads::lines(buf);
-    let off = Config::default().check_utf8(false);
+    let off = Config::default().with_check_utf8(false);
     let on = Config::default();
     // The workloads are clean NDJSON: the framer finds every line and
     // nothing else, and every line is one JSON value.

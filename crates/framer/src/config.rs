@@ -43,14 +43,15 @@ pub enum Bom {
     Strip,
 }
 
-/// Framer configuration. Build it with the setters:
+/// Framer configuration. Build it with the `with_*` methods, read it back
+/// with the getters of the same name without the prefix:
 ///
 /// ```
 /// use rpcspec_framer::{BlankLines, Config};
 /// let config = Config::default()
-///     .max_line_len(1 << 20)
-///     .blank_lines(BlankLines::Report);
-/// assert_eq!(config.get_max_line_len(), 1 << 20);
+///     .with_max_line_len(1 << 20)
+///     .with_blank_lines(BlankLines::Report);
+/// assert_eq!(config.max_line_len(), 1 << 20);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -62,7 +63,7 @@ pub struct Config {
     pub(crate) check_utf8: bool,
 }
 
-/// The default [`Config::max_line_len`]: 16 MiB, the cap MCP SDKs settled on.
+/// The default [`Config::with_max_line_len`]: 16 MiB, the cap MCP SDKs settled on.
 pub const DEFAULT_MAX_LINE_LEN: usize = 16 << 20;
 
 impl Default for Config {
@@ -80,7 +81,7 @@ impl Default for Config {
 
 impl Config {
     /// Record delimiting: NDJSON lines (default) or RFC 7464 records.
-    pub fn mode(mut self, mode: Mode) -> Self {
+    pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
     }
@@ -94,7 +95,7 @@ impl Config {
     /// [`ProblemKind::Overlong`](crate::ProblemKind::Overlong) carrying its
     /// full length is reported and framing resumes with the next record. The
     /// framer therefore never holds more than `max_line_len` bytes.
-    pub fn max_line_len(mut self, n: usize) -> Self {
+    pub fn with_max_line_len(mut self, n: usize) -> Self {
         self.max_line_len = n;
         self
     }
@@ -104,19 +105,19 @@ impl Config {
     /// the `\r` stays part of the line. Either way the line's
     /// [`Ending`](crate::Ending) says which terminator was seen, and a lone
     /// `\r` elsewhere is never a line break.
-    pub fn strip_cr(mut self, yes: bool) -> Self {
+    pub fn with_strip_cr(mut self, yes: bool) -> Self {
         self.strip_cr = yes;
         self
     }
 
     /// Blank-line policy, default [`BlankLines::Skip`].
-    pub fn blank_lines(mut self, policy: BlankLines) -> Self {
+    pub fn with_blank_lines(mut self, policy: BlankLines) -> Self {
         self.blank_lines = policy;
         self
     }
 
     /// Byte-order-mark policy, default [`Bom::Report`].
-    pub fn bom(mut self, policy: Bom) -> Self {
+    pub fn with_bom(mut self, policy: Bom) -> Self {
         self.bom = policy;
         self
     }
@@ -126,38 +127,38 @@ impl Config {
     /// [`ProblemKind::InvalidUtf8`](crate::ProblemKind::InvalidUtf8) instead of
     /// being delivered; the next line is unaffected. Switch it off only when
     /// a later stage validates anyway (a JSON parser that checks UTF-8).
-    pub fn check_utf8(mut self, yes: bool) -> Self {
+    pub fn with_check_utf8(mut self, yes: bool) -> Self {
         self.check_utf8 = yes;
         self
     }
 
-    /// The configured record delimiting.
-    pub fn get_mode(&self) -> Mode {
+    /// The configured record delimiting ([`Config::with_mode`]).
+    pub fn mode(&self) -> Mode {
         self.mode
     }
 
-    /// The configured maximum record length.
-    pub fn get_max_line_len(&self) -> usize {
+    /// The configured maximum record length ([`Config::with_max_line_len`]).
+    pub fn max_line_len(&self) -> usize {
         self.max_line_len
     }
 
-    /// Whether a `\r` before `\n` is stripped.
-    pub fn get_strip_cr(&self) -> bool {
+    /// Whether a `\r` before `\n` is stripped ([`Config::with_strip_cr`]).
+    pub fn strip_cr(&self) -> bool {
         self.strip_cr
     }
 
-    /// The configured blank-line policy.
-    pub fn get_blank_lines(&self) -> BlankLines {
+    /// The configured blank-line policy ([`Config::with_blank_lines`]).
+    pub fn blank_lines(&self) -> BlankLines {
         self.blank_lines
     }
 
-    /// The configured byte-order-mark policy.
-    pub fn get_bom(&self) -> Bom {
+    /// The configured byte-order-mark policy ([`Config::with_bom`]).
+    pub fn bom(&self) -> Bom {
         self.bom
     }
 
-    /// Whether lines are checked for UTF-8.
-    pub fn get_check_utf8(&self) -> bool {
+    /// Whether lines are checked for UTF-8 ([`Config::with_check_utf8`]).
+    pub fn check_utf8(&self) -> bool {
         self.check_utf8
     }
 }

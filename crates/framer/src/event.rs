@@ -3,6 +3,10 @@
 use std::{borrow::Cow, fmt};
 
 /// One thing the framer found in the stream, in stream order.
+///
+/// Every record is either delivered or replaced by a problem, so this enum
+/// is closed (not `#[non_exhaustive]`): new anomalies are new
+/// [`ProblemKind`]s, which is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event<'a> {
     /// A complete record.
@@ -16,7 +20,7 @@ pub enum Event<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line<'a> {
     /// The record's bytes, without its terminator (`\n`, or `\r\n` when
-    /// [`Config::strip_cr`](crate::Config::strip_cr) is on) and without a
+    /// [`Config::with_strip_cr`](crate::Config::with_strip_cr) is on) and without a
     /// leading byte order mark. Borrowed from the pushed chunk when the line
     /// lay inside one chunk, otherwise from the framer's carry buffer.
     pub bytes: Cow<'a, [u8]>,
@@ -29,8 +33,10 @@ pub struct Line<'a> {
     pub ending: Ending,
 }
 
-/// How a [`Line`] was terminated.
+/// How a [`Line`] was terminated. More endings may come with new policies
+/// (a last line delivered without its `\n`, say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Ending {
     /// A bare `\n`.
     Lf,
@@ -68,7 +74,7 @@ pub enum ProblemKind {
         /// How many bytes of the line are valid UTF-8 before the first bad one.
         valid_up_to: usize,
     },
-    /// The line is longer than [`Config::max_line_len`](crate::Config::max_line_len).
+    /// The line is longer than [`Config::with_max_line_len`](crate::Config::with_max_line_len).
     /// Its bytes were dropped, not buffered.
     Overlong {
         /// The line's full length (up to the end of the stream when
@@ -112,7 +118,7 @@ impl Line<'_> {
         }
     }
 
-    /// The line as text. Always `Ok` when [`Config::check_utf8`](crate::Config::check_utf8)
+    /// The line as text. Always `Ok` when [`Config::with_check_utf8`](crate::Config::with_check_utf8)
     /// is on (the default), because the framer then only delivers valid UTF-8.
     pub fn as_str(&self) -> Result<&str, std::str::Utf8Error> {
         crate::utf8::from_utf8(&self.bytes)

@@ -1,56 +1,20 @@
-//! A sans-IO, incremental NDJSON / JSON Lines framer that reports every
-//! framing problem with its line number and byte offset.
+#![doc = include_str!("../README.md")]
 //!
-//! Push bytes in chunks of any size with [`Framer::push`], end the stream with
-//! [`Framer::finish`]; each complete line, and each framing problem, comes
-//! out as an [`Event`] passed to your closure. The framer does no I/O, keeps
-//! no clock and knows nothing of JSON-RPC, so the same code frames a pipe, an
-//! HTTP body, a log file, a fuzz input or a benchmark buffer.
+//! # Where to start
 //!
-//! ```
-//! use rpcspec_framer::{Config, Event, Framer, ProblemKind};
-//!
-//! let mut framer = Framer::new(Config::default());
-//! let mut lines = Vec::new();
-//! let mut problems = Vec::new();
-//! let mut sink = |event: Event<'_>| match event {
-//!     Event::Line(line) => lines.push(line.as_str().unwrap().to_owned()),
-//!     Event::Problem(p) => problems.push((p.number, p.kind)),
-//! };
-//! // Chunk boundaries fall anywhere, even inside a line or a character.
-//! framer.push(b"{\"a\":1}\r\n{\"b\"", &mut sink);
-//! framer.push(b":\"\xC3", &mut sink);
-//! framer.push(b"\xA9\"}\n\xFF\n{\"c\":", &mut sink);
-//! framer.finish(&mut sink);
-//!
-//! assert_eq!(lines, ["{\"a\":1}", "{\"b\":\"é\"}"]);
-//! assert_eq!(problems, [
-//!     (3, ProblemKind::InvalidUtf8 { valid_up_to: 0 }),
-//!     (4, ProblemKind::Truncated),
-//! ]);
-//! ```
-//!
-//! # Guarantees
-//!
-//! * **Chunk independence.** The events, as owned data, are the same for
-//!   every way of splitting the same bytes into chunks.
-//! * **Bounded memory.** The framer never buffers more than
-//!   [`Config::max_line_len`] bytes; a longer line is counted, not stored.
-//! * **One bad line costs one line.** After any problem, framing resumes at
-//!   the next delimiter.
-//! * **Linear time.** Every byte is scanned once, whatever the chunk size.
-//! * **Split on `\n` only.** Never on a lone `\r`, U+2028, U+2029 or NEL.
-//!
-//! The policies the specifications leave open are explicit settings of
-//! [`Config`], each with a documented default.
-//!
-//! # Features
-//!
-//! * `json` (default): [`Line::parse`] and [`Line::parse_value`] parse a line
-//!   as exactly one JSON value, and [`encode`] writes a value as a line.
+//! * [`Framer`]: [`Framer::push`] and [`Framer::finish`]; [`frame`] for a
+//!   stream held in memory.
+//! * [`Config`]: the policies, each a `with_*` method with its default.
+//! * [`Event`]: a [`Line`] or a [`Problem`] (its [`ProblemKind`]).
+//! * [`read::Events`]: the same over a [`std::io::Read`].
+//! * [`syntax`]: a JSON syntax checker fed in pieces, to tell a
+//!   pretty-printed value spread over lines from lines that are not JSON.
+//! * `FramerCodec` (feature `tokio-util`): the same for `FramedRead`.
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "tokio-util")]
+mod codec;
 mod config;
 mod event;
 #[cfg(feature = "json")]
@@ -61,6 +25,8 @@ mod utf8;
 
 use std::borrow::Cow;
 
+#[cfg(feature = "tokio-util")]
+pub use codec::FramerCodec;
 pub use config::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Mode};
 pub use event::{Ending, Event, Line, Problem, ProblemKind};
 #[cfg(feature = "json")]

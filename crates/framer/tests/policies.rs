@@ -51,7 +51,7 @@ line  2 @4   CrLf "{}\r"
 #[test]
 fn crlf_kept_when_strip_cr_is_off() {
     check(
-        Config::default().strip_cr(false),
+        Config::default().with_strip_cr(false),
         b"{}\r\n",
         r#"line  1 @0   CrLf "{}\r""#,
     );
@@ -88,7 +88,7 @@ fn blank_lines_skipped_by_default_but_counted() {
 #[test]
 fn blank_lines_reported_on_request() {
     check(
-        Config::default().blank_lines(BlankLines::Report),
+        Config::default().with_blank_lines(BlankLines::Report),
         b"\n \t\r\n1\n",
         r#"
 PROB  1 @0   Blank ""
@@ -113,7 +113,7 @@ line  1 @3   Lf "{}"
 #[test]
 fn bom_stripped_on_request() {
     check(
-        Config::default().bom(Bom::Strip),
+        Config::default().with_bom(Bom::Strip),
         b"\xEF\xBB\xBF{}\n",
         r#"line  1 @3   Lf "{}""#,
     );
@@ -122,7 +122,7 @@ fn bom_stripped_on_request() {
 #[test]
 fn bom_after_the_start_is_content() {
     check(
-        Config::default().check_utf8(false),
+        Config::default().with_check_utf8(false),
         b"{}\n\xEF\xBB\xBF{}\n",
         r#"
 line  1 @0   Lf "{}"
@@ -147,12 +147,12 @@ line  3 @7   Lf "2"
 #[test]
 fn invalid_utf8_passed_through_when_unchecked() {
     assert_eq!(
-        frame(&Config::default().check_utf8(false), b"\xFF\n").len(),
+        frame(&Config::default().with_check_utf8(false), b"\xFF\n").len(),
         1,
         "one line, no problem"
     );
     assert!(matches!(
-        &frame(&Config::default().check_utf8(false), b"\xFF\n")[0],
+        &frame(&Config::default().with_check_utf8(false), b"\xFF\n")[0],
         Event::Line(l) if l.bytes.as_ref() == b"\xFF"
     ));
 }
@@ -173,7 +173,7 @@ fn a_character_split_across_chunks_comes_out_whole() {
 #[test]
 fn max_line_len_allows_exactly_the_limit() {
     check(
-        Config::default().max_line_len(4),
+        Config::default().with_max_line_len(4),
         b"1234\n12345\n1\n",
         r#"
 line  1 @0   Lf "1234"
@@ -186,7 +186,7 @@ line  3 @11  Lf "1"
 #[test]
 fn max_line_len_counts_the_cr() {
     check(
-        Config::default().max_line_len(4),
+        Config::default().with_max_line_len(4),
         b"1234\r\n",
         r#"PROB  1 @0   Overlong { len: 5, limit: 4, terminated: true } """#,
     );
@@ -194,7 +194,7 @@ fn max_line_len_counts_the_cr() {
 
 #[test]
 fn overlong_inside_one_chunk_is_still_reported() {
-    let mut framer = Framer::new(Config::default().max_line_len(2));
+    let mut framer = Framer::new(Config::default().with_max_line_len(2));
     let mut kinds = Vec::new();
     framer.push(b"12345\n", |e| {
         if let Event::Problem(p) = e {
@@ -219,7 +219,7 @@ fn memory_stays_bounded_on_a_line_that_never_ends() {
     const LIMIT: usize = 1 << 20;
     const CHUNK: usize = 64 << 10;
     const TOTAL: usize = 256 << 20;
-    let mut framer = Framer::new(Config::default().max_line_len(LIMIT));
+    let mut framer = Framer::new(Config::default().with_max_line_len(LIMIT));
     let chunk = vec![b'x'; CHUNK];
     let mut events = Vec::new();
     let mut peak = 0;
@@ -268,7 +268,7 @@ fn clean_streams_report_nothing_extra() {
 
 #[test]
 fn one_bad_line_costs_one_line() {
-    let config = Config::default().max_line_len(8);
+    let config = Config::default().with_max_line_len(8);
     let input = b"1\n\xFF\n2\n123456789\n3\n\xEF\xBB\xBF\n4\n";
     assert_eq!(lines(&config, input), ["1", "2", "3", "\u{feff}", "4"]);
 }
@@ -276,7 +276,7 @@ fn one_bad_line_costs_one_line() {
 #[test]
 fn json_seq_records() {
     check(
-        Config::default().mode(Mode::JsonSeq),
+        Config::default().with_mode(Mode::JsonSeq),
         b"\x1E1\n\x1E\x1E[\n2\n]\n\x1E{\"cut\"\x1E3\n\x1E\"tail",
         r#"
 line  1 @1   Lf "1"
@@ -291,7 +291,7 @@ PROB  5 @22  Truncated "\"tail"
 #[test]
 fn json_seq_bytes_before_the_first_separator() {
     check(
-        Config::default().mode(Mode::JsonSeq),
+        Config::default().with_mode(Mode::JsonSeq),
         b"junk\x1E1\n",
         r#"
 PROB  1 @0   OutsideRecord "junk"

@@ -190,10 +190,15 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             serve::run(input, output)
         }
         "rejects-crlf" => {
-            serve::run_with(input, output, config.strip_cr(false), |input| match input {
-                Input::Line(line) if line.ends_with('\r') => Some(error(PARSE_ERROR, "null")),
-                other => reference(other),
-            })
+            serve::run_with(
+                input,
+                output,
+                config.with_strip_cr(false),
+                |input| match input {
+                    Input::Line(line) if line.ends_with('\r') => Some(error(PARSE_ERROR, "null")),
+                    other => reference(other),
+                },
+            )
         }
         "dies-on-invalid-json" => serve::run_with(input, output, config, |input| match input {
             Input::Line(line) if serde_json::from_str::<Value>(line).is_ok() => respond(line),

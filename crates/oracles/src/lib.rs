@@ -44,24 +44,24 @@ fn config(u: &mut Unstructured<'_>) -> Result<Config> {
         _ => u.int_in_range(0..=65_536)?,
     };
     Ok(Config::default()
-        .mode(if u.arbitrary()? {
+        .with_mode(if u.arbitrary()? {
             Mode::JsonSeq
         } else {
             Mode::Lines
         })
-        .max_line_len(max_line_len)
-        .strip_cr(u.arbitrary()?)
-        .blank_lines(if u.arbitrary()? {
+        .with_max_line_len(max_line_len)
+        .with_strip_cr(u.arbitrary()?)
+        .with_blank_lines(if u.arbitrary()? {
             BlankLines::Report
         } else {
             BlankLines::Skip
         })
-        .bom(if u.arbitrary()? {
+        .with_bom(if u.arbitrary()? {
             Bom::Report
         } else {
             Bom::Strip
         })
-        .check_utf8(u.arbitrary()?))
+        .with_check_utf8(u.arbitrary()?))
 }
 
 /// Owned events of `stream` framed in one chunk.
@@ -93,10 +93,10 @@ pub fn framer_chunks(data: &[u8]) {
         let (chunk, tail) = rest.split_at((*size).min(rest.len()));
         framer.push(chunk, |e| events.push(e.into_owned()));
         assert!(
-            framer.buffer_capacity() <= config.get_max_line_len(),
+            framer.buffer_capacity() <= config.max_line_len(),
             "buffer {} over max_line_len {}",
             framer.buffer_capacity(),
-            config.get_max_line_len()
+            config.max_line_len()
         );
         rest = tail;
     }

@@ -96,9 +96,9 @@ pub fn check(
     opts: &Options,
     sink: impl FnMut(&Finding) -> io::Result<()>,
 ) -> io::Result<Summary> {
-    let mut config = Config::default().blank_lines(BlankLines::Report);
+    let mut config = Config::default().with_blank_lines(BlankLines::Report);
     if opts.seq {
-        config = config.mode(Mode::JsonSeq);
+        config = config.with_mode(Mode::JsonSeq);
     }
     let mut framer = Framer::new(config);
     let mut checker = Checker {

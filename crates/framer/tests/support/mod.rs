@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod naive;
+pub mod strategies;
 
 use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, Mode};
 
@@ -26,10 +27,10 @@ pub fn frame_chunks(config: &Config, chunks: &[&[u8]]) -> Vec<Event<'static>> {
     for chunk in chunks {
         framer.push(chunk, |e| events.push(e.into_owned()));
         assert!(
-            framer.buffer_capacity() <= config.get_max_line_len(),
+            framer.buffer_capacity() <= config.max_line_len(),
             "carry buffer capacity {} over max_line_len {}",
             framer.buffer_capacity(),
-            config.get_max_line_len()
+            config.max_line_len()
         );
     }
     framer.finish(|e| events.push(e.into_owned()));
@@ -67,18 +68,21 @@ pub fn render(events: &[Event<'_>]) -> String {
 
 /// The configurations every fixture is framed under, by name.
 pub fn configs(mode: Mode) -> Vec<(&'static str, Config)> {
-    let base = Config::default().mode(mode);
+    let base = Config::default().with_mode(mode);
     vec![
         ("default", base.clone()),
         (
             "strict",
             base.clone()
-                .blank_lines(BlankLines::Report)
-                .strip_cr(false)
-                .max_line_len(24),
+                .with_blank_lines(BlankLines::Report)
+                .with_strip_cr(false)
+                .with_max_line_len(24),
         ),
-        ("lenient", base.clone().bom(Bom::Strip).check_utf8(false)),
-        ("limit-8", base.clone().max_line_len(8)),
+        (
+            "lenient",
+            base.clone().with_bom(Bom::Strip).with_check_utf8(false),
+        ),
+        ("limit-8", base.clone().with_max_line_len(8)),
     ]
 }
 

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use rpcspec_framer::{BlankLines, Bom, Config, Ending, Event, Line, Mode, Problem, ProblemKind};
 
 pub fn frame(config: &Config, input: &[u8]) -> Vec<Event<'static>> {
-    let delim = match config.get_mode() {
+    let delim = match config.mode() {
         Mode::Lines => b'\n',
         _ => 0x1E,
     };
@@ -20,12 +20,12 @@ pub fn frame(config: &Config, input: &[u8]) -> Vec<Event<'static>> {
         let delimited = i + 1 < pieces.len();
         let offset = start;
         start += piece.len() as u64 + 1;
-        let json_seq = config.get_mode() == Mode::JsonSeq;
-        if piece.len() > config.get_max_line_len() {
+        let json_seq = config.mode() == Mode::JsonSeq;
+        if piece.len() > config.max_line_len() {
             number += 1;
             let kind = ProblemKind::Overlong {
                 len: piece.len() as u64,
-                limit: config.get_max_line_len(),
+                limit: config.max_line_len(),
                 terminated: delimited || json_seq,
             };
             out.push(problem(kind, number, offset, b""));
@@ -33,7 +33,7 @@ pub fn frame(config: &Config, input: &[u8]) -> Vec<Event<'static>> {
         }
         let (mut text, mut offset) = (*piece, offset);
         if offset == 0 && text.starts_with(b"\xEF\xBB\xBF") {
-            if config.get_bom() == Bom::Report {
+            if config.bom() == Bom::Report {
                 out.push(problem(ProblemKind::Bom, number + 1, 0, b""));
             }
             text = &text[3..];
@@ -79,16 +79,16 @@ fn line(config: &Config, text: &[u8], number: u64, offset: u64, out: &mut Vec<Ev
     } else {
         Ending::Lf
     };
-    let text = if ending == Ending::CrLf && config.get_strip_cr() {
+    let text = if ending == Ending::CrLf && config.strip_cr() {
         &text[..text.len() - 1]
     } else {
         text
     };
     if text.iter().all(|b| b" \t\r\n".contains(b)) {
-        if config.get_blank_lines() == BlankLines::Report {
+        if config.blank_lines() == BlankLines::Report {
             out.push(problem(ProblemKind::Blank, number, offset, text));
         }
-    } else if let (true, Err(e)) = (config.get_check_utf8(), std::str::from_utf8(text)) {
+    } else if let (true, Err(e)) = (config.check_utf8(), std::str::from_utf8(text)) {
         let kind = ProblemKind::InvalidUtf8 {
             valid_up_to: e.valid_up_to(),
         };

@@ -69,8 +69,8 @@ pub fn is_terminal(v: &Value) -> bool {
 /// decoder may give.
 pub(super) fn expected(stream: &[u8]) -> Vec<Slot> {
     let config = Config::default()
-        .blank_lines(BlankLines::Report)
-        .bom(Bom::Report);
+        .with_blank_lines(BlankLines::Report)
+        .with_bom(Bom::Report);
     let mut slots = Vec::new();
     let mut bom = false;
     for event in rpcspec_framer::frame(&config, stream) {

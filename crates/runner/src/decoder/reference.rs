@@ -16,7 +16,7 @@ use super::*;
 /// records are written and flushed before the next read.
 pub fn serve(mut input: impl Read, output: impl Write) -> io::Result<()> {
     let mut out = io::BufWriter::new(output);
-    let mut framer = Framer::new(Config::default().bom(Bom::Strip));
+    let mut framer = Framer::new(Config::default().with_bom(Bom::Strip));
     let mut terminal = false;
     let mut buf = vec![0; 64 * 1024];
     let mut pending = Vec::new();

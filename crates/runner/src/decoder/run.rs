@@ -205,7 +205,7 @@ pub(super) fn watch(
     until_end: bool,
 ) -> Watched {
     let slots = expected(&case.stream).len();
-    let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
     let mut out = Output::new(4 * slots + 64);
     let (mut stdout_closed, mut exit) = (false, None);
     let (mut timed_out, mut write_failed, mut flooded) = (false, false, false);

@@ -11,7 +11,7 @@ fn serve_str(stream: &[u8]) -> String {
 fn findings(stream: &[u8], output: &str) -> Vec<Evidence> {
     let slots = expected(stream);
     let mut out = Output::new(4 * slots.len() + 64);
-    let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
     framer.push(output.as_bytes(), |e| out.event(e, Duration::ZERO));
     framer.finish(|e| out.event(e, Duration::ZERO));
     let (records, _, mut findings) = out.finish();
@@ -186,7 +186,7 @@ fn a_flood_of_output_is_kept_within_bounds() {
     }
     let slots = expected(stream);
     let mut reader = Output::new(4 * slots.len() + 64);
-    let mut framer = Framer::new(Config::default().blank_lines(BlankLines::Report));
+    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
     framer.push(out.as_bytes(), |e| reader.event(e, Duration::ZERO));
     framer.finish(|e| reader.event(e, Duration::ZERO));
     let (records, received, findings) = reader.finish();

@@ -153,7 +153,7 @@ impl<'o> Run<'o> {
         running.begin_case();
         // The target's output is held to the strict reading: blank lines and
         // a byte order mark are findings.
-        let server = Framer::new(Config::default().blank_lines(BlankLines::Report));
+        let server = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
         Run {
             running,
             opts,

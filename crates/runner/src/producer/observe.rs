@@ -143,9 +143,9 @@ struct Collector {
 impl Collector {
     fn new(profile: &Profile, mode: Mode) -> Collector {
         let config = Config::default()
-            .mode(mode)
-            .blank_lines(BlankLines::Report)
-            .bom(Bom::Report);
+            .with_mode(mode)
+            .with_blank_lines(BlankLines::Report)
+            .with_bom(Bom::Report);
         Collector {
             framer: Framer::new(config),
             gather: Gather::new(),
