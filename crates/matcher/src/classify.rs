@@ -11,7 +11,11 @@ use crate::limits::{self, Limit};
 use crate::rules::{self as r, Level, Rule};
 
 /// One broken rule, with what exactly broke it.
+///
+/// `#[non_exhaustive]`: findings are made by the matcher and may learn
+/// more (where in the message, say); read the fields, match with `..`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// The rule that was broken.
     pub rule: &'static Rule,
@@ -46,7 +50,11 @@ impl fmt::Display for Finding {
 }
 
 /// What a message is, once classified.
+///
+/// `#[non_exhaustive]`: a new dialect can bring kinds of its own, as
+/// Claude Code's control protocol brought [`Kind::Cancel`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// A call that awaits a reply. In the `claude` dialect, a
     /// `control_request` (`method` is its `subtype`).
@@ -111,7 +119,11 @@ impl Kind {
 }
 
 /// What an [invalid](Kind::Invalid) message looks like.
+///
+/// `#[non_exhaustive]`: [`Shape::Other`] may be told apart further as
+/// dialects add kinds (a malformed event, say).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Shape {
     /// It has `method` (or is a control request or cancel): a malformed request.
     Request,
@@ -126,7 +138,12 @@ pub enum Shape {
 }
 
 /// A classified message and every rule it breaks.
+///
+/// `#[non_exhaustive]`: made by [`classify`] and [`Session`](crate::Session),
+/// and it has grown before ([`Classified::limit`]); read the fields, match
+/// with `..`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Classified {
     /// What the message is.
     pub kind: Kind,

@@ -1,8 +1,23 @@
 //! Dialects: which rules apply and how replies pair, as data.
 
+use std::{fmt, str::FromStr};
+
+use crate::UnknownName;
+
 /// The protocol a stream speaks. Selects the rules [`classify`](crate::classify)
 /// checks and how a [`Session`](crate::Session) pairs replies.
+///
+/// `#[non_exhaustive]`: more products speak JSON-RPC over lines with rules
+/// of their own. A dialect is named by [`Dialect::name`] (its `Display`)
+/// and parsed back with `FromStr`:
+///
+/// ```
+/// use rpcspec_matcher::Dialect;
+/// assert_eq!("mcp".parse::<Dialect>(), Ok(Dialect::Mcp));
+/// assert_eq!(Dialect::Mcp.to_string(), "mcp");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Dialect {
     /// JSON-RPC 2.0 exactly as specified.
     #[default]
@@ -26,6 +41,9 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect's [name](Dialect::name), in the order of the variants.
+    pub const NAMES: &'static [&'static str] = &["jsonrpc2", "lenient", "mcp", "claude", "events"];
+
     /// The dialect's name: `jsonrpc2`, `lenient`, `mcp`, `claude` or `events`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -37,24 +55,34 @@ impl Dialect {
         }
     }
 
-    /// The dialect with this [name](Dialect::name); `events` gets the default
-    /// [`EventsConfig`].
-    pub fn from_name(name: &str) -> Option<Dialect> {
-        Some(match name {
-            "jsonrpc2" => Dialect::Jsonrpc2,
-            "lenient" => Dialect::Lenient,
-            "mcp" => Dialect::Mcp,
-            "claude" => Dialect::Claude,
-            "events" => Dialect::Events(EventsConfig::default()),
-            _ => return None,
-        })
-    }
-
     pub(crate) fn type_field(&self) -> &str {
         match self {
             Dialect::Events(cfg) => &cfg.type_field,
             _ => "type",
         }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The dialect with this [name](Dialect::name), exactly as written (lower
+/// case); `events` gets the default [`EventsConfig`].
+impl FromStr for Dialect {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Dialect, UnknownName> {
+        Ok(match name {
+            "jsonrpc2" => Dialect::Jsonrpc2,
+            "lenient" => Dialect::Lenient,
+            "mcp" => Dialect::Mcp,
+            "claude" => Dialect::Claude,
+            "events" => Dialect::Events(EventsConfig::default()),
+            _ => return Err(UnknownName::new("dialect", name, Dialect::NAMES)),
+        })
     }
 }
 
@@ -77,5 +105,41 @@ impl Default for EventsConfig {
             start: Some("start".into()),
             end: vec!["done".into(), "error".into()],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_parses_back() {
+        let all = [
+            Dialect::Jsonrpc2,
+            Dialect::Lenient,
+            Dialect::Mcp,
+            Dialect::Claude,
+            Dialect::Events(EventsConfig::default()),
+        ];
+        let names: Vec<_> = all.iter().map(Dialect::name).collect();
+        assert_eq!(names, Dialect::NAMES);
+        for dialect in all {
+            assert_eq!(dialect.to_string().parse::<Dialect>(), Ok(dialect));
+        }
+    }
+
+    #[test]
+    fn an_unknown_name_lists_the_known_ones() {
+        let e = "MCP".parse::<Dialect>().unwrap_err();
+        assert_eq!(e.name(), "MCP");
+        assert_eq!(e.known(), Dialect::NAMES);
+        assert_eq!(
+            e.to_string(),
+            "unknown dialect `MCP` (known: jsonrpc2, lenient, mcp, claude, events)"
+        );
+        assert_eq!(
+            "a\nb".parse::<Dialect>().unwrap_err().to_string(),
+            "unknown dialect `a\\nb` (known: jsonrpc2, lenient, mcp, claude, events)"
+        );
     }
 }

@@ -5,6 +5,8 @@ use std::fmt;
 use serde_json::value::RawValue;
 
 /// The JSON type of an [`Id`].
+///
+/// Not `#[non_exhaustive]`: JSON-RPC 2.0 §4 allows exactly these three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdKind {
     /// A JSON string.
@@ -16,7 +18,12 @@ pub enum IdKind {
 }
 
 /// How a reply's id compares with a request's id; see [`Id::compare`].
+///
+/// `#[non_exhaustive]`: the grading of near misses may be refined (a
+/// [`SameValue`](IdMatch::SameValue) number and string are already graded
+/// apart, by `session.id-number-text` and `session.id-string-text`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IdMatch {
     /// The same JSON text, byte for byte.
     Same,

@@ -1,28 +1,14 @@
-//! Classify JSON-RPC 2.0 messages, check every rule of the specification, and
-//! pair replies with requests by id.
+#![doc = include_str!("../README.md")]
 //!
-//! The matcher is the oracle of rpcspec: every message a target sends goes
-//! through it. [`classify`] sorts one message (one framed line of JSON text)
-//! into a request, notification, response, batch or invalid message, and
-//! lists **every** rule it breaks, each a [`Rule`] with a stable id, a
-//! [`Level`] and its spec section ([`RULES`] is the full table). A
-//! [`Session`] is fed what each side sent, in order, and pairs replies with
-//! requests in both directions. [`Dialect`]s cover JSON-RPC as Codex, MCP and
-//! Claude Code speak it, and plain event streams.
+//! # Where to start
 //!
-//! ```
-//! use rpcspec_matcher::{classify, Dialect, Kind, Level};
-//!
-//! let c = classify(r#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":1}"#, &Dialect::Jsonrpc2);
-//! assert!(matches!(c.kind, Kind::Request { ref method, .. } if &**method == "subtract"));
-//! assert!(c.findings.is_empty());
-//!
-//! // Every broken rule is reported, not only the first.
-//! let c = classify(r#"{"jsonrpc":2.0,"method":"x","params":null,"id":[]}"#, &Dialect::Jsonrpc2);
-//! let ids: Vec<_> = c.findings.iter().map(|f| f.rule.id).collect();
-//! assert_eq!(ids, ["message.jsonrpc-version", "request.params-type", "request.id-type"]);
-//! assert_eq!(c.worst(), Some(Level::Must));
-//! ```
+//! * [`classify`]: one message to a [`Classified`]: its [`Kind`] and every
+//!   [`Finding`], each pointing at a [`Rule`] of [`RULES`] with its
+//!   [`Level`].
+//! * [`Session`]: replies paired with requests by [`Id`] in each
+//!   [`Direction`].
+//! * [`Dialect`]: which rules apply and how replies pair.
+//! * [`limits`]: the implementation limits a message may be refused for.
 //!
 //! # Readings of the specification
 //!
@@ -72,6 +58,7 @@ mod dialect;
 mod envelope;
 mod id;
 pub mod limits;
+mod name;
 pub mod rules;
 mod session;
 
@@ -79,5 +66,6 @@ pub use classify::{Classified, Finding, Kind, Shape, classify};
 pub use dialect::{Dialect, EventsConfig};
 pub use id::{Id, IdKind, IdMatch};
 pub use limits::Limit;
+pub use name::UnknownName;
 pub use rules::{Level, RULES, Rule};
 pub use session::{Direction, Reply, Session};

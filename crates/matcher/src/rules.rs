@@ -1,12 +1,26 @@
 //! The rule table: every check the matcher makes, with a stable id.
 
-use std::fmt;
+use std::{fmt, str::FromStr};
+
+use crate::UnknownName;
 
 /// How binding a rule is, after the specification's own keywords.
 ///
 /// Breaking a [`Must`](Level::Must) rule fails a conformance case; breaking a
 /// [`Should`](Level::Should) rule makes it non-strict; an [`Info`](Level::Info)
 /// finding records behaviour the specification leaves open.
+///
+/// Not `#[non_exhaustive]`: the three are the specification's own
+/// keywords, ordered from most to least binding, and every reader of a
+/// finding maps each to a verdict; a fourth would change what a verdict
+/// means, not just add a name. Written as `Display` gives it (`MUST`),
+/// parsed back with `FromStr` in any case:
+///
+/// ```
+/// use rpcspec_matcher::Level;
+/// assert_eq!("should".parse::<Level>(), Ok(Level::Should));
+/// assert_eq!(Level::Should.to_string(), "SHOULD");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Level {
     /// MUST, MUST NOT, REQUIRED.
@@ -18,6 +32,9 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level as written, most binding first.
+    pub const NAMES: &'static [&'static str] = &["MUST", "SHOULD", "INFO"];
+
     /// The level as written in the rule table: `MUST`, `SHOULD` or `INFO`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -31,6 +48,18 @@ impl Level {
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// `MUST`, `SHOULD` or `INFO`, in any case (`must`, `Should`).
+impl FromStr for Level {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Level, UnknownName> {
+        [Level::Must, Level::Should, Level::Info]
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(name))
+            .ok_or_else(|| UnknownName::new("level", name, Level::NAMES))
     }
 }
 
@@ -193,4 +222,31 @@ crate::rule_table! { RULES;
         "nothing follows the end record";
     EVENTS_INTERRUPTED = "events.interrupted", Must, "events profile",
         "the stream ends with an end record (`done` or `error` by default)";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_level_parses_back_in_any_case() {
+        let all = [Level::Must, Level::Should, Level::Info];
+        let names: Vec<_> = all.iter().map(|l| l.as_str()).collect();
+        assert_eq!(names, Level::NAMES);
+        for level in all {
+            let text = level.to_string();
+            assert_eq!(text.parse::<Level>(), Ok(level));
+            assert_eq!(text.to_lowercase().parse::<Level>(), Ok(level));
+        }
+    }
+
+    #[test]
+    fn an_unknown_level_lists_the_known_ones() {
+        let e = "MAY".parse::<Level>().unwrap_err();
+        assert_eq!(e.name(), "MAY");
+        assert_eq!(
+            e.to_string(),
+            "unknown level `MAY` (known: MUST, SHOULD, INFO)"
+        );
+    }
 }

@@ -15,6 +15,8 @@ mod refusal;
 mod reply;
 
 /// Who sent a message.
+///
+/// Not `#[non_exhaustive]`: a conversation has two sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
     /// From the client (the side that starts the conversation) to the server.
@@ -48,6 +50,9 @@ impl fmt::Display for Direction {
 
 /// Where a reply came: which message fed to the session, and which member
 /// of it if it was a batch.
+///
+/// Not `#[non_exhaustive]`: callers build one to compare with
+/// [`Session::replies`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Reply {
     /// The number of the message it came in (the first message fed is 1).

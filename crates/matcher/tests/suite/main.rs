@@ -69,5 +69,6 @@ pub fn summary(kind: &Kind) -> String {
             format!("batch [{}]", members.join(", "))
         }
         Kind::Invalid { shape, id } => format!("invalid {shape:?} {}", opt(id)).to_lowercase(),
+        other => format!("{other:?}"),
     }
 }

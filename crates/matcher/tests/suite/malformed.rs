@@ -132,7 +132,7 @@ fn dialects() {
     ];
     for (name, messages) in cases {
         out += &format!("## {name}\n");
-        out += &report(&Dialect::from_name(name).unwrap(), messages);
+        out += &report(&name.parse().unwrap(), messages);
     }
     insta::assert_snapshot!("dialects", out);
 }

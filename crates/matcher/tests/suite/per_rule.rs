@@ -234,7 +234,7 @@ const CASES: &[(&str, &str, &str)] = &[
 fn each_case_breaks_exactly_its_rule() {
     let mut failures = String::new();
     for &(rule, dialect, text) in CASES {
-        let dialect = Dialect::from_name(dialect).expect("known dialect");
+        let dialect: Dialect = dialect.parse().expect("known dialect");
         let found = findings(&dialect, text);
         let got: BTreeSet<&str> = found.iter().map(|f| f.rule.id).collect();
         if got != BTreeSet::from([rule]) {

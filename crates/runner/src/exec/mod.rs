@@ -109,7 +109,7 @@ impl Readiness {
 pub fn dialect_named(name: &str) -> Option<(Dialect, String)> {
     match name {
         "codex" => Some((Dialect::Lenient, "codex".to_owned())),
-        other => Dialect::from_name(other).map(|d| (d, other.to_owned())),
+        other => other.parse::<Dialect>().ok().map(|d| (d, other.to_owned())),
     }
 }
 
