@@ -57,7 +57,7 @@ impl Baseline {
                 });
             }
             if let Some(p) = &plan
-                && crate::plan::Plan::from_name(p).is_none()
+                && p.parse::<crate::plan::Plan>().is_err()
             {
                 return Err(BaselineError {
                     line: line_no,

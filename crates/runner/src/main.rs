@@ -292,13 +292,9 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     } else {
         let mut plans = Vec::new();
         for name in &args.plans {
-            match Plan::from_name(name) {
-                Some(p) => plans.push(p),
-                None => {
-                    return Err(fail(&format!(
-                        "unknown write plan `{name}` (known: whole, split, bytewise, coalesced, crlf)"
-                    )));
-                }
+            match name.parse::<Plan>() {
+                Ok(p) => plans.push(p),
+                Err(e) => return Err(fail(&e.to_string())),
             }
         }
         plans

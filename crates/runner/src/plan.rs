@@ -1,7 +1,9 @@
 //! Write plans: how the runner turns a step's bytes into writes. A
 //! conforming peer answers the same under every plan.
 
-use std::time::Duration;
+use std::{fmt, str::FromStr, time::Duration};
+
+use rpcspec_matcher::UnknownName;
 
 use crate::cases::Send;
 
@@ -44,6 +46,9 @@ pub struct Write {
 }
 
 impl Plan {
+    /// Every plan's [name](Plan::name), in the order of [`ALL_PLANS`].
+    pub const NAMES: &'static [&'static str] = &["whole", "split", "bytewise", "coalesced", "crlf"];
+
     /// The plan's name, as in `--plans` and in reports.
     pub fn name(self) -> &'static str {
         match self {
@@ -53,11 +58,6 @@ impl Plan {
             Plan::Coalesced => "coalesced",
             Plan::Crlf => "crlf",
         }
-    }
-
-    /// The plan called `name`.
-    pub fn from_name(name: &str) -> Option<Plan> {
-        ALL_PLANS.into_iter().find(|p| p.name() == name)
     }
 
     /// The writes for one step. Raw bytes keep their own chunking under
@@ -110,9 +110,45 @@ impl Plan {
     }
 }
 
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The plan with this [name](Plan::name), exactly as written.
+impl FromStr for Plan {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Plan, UnknownName> {
+        ALL_PLANS
+            .into_iter()
+            .find(|p| p.name() == name)
+            .ok_or_else(|| UnknownName::new("write plan", name, Plan::NAMES))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_name_parses_back() {
+        let names: Vec<_> = ALL_PLANS.iter().map(|p| p.name()).collect();
+        assert_eq!(names, Plan::NAMES);
+        for plan in ALL_PLANS {
+            assert_eq!(plan.to_string().parse::<Plan>(), Ok(plan));
+        }
+    }
+
+    #[test]
+    fn an_unknown_plan_lists_the_known_ones() {
+        let e = "Whole".parse::<Plan>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown write plan `Whole` (known: whole, split, bytewise, coalesced, crlf)"
+        );
+    }
 
     fn bytes(writes: &[Write]) -> Vec<&[u8]> {
         writes.iter().map(|w| w.bytes.as_slice()).collect()

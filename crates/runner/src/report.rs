@@ -1,8 +1,9 @@
 //! The report model: one result per (case, plan), with its evidence. Every
 //! renderer (human, JSON, JUnit) reads this and nothing else.
 
-use std::time::Duration;
+use std::{fmt, str::FromStr, time::Duration};
 
+use rpcspec_matcher::UnknownName;
 use serde::Serialize;
 
 /// The verdict of one (case, plan), after Autobahn|Testsuite.
@@ -30,6 +31,31 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the report's order (PASS first).
+    pub const ALL: [Verdict; 8] = [
+        Verdict::Pass,
+        Verdict::NonStrict,
+        Verdict::Skipped,
+        Verdict::NotApplicable,
+        Verdict::Fail,
+        Verdict::Timeout,
+        Verdict::Crash,
+        Verdict::Error,
+    ];
+
+    /// Every verdict [as printed](Verdict::as_str), in the order of
+    /// [`Verdict::ALL`].
+    pub const NAMES: &'static [&'static str] = &[
+        "PASS",
+        "NON-STRICT",
+        "SKIPPED",
+        "N/A",
+        "FAIL",
+        "TIMEOUT",
+        "CRASH",
+        "ERROR",
+    ];
+
     /// As printed: `PASS`, `NON-STRICT`, ...
     pub fn as_str(self) -> &'static str {
         match self {
@@ -56,6 +82,24 @@ impl Verdict {
     /// Whether the case was run at all: not SKIPPED, not N/A.
     pub fn ran(self) -> bool {
         !matches!(self, Verdict::Skipped | Verdict::NotApplicable)
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The verdict [printed](Verdict::as_str) as `name`, exactly (`NON-STRICT`).
+impl FromStr for Verdict {
+    type Err = UnknownName;
+
+    fn from_str(name: &str) -> Result<Verdict, UnknownName> {
+        Verdict::ALL
+            .into_iter()
+            .find(|v| v.as_str() == name)
+            .ok_or_else(|| UnknownName::new("verdict", name, Verdict::NAMES))
     }
 }
 
@@ -671,7 +715,25 @@ impl Report {
 /// `(id, level, statement)` of the framing rule a problem breaks.
 #[cfg(test)]
 mod tests {
-    use super::base64;
+    use super::{Verdict, base64};
+
+    #[test]
+    fn every_verdict_parses_back() {
+        let names: Vec<_> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
+        assert_eq!(names, Verdict::NAMES);
+        for verdict in Verdict::ALL {
+            assert_eq!(verdict.to_string().parse::<Verdict>(), Ok(verdict));
+        }
+    }
+
+    #[test]
+    fn an_unknown_verdict_lists_the_known_ones() {
+        let e = "pass".parse::<Verdict>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown verdict `pass` (known: PASS, NON-STRICT, SKIPPED, N/A, FAIL, TIMEOUT, CRASH, ERROR)"
+        );
+    }
 
     #[test]
     fn base64_matches_rfc_4648_vectors() {

@@ -417,7 +417,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
                     let span = list.span();
                     let mut plans = Vec::new();
                     for name in list.into_inner() {
-                        plans.push(Plan::from_name(&name).ok_or_else(|| {
+                        plans.push(name.parse::<Plan>().map_err(|_| {
                             at(span.clone(), format!("unknown write plan `{name}`"))
                         })?);
                     }

@@ -433,27 +433,12 @@ impl Bytes {
 
 fn verdict<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
     let name = String::deserialize(d)?;
-    parse_verdict(&name)
-        .ok_or_else(|| serde::de::Error::custom(format!("unknown verdict `{name}`")))
-}
-
-/// The verdict printed as `name` (`PASS`, `NON-STRICT`, ...).
-pub fn parse_verdict(name: &str) -> Option<Verdict> {
-    ALL_VERDICTS.into_iter().find(|v| v.as_str() == name)
+    name.parse().map_err(serde::de::Error::custom)
 }
 
 /// Every verdict, in the report's order (PASS first): the order of legends
 /// and summary columns. Cells rank them by [`severity`].
-pub const ALL_VERDICTS: [Verdict; 8] = [
-    Verdict::Pass,
-    Verdict::NonStrict,
-    Verdict::Skipped,
-    Verdict::NotApplicable,
-    Verdict::Fail,
-    Verdict::Timeout,
-    Verdict::Crash,
-    Verdict::Error,
-];
+pub const ALL_VERDICTS: [Verdict; 8] = Verdict::ALL;
 
 /// A verdict's symbol: readable in plain text, so colour is never the only
 /// sign (`None`: not run).
