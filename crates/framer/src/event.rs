@@ -17,6 +17,9 @@ pub enum Event<'a> {
 }
 
 /// A complete record: in NDJSON, the bytes of one `\n`-terminated line.
+///
+/// Not `#[non_exhaustive]`, nor is [`Problem`]: test oracles (this crate's
+/// naive framer among them) build the events they expect to compare.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line<'a> {
     /// The record's bytes, without its terminator (`\n`, or `\r\n` when
