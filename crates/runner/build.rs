@@ -21,10 +21,10 @@ fn main() {
     files.sort();
     // Every folder a role's default run reads, not just "some file".
     for needed in ["jsonrpc", "framing", "decoder", "profiles"] {
-        if !files
-            .iter()
-            .any(|f| f.strip_prefix(&root).is_ok_and(|rel| rel.starts_with(needed)))
-        {
+        if !files.iter().any(|f| {
+            f.strip_prefix(&root)
+                .is_ok_and(|rel| rel.starts_with(needed))
+        }) {
             panic!(
                 "rpcspec build: no case file under {}/{needed}/ ({} found in all): the \
                  shipped cases are missing, and an rpcspec built without them would \

@@ -17,7 +17,7 @@ new inputs go to fuzz/corpus/TARGET, crashes to fuzz/artifacts/TARGET.
 ";
 
 /// The fuzz targets: the files of `fuzz/fuzz_targets/`.
-fn targets(root: &Path) -> Vec<String> {
+pub fn targets(root: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(root.join("fuzz/fuzz_targets"))
         .map(|dir| {
             dir.filter_map(|e| e.ok())

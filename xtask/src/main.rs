@@ -4,6 +4,7 @@
 //! same way on every machine. `cargo xtask ci` is the one command CI runs.
 
 mod bench;
+mod cflite;
 mod fuzz;
 mod matrix;
 mod package;
@@ -73,13 +74,20 @@ const CI_STEPS: &[Step] = &[
         program: "cargo",
         args: &["xtask", "fuzz", "--time", "20"],
     },
+    // After the fuzz smoke step, whose build of fuzz/ it reuses.
+    Step {
+        name: "cflite build",
+        program: "cargo",
+        args: &["xtask", "cflite-build"],
+    },
 ];
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke),
+  ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke,
+          cflite build),
           stopping at the first failure
   rules   regenerate docs/rules.md from the rule registry (every role)
   fuzz [TARGET] [--time SECS] [--asan]
@@ -88,6 +96,9 @@ commands:
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
+  cflite-build [--keep]
+          run .clusterfuzzlite/build.sh locally (stable, no sanitizer) and check $OUT:
+          every fuzz target, its seed corpus zip, each binary run once on its corpus
   package [--publish-dry-run] [--keep]
           package the published crates, install rpcspec from its .crate alone and run
           every role's default suite with it (all PASS); or `cargo publish --dry-run` them
@@ -106,6 +117,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("matrix") => matrix::matrix(&root, &args[1..]),
+        Some("cflite-build") => cflite::cflite_build(&root, &args[1..]),
         Some("package") => package::package(&root, &args[1..]),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");

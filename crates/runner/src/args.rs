@@ -192,6 +192,10 @@ pub(crate) struct RunArgs {
     /// Write the failures of this run as a baseline to FILE.
     #[arg(long, value_name = "FILE")]
     pub(crate) write_baseline: Option<PathBuf>,
+    /// Also write the JUnit XML report to FILE, whatever `--format` is (CI:
+    /// `--format github --junit rpcspec.xml` annotates and feeds a test-report view in one run).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) junit: Option<PathBuf>,
     /// Show passing results too.
     #[arg(long, short)]
     pub(crate) verbose: bool,

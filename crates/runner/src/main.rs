@@ -245,6 +245,11 @@ fn run(mut args: RunArgs) -> u8 {
     {
         return fail(&format!("cannot write {}: {e}", path.display()));
     }
+    if let Some(path) = &args.junit
+        && let Err(e) = fs::write(path, render::junit(&report))
+    {
+        return fail(&format!("cannot write {}: {e}", path.display()));
+    }
     let text = match args.format {
         Format::Human => render::human(&report, args.verbose),
         Format::Json => render::json(&report),
