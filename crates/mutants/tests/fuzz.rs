@@ -22,14 +22,11 @@ fn target(name: &str) -> Target {
 
 fn options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
     FuzzOptions {
-        seed,
-        time: Duration::from_secs(120),
-        max_executions: Some(executions),
         run: RunOptions {
             timeout: Duration::from_secs(5),
             ..RunOptions::default()
         },
-        out: out.to_path_buf(),
+        ..FuzzOptions::new(seed, Duration::from_secs(120), Some(executions), out)
     }
 }
 
@@ -41,7 +38,7 @@ fn the_reference_server_has_no_finding() {
         &target("reference"),
         &seeds,
         &options(7, 150, dir.path()),
-        &mut |_, _, _| {},
+        &mut |_| {},
     )
     .unwrap();
     assert_eq!(report.executions, 150);
@@ -66,7 +63,7 @@ fn a_server_with_a_nesting_limit_has_no_finding() {
             &target("reference-nesting-limit"),
             &seeds,
             &options(seed, 60, dir.path()),
-            &mut |_, _, _| {},
+            &mut |_| {},
         )
         .unwrap();
         found.extend(
@@ -84,13 +81,7 @@ fn a_mutant_is_found_and_the_finding_replays() {
     let dir = tempfile::tempdir().unwrap();
     let seeds = seed_lines(&cases::builtin().unwrap());
     let mutant = target("replies-to-notifications");
-    let report = fuzz(
-        &mutant,
-        &seeds,
-        &options(1, 100, dir.path()),
-        &mut |_, _, _| {},
-    )
-    .unwrap();
+    let report = fuzz(&mutant, &seeds, &options(1, 100, dir.path()), &mut |_| {}).unwrap();
     // Its replies to notifications show as replies to notifications, or as
     // id-null replies nothing awaits (duplicates of an invalid request's).
     let first = report

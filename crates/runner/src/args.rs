@@ -102,6 +102,22 @@ pub(crate) struct FuzzArgs {
     /// Folder for the case files of findings.
     #[arg(long, value_name = "DIR", default_value = "rpcspec-fuzz-findings")]
     pub(crate) out: PathBuf,
+    /// Keep a corpus in DIR across runs (created if missing): inputs that
+    /// showed a behaviour not seen before are kept and mutated, findings
+    /// already known are not written again, and a run continues where the
+    /// last one stopped (its seed and execution number). docs/fuzzing.md.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) corpus: Option<PathBuf>,
+    /// The most inputs the corpus keeps, 1 to 100000 (each at most 64
+    /// KiB); once full, new behaviour is counted, not kept.
+    #[arg(long, value_name = "N", default_value_t = rpcspec::fuzz::DEFAULT_MAX_INPUTS,
+          value_parser = corpus_max)]
+    pub(crate) corpus_max: usize,
+    /// Executions run in parallel, each on target processes of its own, 1
+    /// to 256 (default 1: one run is then the same inputs in the same
+    /// order every time).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub(crate) jobs: u16,
     /// The target command and its arguments, run without a shell.
     #[arg(last = true, value_name = "CMD", required = true)]
     pub(crate) target: Vec<OsString>,
@@ -337,4 +353,15 @@ pub(crate) enum Format {
 pub(crate) enum TextFormat {
     Human,
     Json,
+}
+
+/// `--corpus-max`: 1 to [`rpcspec::fuzz::MAX_INPUTS`].
+fn corpus_max(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=rpcspec::fuzz::MAX_INPUTS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text} is not in 1..={}",
+            rpcspec::fuzz::MAX_INPUTS
+        )),
+    }
 }

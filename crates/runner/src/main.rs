@@ -26,6 +26,7 @@ use rpcspec::{
 use rpcspec_matcher::Dialect;
 
 mod args;
+mod fuzz_cmd;
 mod rules_cmd;
 
 use args::*;
@@ -56,7 +57,7 @@ fn main() -> ExitCode {
         Command::Rules(args) => rules_cmd::rules_cmd(args),
         Command::Serve(args) => serve_cmd(args),
         Command::Check(args) => check_cmd(args),
-        Command::Fuzz(args) => fuzz_cmd(args),
+        Command::Fuzz(args) => fuzz_cmd::fuzz_cmd(args),
         Command::Matrix(args) => rpcspec::matrix::command(args),
     };
     ExitCode::from(code)
@@ -660,93 +661,4 @@ fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
 /// `5s`, `500ms`, `5m`, `2h`.
 fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + Clone {
     move |text: &str| rpcspec::target_file::duration(text, max_secs)
-}
-
-fn fuzz_cmd(args: FuzzArgs) -> u8 {
-    let (dialect, handshake) = match handshake_of(&args.dialect) {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-    });
-    let builtin = match cases::builtin() {
-        Ok(c) => c,
-        Err(e) => return fail(&format!("case file error: {e}")),
-    };
-    let seeds = rpcspec::fuzz::seed_lines(&builtin);
-    let target = Target { argv: args.target };
-    let opts = rpcspec::fuzz::FuzzOptions {
-        seed,
-        time: args.time,
-        max_executions: args.executions,
-        run: RunOptions {
-            timeout: args.timeout,
-            dialect,
-            handshake: Some(handshake),
-            budget: args.budget,
-            ..RunOptions::default()
-        },
-        out: args.out,
-    };
-    eprintln!("rpcspec fuzz: seed {seed}, target `{}`", target.display());
-    let tty = io::stderr().is_terminal();
-    let mut progress = |execs: u64, findings: usize, elapsed: Duration| {
-        let rate = execs as f64 / elapsed.as_secs_f64().max(1e-3);
-        let line = format!(
-            "{execs} executions, {rate:.0}/s, {findings} findings, {:.0}s",
-            elapsed.as_secs_f64()
-        );
-        if tty {
-            eprint!("\r{line}   ");
-        } else {
-            eprintln!("{line}");
-        }
-    };
-    let report = match rpcspec::fuzz::fuzz(&target, &seeds, &opts, &mut progress) {
-        Ok(r) => r,
-        Err(e) => return fail(&format!("cannot write findings: {e}")),
-    };
-    if tty {
-        eprintln!();
-    }
-    let mut out = String::new();
-    for f in &report.findings {
-        out.push_str(&format!(
-            "{}  {}  on {} input (execution {}) -> {}\n",
-            f.result.verdict.as_str(),
-            f.signature,
-            f.shape,
-            f.execution,
-            f.file.display()
-        ));
-        if let Some(e) = f
-            .result
-            .evidence
-            .iter()
-            .find(|e| e.verdict == f.result.verdict)
-        {
-            out.push_str(&format!("    {}\n", e.message));
-        }
-    }
-    let rules: std::collections::BTreeSet<&str> = report
-        .findings
-        .iter()
-        .map(|f| f.signature.as_str())
-        .collect();
-    out.push_str(&format!(
-        "{} executions in {:.1}s, {} findings (one per cause: rule and input shape) over {} rules (seed {seed})\n",
-        report.executions,
-        report.elapsed.as_secs_f64(),
-        report.findings.len(),
-        rules.len()
-    ));
-    emit(&out, false);
-    if report.findings.is_empty() {
-        exit::OK
-    } else {
-        exit::FAILED
-    }
 }

@@ -1,0 +1,596 @@
+//! `rpcspec fuzz`: generated and mutated inputs against any executable.
+//!
+//! Each execution is a short conversation: a few steps of lines drawn from
+//! the shipped cases (often mutated) and from structure-aware generators
+//! (broken JSON, deep nesting, huge strings and numbers, invalid UTF-8, odd
+//! ids and member types, batches of every shape), sent under a random write
+//! plan to a fresh target process. It is graded exactly as a case with
+//! `expect_any = true`: framing and message rules on everything the target
+//! writes, every request answered once, no reply to notifications, no
+//! crash, no hang. A finding is minimised (fewest steps, fewest lines) and
+//! written as a case file that `rpcspec run --cases DIR` replays.
+//!
+//! Same seed, same inputs: generation uses its own PRNG, seeded per
+//! execution from the run seed and the execution number (and, with a
+//! corpus, the corpus's inputs when the execution is drawn).
+//!
+//! **Findings** are kinds, a [`signature`] (the first failing rule, or the
+//! verdict) and the input's [`shape`]: one kind is minimised and written
+//! once per run, and with a corpus once ever (a kind known from an earlier
+//! run is counted as known, not written again).
+//!
+//! **The corpus** (`--corpus DIR`, [`corpus`]) keeps inputs that showed
+//! new behaviour, for a black-box target the only coverage there is: the
+//! [`behaviour`] of an execution is the set of what the target did (the
+//! verdict, every rule broken, each kind of line it wrote with its error
+//! codes, silence). An input is kept when its behaviour holds a word, or a
+//! pair of words, that no input of the corpus showed (as a new edge is
+//! new coverage). Two executions in three then mutate a corpus input (a line
+//! damaged, inserted, dropped or duplicated, a step spliced from another
+//! input, the plan changed), one in three is generated afresh. The corpus
+//! holds at most `--corpus-max` inputs of at most 64 KiB
+//! ([`corpus::MAX_FILE`]), mutations at most 8 steps of 8 lines and 64 KiB.
+//! Its `state.json` holds the seed and the next execution number: a run
+//! resumes where the last one stopped, saved after each new input and
+//! finding, every 5 s and at the end, written whole and renamed.
+//!
+//! **Jobs** (`--jobs N`): N threads, each running executions on processes
+//! of its own, take execution numbers from one counter, so execution `n`
+//! is the same input whichever thread runs it (as long as the corpus is
+//! the same); a thread minimises what it found. With a corpus and more
+//! than one job, what the corpus holds when an input is drawn depends on
+//! timing.
+//!
+//! **Bounds.** No execution starts after `--time`; each has the case
+//! deadlines of `exec/`, and a minimisation at most 64 executions, none
+//! started later than `--time` or 30 s after its finding
+//! ([`MINIMISE_GRACE`]), whichever is later. Memory: jobs × `--budget`
+//! plus the corpus (at most `--corpus-max` × 64 KiB).
+
+mod corpus;
+mod finding;
+mod generate;
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::{Path, PathBuf},
+    sync::{
+        Mutex, MutexGuard,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        mpsc,
+    },
+    time::{Duration, Instant},
+};
+
+pub use corpus::{
+    Corpus, DEFAULT_MAX_INPUTS, FINDINGS_DIR, FuzzError, KnownFinding, MAX_FILE, MAX_INPUTS,
+    MAX_KNOWN_FINDINGS, Offer, STATE_FILE, State, behaviour, case_file,
+};
+pub use finding::{minimise, shape, signature};
+pub use generate::{
+    MAX_MUTANT_BYTES, MAX_MUTANT_LINES, MAX_MUTANT_STEPS, Rng, Scenario, scenario, scenario_with,
+    seed_lines,
+};
+
+use crate::{
+    cases::{Case, Expect, Location, Send, Step},
+    exec::RunOptions,
+    report::CaseResult,
+    target::Target,
+};
+
+/// How long a minimisation may go on after `--time`, counted from its
+/// finding: a finding made late in a run is still made smaller.
+pub const MINIMISE_GRACE: Duration = Duration::from_secs(30);
+
+/// How often the state is saved while nothing new is found.
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+
+/// How to fuzz.
+#[derive(Debug, Clone)]
+pub struct FuzzOptions {
+    /// The run seed; `None`: the corpus's, else from the clock.
+    pub seed: Option<u64>,
+    /// Stop after this long.
+    pub time: Duration,
+    /// Stop after this many executions (if sooner).
+    pub max_executions: Option<u64>,
+    /// How each execution is run (deadline, dialect).
+    pub run: RunOptions,
+    /// Where finding case files are written (created when needed).
+    pub out: PathBuf,
+    /// Threads running executions, each on processes of its own (≥ 1).
+    pub jobs: usize,
+    /// The corpus folder, if any.
+    pub corpus: Option<PathBuf>,
+    /// The most inputs the corpus holds.
+    pub corpus_max: usize,
+}
+
+impl FuzzOptions {
+    /// One job, no corpus, at most `max_executions` in `time`, findings to
+    /// `out`.
+    pub fn new(seed: u64, time: Duration, max_executions: Option<u64>, out: &Path) -> FuzzOptions {
+        FuzzOptions {
+            seed: Some(seed),
+            time,
+            max_executions,
+            run: RunOptions::default(),
+            out: out.to_path_buf(),
+            jobs: 1,
+            corpus: None,
+            corpus_max: DEFAULT_MAX_INPUTS,
+        }
+    }
+}
+
+/// One finding, minimised.
+#[derive(Debug, Clone)]
+pub struct FuzzFinding {
+    /// What kind of failure: the first failing rule id, or the verdict.
+    pub signature: String,
+    /// The shape of the input that showed it ([`shape`]): with the
+    /// signature, the finding's root cause, found once per run.
+    pub shape: &'static str,
+    /// The execution that found it.
+    pub execution: u64,
+    /// The result of the minimised input.
+    pub result: CaseResult,
+    /// The case file written for it.
+    pub file: PathBuf,
+}
+
+/// A finding kind known from an earlier run, seen again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownHit {
+    /// Its signature, shape and case file, as remembered.
+    pub known: KnownFinding,
+    /// Executions of this run that showed it.
+    pub executions: u64,
+}
+
+/// What a run did to its corpus.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorpusSummary {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Inputs when the run began, and when it ended.
+    pub before: usize,
+    /// See `before`.
+    pub after: usize,
+    /// Its cap (`--corpus-max`).
+    pub max: usize,
+    /// Executions with a new behaviour not kept: the corpus was full.
+    pub full: u64,
+    /// Executions with a new behaviour not kept: over [`MAX_FILE`].
+    pub too_big: u64,
+}
+
+/// What a fuzzing run did.
+#[derive(Debug, Clone, Default)]
+pub struct FuzzReport {
+    /// The seed.
+    pub seed: u64,
+    /// The number of the run's first execution (0, or where the corpus's
+    /// last run stopped).
+    pub first_execution: u64,
+    /// Executions run (minimisation not counted).
+    pub executions: u64,
+    /// New findings, in the order found.
+    pub findings: Vec<FuzzFinding>,
+    /// Known findings seen again, in the order they were first found.
+    pub known: Vec<KnownHit>,
+    /// The corpus, with `--corpus`.
+    pub corpus: Option<CorpusSummary>,
+    /// What loading skipped, one sentence each.
+    pub warnings: Vec<String>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// What [`fuzz`] tells its caller as it goes.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Progress<'a> {
+    /// The corpus is loaded; executions begin.
+    Started {
+        /// The seed.
+        seed: u64,
+        /// The first execution's number.
+        first_execution: u64,
+        /// Inputs in the corpus, with one.
+        corpus: Option<usize>,
+        /// What loading skipped.
+        warnings: &'a [String],
+    },
+    /// Twice a second, and at the end.
+    Running {
+        /// Executions so far.
+        executions: u64,
+        /// New findings so far.
+        findings: usize,
+        /// Since the run began.
+        elapsed: Duration,
+    },
+}
+
+/// The scenario as a case with open-ended steps.
+pub fn as_case(name: &str, scenario: &Scenario) -> Case {
+    let steps = scenario
+        .steps
+        .iter()
+        .map(|lines| Step {
+            send: Send::Raw(lines.clone()),
+            close: false,
+            expect: Expect::Any,
+            alternatives: Vec::new(),
+            source: Location {
+                file: PathBuf::from("fuzz"),
+                line: 0,
+                column: 0,
+            },
+        })
+        .collect();
+    Case {
+        id: format!("fuzz/{name}"),
+        title: "generated by rpcspec fuzz".into(),
+        section: "rpcspec fuzz".into(),
+        level: rpcspec_matcher::Level::Must,
+        requires: Vec::new(),
+        plans: vec![scenario.plan],
+        allow: Vec::new(),
+        not_in: Vec::new(),
+        or_unknown_method: false,
+        fresh: true,
+        steps,
+        source: Location {
+            file: PathBuf::from("fuzz"),
+            line: 0,
+            column: 0,
+        },
+    }
+}
+
+/// The default folder for findings.
+pub fn default_out() -> &'static Path {
+    Path::new("rpcspec-fuzz-findings")
+}
+
+/// What the jobs share, behind one lock.
+struct Shared {
+    corpus: Option<Corpus>,
+    /// Kinds found (or being minimised) in this run.
+    found: HashSet<(String, &'static str)>,
+    /// Kinds known from earlier runs: index into `known`.
+    known_index: HashMap<(String, String), usize>,
+    known: Vec<KnownHit>,
+    findings: Vec<FuzzFinding>,
+    full: u64,
+    too_big: u64,
+    error: Option<FuzzError>,
+}
+
+/// A run, as its jobs see it.
+struct Run<'a> {
+    target: &'a Target,
+    seeds: &'a [Vec<u8>],
+    opts: &'a FuzzOptions,
+    seed: u64,
+    first: u64,
+    base_executions: u64,
+    deadline: Instant,
+    claimed: AtomicU64,
+    done: AtomicU64,
+    stop: AtomicBool,
+    shared: Mutex<Shared>,
+}
+
+impl Run<'_> {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        // A job that panicked leaves the data as it was between two steps.
+        self.shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn origin(&self, n: u64) -> String {
+        format!(
+            "`rpcspec fuzz --seed {}` (execution {n}) against `{}`",
+            self.seed,
+            self.target.display()
+        )
+    }
+
+    /// One job: executions until the time is up, the count is reached or
+    /// another job failed.
+    fn work(&self) {
+        while !self.stop.load(Ordering::Relaxed) && Instant::now() < self.deadline {
+            let i = self.claimed.fetch_add(1, Ordering::Relaxed);
+            if self.opts.max_executions.is_some_and(|max| i >= max) {
+                break;
+            }
+            let n = self.first + i;
+            let scenario = {
+                let shared = self.lock();
+                let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
+                scenario_with(self.seed, n, self.seeds, inputs)
+            };
+            let result = finding::run_scenario(&scenario, self.target, &self.opts.run);
+            self.done.fetch_add(1, Ordering::Relaxed);
+            if let Err(e) = self.after(n, scenario, &result) {
+                let mut shared = self.lock();
+                shared.error.get_or_insert(e);
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Offers the input to the corpus and handles a finding.
+    fn after(&self, n: u64, scenario: Scenario, result: &CaseResult) -> Result<(), FuzzError> {
+        let mut shared = self.lock();
+        if let Some(corpus) = shared.corpus.as_mut() {
+            let seen = behaviour(result, &self.opts.run.dialect);
+            match corpus.offer(&scenario, &seen, &self.origin(n))? {
+                Offer::Kept(_) => {
+                    self.update(corpus);
+                    corpus.save()?;
+                }
+                Offer::Full => shared.full += 1,
+                Offer::TooBig => shared.too_big += 1,
+                Offer::Known => {}
+            }
+        }
+        let Some(sig) = signature(result) else {
+            return Ok(());
+        };
+        let cause = shape(&scenario);
+        if let Some(&i) = shared.known_index.get(&(sig.clone(), cause.to_owned())) {
+            shared.known[i].executions += 1;
+            return Ok(());
+        }
+        if !shared.found.insert((sig.clone(), cause)) {
+            return Ok(());
+        }
+        drop(shared);
+        let until = self.deadline.max(Instant::now() + MINIMISE_GRACE);
+        let (small, result) = minimise(scenario, &sig, self.target, &self.opts.run, until);
+        let name = format!("seed-{}-{n}", self.seed);
+        let text = case_file(&name, &small, &result, &self.origin(n));
+        let file = self.opts.out.join(format!("{name}.toml"));
+        std::fs::create_dir_all(&self.opts.out).map_err(|error| FuzzError::Write {
+            path: self.opts.out.clone(),
+            error,
+        })?;
+        corpus::write_atomic(&file, &text)?;
+        let mut shared = self.lock();
+        if let Some(corpus) = shared.corpus.as_mut() {
+            self.update(corpus);
+            let known = KnownFinding {
+                signature: sig.clone(),
+                shape: cause.to_owned(),
+                file: format!("{name}.toml"),
+                seed: self.seed,
+                execution: n,
+            };
+            corpus.remember(known, &text)?;
+        }
+        shared.findings.push(FuzzFinding {
+            signature: sig,
+            shape: cause,
+            execution: n,
+            result,
+            file,
+        });
+        Ok(())
+    }
+
+    /// The corpus's state as of now: where the next run starts. An
+    /// execution under way then is run again by the next run if this one
+    /// is killed: the same input, so nothing is skipped.
+    fn update(&self, corpus: &mut Corpus) {
+        let done = self.done.load(Ordering::Relaxed);
+        let state = corpus.state.get_or_insert_with(State::default);
+        state.seed = self.seed;
+        state.next_execution = self.first + done;
+        state.executions = self.base_executions + done;
+    }
+
+    /// Saves the corpus's state.
+    fn save(&self) -> Result<(), FuzzError> {
+        let mut shared = self.lock();
+        if let Some(corpus) = shared.corpus.as_mut() {
+            self.update(corpus);
+            corpus.save()?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the fuzzer. `progress` hears of the start and, twice a second, of
+/// the executions and findings so far.
+pub fn fuzz(
+    target: &Target,
+    seeds: &[Vec<u8>],
+    opts: &FuzzOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<FuzzReport, FuzzError> {
+    let started = Instant::now();
+    let mut corpus = match &opts.corpus {
+        Some(dir) => Some(Corpus::open(dir, opts.corpus_max)?),
+        None => None,
+    };
+    let mut warnings = corpus
+        .as_mut()
+        .map_or_else(Vec::new, |c| std::mem::take(&mut c.warnings));
+    let previous = corpus.as_ref().and_then(|c| c.state.clone());
+    let (seed, first) = match (&previous, opts.seed) {
+        (Some(state), None) => (state.seed, state.next_execution),
+        (Some(state), Some(seed)) if seed == state.seed => (seed, state.next_execution),
+        (Some(state), Some(seed)) => {
+            warnings.push(format!(
+                "--seed {seed} is not the corpus's seed {}: execution numbers start at 0",
+                state.seed
+            ));
+            (seed, 0)
+        }
+        (None, seed) => (seed.unwrap_or_else(clock_seed), 0),
+    };
+    let known: Vec<KnownHit> = previous
+        .iter()
+        .flat_map(|s| s.findings.iter().cloned())
+        .map(|known| KnownHit {
+            known,
+            executions: 0,
+        })
+        .collect();
+    let known_index = known
+        .iter()
+        .enumerate()
+        .map(|(i, k)| ((k.known.signature.clone(), k.known.shape.clone()), i))
+        .collect();
+    let before = corpus.as_ref().map_or(0, |c| c.inputs.len());
+    if let Some(corpus) = corpus.as_mut() {
+        // The run counts as one even if it is killed; its state says
+        // where it starts.
+        let state = corpus.state.get_or_insert_with(State::default);
+        let executions = state.executions;
+        state.seed = seed;
+        state.next_execution = first;
+        state.executions = executions;
+        state.runs += 1;
+        corpus.save()?;
+    }
+    progress(Progress::Started {
+        seed,
+        first_execution: first,
+        corpus: corpus.as_ref().map(|c| c.inputs.len()),
+        warnings: &warnings,
+    });
+    let base_executions = previous.as_ref().map_or(0, |s| s.executions);
+    let run = Run {
+        target,
+        seeds,
+        opts,
+        seed,
+        first,
+        base_executions,
+        deadline: started + opts.time,
+        claimed: AtomicU64::new(0),
+        done: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+        shared: Mutex::new(Shared {
+            corpus,
+            found: HashSet::new(),
+            known_index,
+            known,
+            findings: Vec::new(),
+            full: 0,
+            too_big: 0,
+            error: None,
+        }),
+    };
+    let tell = |run: &Run<'_>, progress: &mut dyn FnMut(Progress<'_>)| {
+        let findings = run.lock().findings.len();
+        progress(Progress::Running {
+            executions: run.done.load(Ordering::Relaxed),
+            findings,
+            elapsed: started.elapsed(),
+        });
+    };
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        for _ in 0..opts.jobs.max(1) {
+            let done_tx = done_tx.clone();
+            let run = &run;
+            scope.spawn(move || {
+                run.work();
+                let _ = done_tx.send(());
+            });
+        }
+        drop(done_tx);
+        let mut running = opts.jobs.max(1);
+        let mut saved = Instant::now();
+        while running > 0 {
+            match done_rx.recv_timeout(Duration::from_millis(500)) {
+                Ok(()) => running -= 1,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            tell(&run, progress);
+            if saved.elapsed() >= SAVE_EVERY {
+                saved = Instant::now();
+                if let Err(e) = run.save() {
+                    run.lock().error.get_or_insert(e);
+                    run.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    run.save()?;
+    let executions = run.done.load(Ordering::Relaxed);
+    let shared = run
+        .shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(e) = shared.error {
+        return Err(e);
+    }
+    let elapsed = started.elapsed();
+    progress(Progress::Running {
+        executions,
+        findings: shared.findings.len(),
+        elapsed,
+    });
+    Ok(FuzzReport {
+        seed,
+        first_execution: first,
+        executions,
+        findings: shared.findings,
+        known: shared
+            .known
+            .into_iter()
+            .filter(|k| k.executions > 0)
+            .collect(),
+        corpus: shared.corpus.map(|c| CorpusSummary {
+            dir: c.dir,
+            before,
+            after: c.inputs.len(),
+            max: c.max_inputs,
+            full: shared.full,
+            too_big: shared.too_big,
+        }),
+        warnings,
+        elapsed,
+    })
+}
+
+/// A seed from the clock, for a run that names none.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use generate::collapse_runs;
+
+    #[test]
+    fn same_seed_same_scenarios() {
+        let seeds =
+            vec![b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1}".to_vec()];
+        for n in 0..50 {
+            assert_eq!(scenario(7, n, &seeds), scenario(7, n, &seeds));
+        }
+        assert_ne!(scenario(7, 1, &seeds), scenario(8, 1, &seeds));
+    }
+
+    #[test]
+    fn runs_collapse() {
+        assert_eq!(
+            collapse_runs(b"[\"xxxxxxxxxxxx\", 9999999999]", 3),
+            b"[\"xxx\", 999]"
+        );
+    }
+}
