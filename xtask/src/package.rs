@@ -15,6 +15,9 @@
 //!    a PASS; for the producer and decoder roles nothing but PASS and the
 //!    SKIPPED of what needs an opt-in; exit status 0 for each role.
 //!
+//! 4. Run the framer's and the matcher's own tests in their unpacked
+//!    packages (all features): what they need travels with them.
+//!
 //! `--publish-dry-run` runs `cargo publish --dry-run` for the three crates
 //! instead (it needs the registry's index, and verifies each in release).
 
@@ -144,6 +147,15 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
         .arg(root.join("target/package-install"))
         .current_dir(work))?;
     let rpcspec = bin_root.join("bin/rpcspec");
+
+    // The libraries' own tests, from their packages: nothing they need is
+    // left behind in the checkout.
+    for name in &PUBLISHED[..2] {
+        run(Command::new("cargo")
+            .args(["test", "--quiet", "--all-features", "--target-dir"])
+            .arg(root.join("target/package-install"))
+            .current_dir(work.join(format!("{name}-{version}"))))?;
+    }
 
     let runs: &[(&str, &[&str])] = &[
         ("server", &["run", "--format", "json"]),
