@@ -1,0 +1,130 @@
+//! `rpcspec fuzz --corpus DIR` on the command line: what it prints, and
+//! what it says of a corpus it cannot load (file, line and column, exit 2)
+//! or of files that are not its own (skipped, with a warning).
+
+use std::{path::Path, process::Command};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
+
+/// `rpcspec fuzz` with `args` against the reference server: (exit code,
+/// stdout, stderr).
+fn fuzz(args: &[&str], corpus: &Path) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN)
+        .arg("fuzz")
+        .args(args)
+        .arg("--corpus")
+        .arg(corpus)
+        .arg("--out")
+        .arg(corpus.with_extension("findings"))
+        .args(["--", BIN, "serve"])
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_second_run_says_where_it_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let shown = corpus.display().to_string();
+    let (code, out, err) = fuzz(&["--executions", "6", "--seed", "5"], &corpus);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        err.contains("seed 5, corpus of 0 inputs, from execution 0, 1 jobs"),
+        "{err}"
+    );
+    assert!(out.contains("6 executions (numbers 0 to 5)"), "{out}");
+    let grown = format!("corpus {shown}: 0 -> ");
+    assert!(out.contains(&grown), "{out}");
+    let after: usize = out[out.find(&grown).unwrap() + grown.len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(after > 0, "{out}");
+
+    let (code, out, err) = fuzz(&["--executions", "4", "--jobs", "2"], &corpus);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        err.contains(&format!(
+            "seed 5, corpus of {after} inputs, from execution 6, 2 jobs"
+        )),
+        "{err}"
+    );
+    assert!(out.contains("4 executions (numbers 6 to 9) in"), "{out}");
+    assert!(
+        out.contains(&format!("corpus {shown}: {after} -> ")),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bad_corpus_file_is_named_with_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(
+        corpus.join("input-0.toml"),
+        "[[case]]\nname = \"x\"\ntitle = 3\n",
+    )
+    .unwrap();
+    let (code, out, err) = fuzz(&["--executions", "1"], &corpus);
+    assert_eq!(code, Some(2), "{out}{err}");
+    let at = format!("{}:3:", corpus.join("input-0.toml").display());
+    assert!(err.contains(&at), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    std::fs::remove_file(corpus.join("input-0.toml")).unwrap();
+    std::fs::write(corpus.join("state.json"), "{\"version\": 1,\n\"seed\": -1}").unwrap();
+    let (code, _, err) = fuzz(&["--executions", "1"], &corpus);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}:2:", corpus.join("state.json").display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn files_that_are_not_inputs_are_skipped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir_all(corpus.join("notes")).unwrap();
+    std::fs::write(corpus.join("README.txt"), "mine").unwrap();
+    std::fs::write(corpus.join(".input-1.toml.tmp-99"), "[[case").unwrap();
+    std::fs::write(corpus.join("huge.toml"), "#".repeat(65 << 10)).unwrap();
+    let (code, out, err) = fuzz(&["--executions", "1"], &corpus);
+    assert_eq!(code, Some(0), "{out}{err}");
+    for (file, why) in [
+        ("README.txt", "not a corpus input"),
+        ("notes", "a folder"),
+        (".input-1.toml.tmp-99", "left by an interrupted run"),
+        ("huge.toml", "over the 64 KiB"),
+    ] {
+        let said = format!("warning: {}: skipped: {why}", corpus.join(file).display());
+        assert!(err.contains(&said), "{said}\n{err}");
+    }
+    assert!(corpus.join("README.txt").exists());
+}
+
+#[test]
+fn jobs_and_corpus_max_have_bounds() {
+    for args in [
+        ["--jobs", "0"],
+        ["--jobs", "257"],
+        ["--corpus-max", "0"],
+        ["--corpus-max", "100001"],
+    ] {
+        let out = Command::new(BIN)
+            .arg("fuzz")
+            .args(args)
+            .args(["--", "cat"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
