@@ -15,8 +15,12 @@ use rpcspec::{
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant");
 
 fn mutant() -> Target {
+    server("replies-to-notifications")
+}
+
+fn server(name: &str) -> Target {
     Target {
-        argv: vec![MUTANT.into(), "replies-to-notifications".into()],
+        argv: vec![MUTANT.into(), name.into()],
     }
 }
 
@@ -33,8 +37,12 @@ fn options(seed: Option<u64>, executions: u64, out: &Path, corpus: Option<&Path>
 }
 
 fn run(opts: &FuzzOptions) -> FuzzReport {
+    run_against(&mutant(), opts)
+}
+
+fn run_against(target: &Target, opts: &FuzzOptions) -> FuzzReport {
     let seeds = seed_lines(&cases::builtin().unwrap());
-    fuzz(&mutant(), &seeds, opts, &mut |_| {}).unwrap()
+    fuzz(target, &seeds, opts, &mut |_| {}).unwrap()
 }
 
 fn files(dir: &Path, prefix: &str) -> usize {
@@ -153,4 +161,39 @@ fn two_jobs_find_what_one_finds() {
     assert!(!kinds(&one).is_empty());
     assert_eq!(kinds(&one), kinds(&two));
     assert!(two.findings.iter().all(|f| f.execution < 60));
+}
+
+/// A known finding whose case file passes now is fixed: forgotten, so
+/// that when the bug comes back it is a new finding, not a known one.
+#[test]
+fn a_fixed_finding_is_forgotten_and_new_when_it_comes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let first = run(&options(
+        Some(3),
+        30,
+        &dir.path().join("out1"),
+        Some(&corpus),
+    ));
+    assert!(!first.findings.is_empty());
+
+    let fixed = run_against(
+        &server("reference"),
+        &options(None, 5, &dir.path().join("out2"), Some(&corpus)),
+    );
+    let forgotten: BTreeSet<_> = fixed
+        .fixed
+        .iter()
+        .map(|k| (k.signature.clone(), k.shape.clone()))
+        .collect();
+    assert_eq!(forgotten, kinds(&first));
+    assert!(fixed.findings.is_empty() && fixed.known.is_empty());
+    assert_eq!(files(&corpus.join("findings"), "seed-"), 0);
+
+    let back = run(&options(None, 30, &dir.path().join("out3"), Some(&corpus)));
+    assert!(back.known.is_empty());
+    assert!(
+        !kinds(&back).is_disjoint(&kinds(&first)),
+        "the bug is new again"
+    );
 }

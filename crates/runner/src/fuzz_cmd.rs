@@ -125,6 +125,13 @@ fn summary(report: &FuzzReport, jobs: usize) -> String {
             k.known.signature, k.known.shape, k.executions,
         );
     }
+    for k in &report.fixed {
+        let _ = writeln!(
+            out,
+            "fixed  {}  on {} input: its case file no longer fails so, forgotten ({})",
+            k.signature, k.shape, k.file,
+        );
+    }
     let rules: std::collections::BTreeSet<&str> = report
         .findings
         .iter()

@@ -313,6 +313,51 @@ impl Corpus {
         Ok(true)
     }
 
+    /// Replays each known finding's case file (`findings/NAME.toml`) with
+    /// `replay`, which gives its signature, or `None` when there is no time
+    /// left. A finding whose file no longer fails with its signature is
+    /// fixed: it is forgotten (its file removed, the state saved), so that
+    /// if it comes back it is a new finding, not a known one. One whose
+    /// file cannot be read stays known, with a warning.
+    pub fn recheck(
+        &mut self,
+        replay: &mut dyn FnMut(&Scenario) -> Option<Option<String>>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<KnownFinding>, FuzzError> {
+        let Some(state) = self.state.as_mut() else {
+            return Ok(Vec::new());
+        };
+        let mut fixed = Vec::new();
+        let mut kept = Vec::new();
+        for known in std::mem::take(&mut state.findings) {
+            let path = self.dir.join(&known.file);
+            let input = cases::read_text(&path, &path)
+                .map_err(FuzzError::Load)
+                .and_then(|text| parse_input(&path, &text))
+                .map(|(inputs, _)| inputs.into_iter().next());
+            let signature = match input {
+                Ok(Some(input)) => replay(&input),
+                Ok(None) => None,
+                Err(e) => {
+                    warnings.push(format!("a known finding cannot be replayed: {e}"));
+                    None
+                }
+            };
+            match signature {
+                Some(now) if now.as_deref() != Some(known.signature.as_str()) => {
+                    let _ = std::fs::remove_file(&path);
+                    fixed.push(known);
+                }
+                _ => kept.push(known),
+            }
+        }
+        state.findings = kept;
+        if !fixed.is_empty() {
+            self.save()?;
+        }
+        Ok(fixed)
+    }
+
     /// Writes the state file.
     pub fn save(&self) -> Result<(), FuzzError> {
         let state = self.state.clone().unwrap_or_default();

@@ -16,8 +16,11 @@
 //!
 //! **Findings** are kinds, a [`signature`] (the first failing rule, or the
 //! verdict) and the input's [`shape`]: one kind is minimised and written
-//! once per run, and with a corpus once ever (a kind known from an earlier
-//! run is counted as known, not written again).
+//! once per run, and with a corpus once for as long as it lasts: a kind
+//! known from an earlier run is counted as known, not written again (and
+//! does not fail the run). A run first replays each known finding's case
+//! file; one that no longer fails so is fixed and forgotten, so that the
+//! bug coming back is a new finding.
 //!
 //! **The corpus** (`--corpus DIR`, [`corpus`]) keeps inputs that showed
 //! new behaviour, for a black-box target the only coverage there is: the
@@ -180,6 +183,9 @@ pub struct FuzzReport {
     pub findings: Vec<FuzzFinding>,
     /// Known findings seen again, in the order they were first found.
     pub known: Vec<KnownHit>,
+    /// Known findings whose case file no longer fails that way: forgotten,
+    /// so that a finding of their kind is new again.
+    pub fixed: Vec<KnownFinding>,
     /// The corpus, with `--corpus`.
     pub corpus: Option<CorpusSummary>,
     /// What loading skipped, one sentence each.
@@ -435,8 +441,24 @@ pub fn fuzz(
         }
         (None, seed) => (seed.unwrap_or_else(clock_seed), 0),
     };
-    let known: Vec<KnownHit> = previous
+    progress(Progress::Started {
+        seed,
+        first_execution: first,
+        corpus: corpus.as_ref().map(|c| c.inputs.len()),
+        warnings: &warnings,
+    });
+    let deadline = started + opts.time;
+    let mut fixed = Vec::new();
+    if let Some(corpus) = corpus.as_mut() {
+        let mut replay = |input: &Scenario| {
+            (Instant::now() < deadline)
+                .then(|| signature(&finding::run_scenario(input, target, &opts.run)))
+        };
+        fixed = corpus.recheck(&mut replay, &mut warnings)?;
+    }
+    let known: Vec<KnownHit> = corpus
         .iter()
+        .filter_map(|c| c.state.as_ref())
         .flat_map(|s| s.findings.iter().cloned())
         .map(|known| KnownHit {
             known,
@@ -453,19 +475,11 @@ pub fn fuzz(
         // The run counts as one even if it is killed; its state says
         // where it starts.
         let state = corpus.state.get_or_insert_with(State::default);
-        let executions = state.executions;
         state.seed = seed;
         state.next_execution = first;
-        state.executions = executions;
         state.runs += 1;
         corpus.save()?;
     }
-    progress(Progress::Started {
-        seed,
-        first_execution: first,
-        corpus: corpus.as_ref().map(|c| c.inputs.len()),
-        warnings: &warnings,
-    });
     let base_executions = previous.as_ref().map_or(0, |s| s.executions);
     let run = Run {
         target,
@@ -474,7 +488,7 @@ pub fn fuzz(
         seed,
         first,
         base_executions,
-        deadline: started + opts.time,
+        deadline,
         claimed: AtomicU64::new(0),
         done: AtomicU64::new(0),
         stop: AtomicBool::new(false),
@@ -559,6 +573,7 @@ pub fn fuzz(
             full: shared.full,
             too_big: shared.too_big,
         }),
+        fixed,
         warnings,
         elapsed,
     })
