@@ -128,3 +128,40 @@ fn jobs_and_corpus_max_have_bounds() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+/// Every `rpcspec fuzz` command of docs/fuzzing.md runs as written (cut
+/// to two executions, against the reference server instead of
+/// `python3 server.py`), in a fresh folder.
+#[test]
+fn the_commands_of_the_fuzzing_guide_run() {
+    let guide = include_str!("../../../docs/fuzzing.md");
+    let commands: Vec<&str> = guide
+        .lines()
+        .map(|l| l.trim().trim_start_matches("run: "))
+        .filter(|l| l.starts_with("rpcspec fuzz "))
+        .collect();
+    assert!(commands.len() >= 2, "{commands:?}");
+    for command in commands {
+        let words: Vec<&str> = command.split_whitespace().collect();
+        let dash = words.iter().position(|w| *w == "--").unwrap();
+        assert_eq!(&words[dash + 1..], ["python3", "server.py"], "{command}");
+        let dir = tempfile::tempdir().unwrap();
+        let out = Command::new(BIN)
+            .args(&words[1..dash])
+            .args(["--executions", "2", "--", BIN, "serve"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{command}\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains("corpus .rpcspec-corpus: 0 -> "),
+            "{command}\n{stdout}"
+        );
+    }
+}
