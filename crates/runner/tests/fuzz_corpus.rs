@@ -102,13 +102,17 @@ fn files_that_are_not_inputs_are_skipped_with_a_warning() {
     for (file, why) in [
         ("README.txt", "not a corpus input"),
         ("notes", "a folder"),
-        (".input-1.toml.tmp-99", "left by an interrupted run"),
+        (
+            ".input-1.toml.tmp-99",
+            "left by an interrupted run, removed",
+        ),
         ("huge.toml", "over the 64 KiB"),
     ] {
         let said = format!("warning: {}: skipped: {why}", corpus.join(file).display());
         assert!(err.contains(&said), "{said}\n{err}");
     }
     assert!(corpus.join("README.txt").exists());
+    assert!(!corpus.join(".input-1.toml.tmp-99").exists());
 }
 
 #[test]
@@ -164,4 +168,50 @@ fn the_commands_of_the_fuzzing_guide_run() {
             "{command}\n{stdout}"
         );
     }
+}
+
+/// A run killed at any moment (here with SIGKILL, once it has kept an
+/// input) leaves a corpus the next run loads and resumes from: at the
+/// execution number its state names.
+#[test]
+fn a_killed_run_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    let mut child = Command::new(BIN)
+        .args(["fuzz", "--time", "60", "--seed", "9", "--corpus"])
+        .arg(&corpus)
+        .arg("--out")
+        .arg(dir.path().join("findings"))
+        .args(["--", BIN, "serve"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let state = corpus.join("state.json");
+    let next = |text: &str| -> u64 {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["next_execution"].as_u64().unwrap()
+    };
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(&state).map_or(true, |t| t.is_empty() || next(&t) == 0) {
+        assert!(
+            began.elapsed() < std::time::Duration::from_secs(30),
+            "no execution saved in 30 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let stopped = next(&std::fs::read_to_string(&state).unwrap());
+    assert!(stopped > 0);
+    let (code, out, err) = fuzz(&["--executions", "1"], &corpus);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        err.contains("seed 9, corpus of ") && err.contains(&format!("from execution {stopped},")),
+        "{err}"
+    );
+    assert!(
+        out.contains(&format!("numbers {stopped} to {stopped})")),
+        "{out}"
+    );
 }

@@ -133,6 +133,15 @@ fn load_error(file: &Path, message: String) -> FuzzError {
     })
 }
 
+/// Whether `name` is the temporary name [`write_atomic`] gives a file:
+/// `.NAME.tmp-PID`.
+fn is_temporary(name: &str) -> bool {
+    name.starts_with('.')
+        && name
+            .rsplit_once(".tmp-")
+            .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Writes `text` to `path` under a temporary name first, then renames it.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), FuzzError> {
     let error = |error| FuzzError::Write {
@@ -226,8 +235,10 @@ impl Corpus {
                 if name != FINDINGS_DIR {
                     corpus.skip(&path, "a folder");
                 }
-            } else if name.starts_with('.') && name.contains(".tmp-") {
-                corpus.skip(&path, "left by an interrupted run");
+            } else if is_temporary(&name) {
+                // Ours, from a run killed between writing and renaming.
+                let _ = std::fs::remove_file(&path);
+                corpus.skip(&path, "left by an interrupted run, removed");
             } else if !name.ends_with(".toml") || !meta.is_file() {
                 corpus.skip(&path, "not a corpus input (a *.toml file)");
             } else if meta.len() > MAX_FILE {

@@ -333,9 +333,13 @@ impl Run<'_> {
 
     /// Offers the input to the corpus and handles a finding.
     fn after(&self, n: u64, scenario: Scenario, result: &CaseResult) -> Result<(), FuzzError> {
+        let seen = self
+            .opts
+            .corpus
+            .is_some()
+            .then(|| behaviour(result, &self.opts.run.dialect));
         let mut shared = self.lock();
-        if let Some(corpus) = shared.corpus.as_mut() {
-            let seen = behaviour(result, &self.opts.run.dialect);
+        if let (Some(corpus), Some(seen)) = (shared.corpus.as_mut(), seen) {
             match corpus.offer(&scenario, &seen, &self.origin(n))? {
                 Offer::Kept(_) => {
                     self.update(corpus);
