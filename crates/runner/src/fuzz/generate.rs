@@ -230,26 +230,35 @@ pub fn scenario_with(seed: u64, n: u64, seeds: &[Vec<u8>], corpus: &[Scenario]) 
     }
 }
 
-/// Whether two messages of a step carry the same request id.
+/// Whether two messages of a step carry the same request id, or one
+/// carries the id `null` while another awaits an error whose id is `null`
+/// (it has no id that can be read): replies to both then carry `null`,
+/// and nothing tells which is which. JSON-RPC 2.0 §4 discourages a `null`
+/// id for that very reason.
 fn reuses_an_id(lines: &[Vec<u8>]) -> bool {
-    fn ids(kind: &Kind, out: &mut Vec<Id>) {
+    fn ids(kind: &Kind, out: &mut Vec<Id>, anonymous: &mut usize) {
         match kind {
             Kind::Request { id, .. } | Kind::Invalid { id: Some(id), .. } => out.push(id.clone()),
-            Kind::Batch(members) => members.iter().for_each(|m| ids(m, out)),
+            Kind::Invalid { id: None, .. } => *anonymous += 1,
+            Kind::Batch(members) => members.iter().for_each(|m| ids(m, out, anonymous)),
             _ => {}
         }
     }
     let mut seen = Vec::new();
+    let mut anonymous = 0;
     for line in lines {
         let text = String::from_utf8_lossy(line);
         ids(
             &classify(text.trim_end(), &Dialect::Jsonrpc2).kind,
             &mut seen,
+            &mut anonymous,
         );
     }
-    seen.iter()
-        .enumerate()
-        .any(|(i, a)| seen[..i].iter().any(|b| a.compare(b) != IdMatch::Different))
+    (anonymous > 0 && seen.iter().any(|id| id.raw() == "null"))
+        || seen
+            .iter()
+            .enumerate()
+            .any(|(i, a)| seen[..i].iter().any(|b| a.compare(b) != IdMatch::Different))
 }
 
 fn draw(seed: u64, n: u64, seeds: &[Vec<u8>]) -> Scenario {
@@ -398,4 +407,36 @@ fn mutant(rng: &mut Rng, corpus: &[Scenario], seeds: &[Vec<u8>]) -> Option<Scena
         && s.steps.iter().all(|l| l.len() <= MAX_MUTANT_LINES)
         && bytes <= MAX_MUTANT_BYTES)
         .then_some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A step whose replies could not be told apart is never drawn: two
+    /// requests with one id, or a `null` id beside a message that gets an
+    /// error with id `null` (found against the reference server as
+    /// `session.batch-reply-missing`: a batch with a `null` id request and
+    /// a batch of invalid requests, their replies paired the wrong way).
+    #[test]
+    fn ambiguous_steps_are_found() {
+        let step = |lines: &[&str]| {
+            let lines: Vec<Vec<u8>> = lines
+                .iter()
+                .map(|l| format!("{l}\n").into_bytes())
+                .collect();
+            reuses_an_id(&lines)
+        };
+        let null = r#"[{"jsonrpc": "2.0", "method": "foobar", "id": null}]"#;
+        let one = r#"{"jsonrpc": "2.0", "method": "foobar", "id": 1}"#;
+        assert!(step(&[one, one]));
+        assert!(step(&[
+            one,
+            r#"{"jsonrpc": "2.0", "method": "x", "id": 1.0}"#
+        ]));
+        assert!(step(&[null, r#"[{"jsonrpc": "2.0", "method": 1}]"#]));
+        assert!(step(&[null, "{oops"]));
+        assert!(!step(&[null, one]));
+        assert!(!step(&[one, "{oops", "{oops", "[]"]));
+    }
 }
