@@ -204,7 +204,7 @@ pub fn scenario(seed: u64, n: u64, seeds: &[Vec<u8>]) -> Scenario {
 
 /// The scenario of execution `n` of the run seeded `seed`, given the
 /// corpus's inputs as they are when it is drawn: two times in three a
-/// mutation of one of them ([`mutant`]), else a generated one. With an
+/// mutation of one of them, else a generated one. With an
 /// empty corpus, [`scenario`]'s input.
 pub fn scenario_with(seed: u64, n: u64, seeds: &[Vec<u8>], corpus: &[Scenario]) -> Scenario {
     for attempt in 0..32 {

@@ -22,7 +22,7 @@
 //! file; one that no longer fails so is fixed and forgotten, so that the
 //! bug coming back is a new finding.
 //!
-//! **The corpus** (`--corpus DIR`, [`corpus`]) keeps inputs that showed
+//! **The corpus** (`--corpus DIR`, [`Corpus`]) keeps inputs that showed
 //! new behaviour, for a black-box target the only coverage there is: the
 //! [`behaviour`] of an execution is the set of what the target did (the
 //! verdict, every rule broken, each kind of line it wrote with its error
@@ -32,7 +32,7 @@
 //! damaged, inserted, dropped or duplicated, a step spliced from another
 //! input, the plan changed), one in three is generated afresh. The corpus
 //! holds at most `--corpus-max` inputs of at most 64 KiB
-//! ([`corpus::MAX_FILE`]), mutations at most 8 steps of 8 lines and 64 KiB.
+//! ([`MAX_FILE`]), mutations at most 8 steps of 8 lines and 64 KiB.
 //! Its `state.json` holds the seed and the next execution number: a run
 //! resumes where the last one stopped, saved after each new input and
 //! finding, every 5 s and at the end, written whole and renamed.
@@ -50,6 +50,7 @@
 //! ([`MINIMISE_GRACE`]), whichever is later. Memory: jobs × `--budget`
 //! plus the corpus (at most `--corpus-max` × 64 KiB).
 
+mod behaviour;
 mod corpus;
 mod finding;
 mod generate;
@@ -65,9 +66,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+pub use behaviour::{MAX_WORDS, behaviour};
 pub use corpus::{
     Corpus, DEFAULT_MAX_INPUTS, FINDINGS_DIR, FuzzError, KnownFinding, MAX_FILE, MAX_INPUTS,
-    MAX_KNOWN_FINDINGS, Offer, STATE_FILE, State, behaviour, case_file,
+    MAX_KNOWN_FINDINGS, Offer, STATE_FILE, State, case_file,
 };
 pub use finding::{minimise, shape, signature};
 pub use generate::{
