@@ -56,7 +56,7 @@ mod finding;
 mod generate;
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::{BTreeSet, HashMap, HashSet},
     path::{Path, PathBuf},
     sync::{
         Mutex, MutexGuard,
@@ -276,6 +276,18 @@ struct Shared {
     full: u64,
     too_big: u64,
     error: Option<FuzzError>,
+    /// Executions under way, by number.
+    running: BTreeSet<u64>,
+    /// One past the highest execution number begun.
+    next: u64,
+}
+
+impl Shared {
+    /// Where a next run starts: at the lowest execution under way (a run
+    /// killed now has not finished it), else after the last begun.
+    fn resume_at(&self) -> u64 {
+        self.running.first().copied().unwrap_or(self.next)
+    }
 }
 
 /// A run, as its jobs see it.
@@ -319,14 +331,20 @@ impl Run<'_> {
             }
             let n = self.first + i;
             let scenario = {
-                let shared = self.lock();
+                let mut shared = self.lock();
+                shared.running.insert(n);
+                shared.next = shared.next.max(n + 1);
                 let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
                 scenario_with(self.seed, n, self.seeds, inputs)
             };
             let result = finding::run_scenario(&scenario, self.target, &self.opts.run);
             self.done.fetch_add(1, Ordering::Relaxed);
-            if let Err(e) = self.after(n, scenario, &result) {
-                let mut shared = self.lock();
+            let outcome = self.after(n, scenario, &result);
+            // Only now, with its input kept and its finding written: a run
+            // killed before runs it again.
+            let mut shared = self.lock();
+            shared.running.remove(&n);
+            if let Err(e) = outcome {
                 shared.error.get_or_insert(e);
                 self.stop.store(true, Ordering::Relaxed);
             }
@@ -341,10 +359,11 @@ impl Run<'_> {
             .is_some()
             .then(|| behaviour(result, &self.opts.run.dialect));
         let mut shared = self.lock();
+        let resume_at = shared.resume_at();
         if let (Some(corpus), Some(seen)) = (shared.corpus.as_mut(), seen) {
             match corpus.offer(&scenario, &seen, &self.origin(n))? {
                 Offer::Kept(_) => {
-                    self.update(corpus);
+                    self.update(corpus, resume_at);
                     corpus.save()?;
                 }
                 Offer::Full => shared.full += 1,
@@ -375,8 +394,9 @@ impl Run<'_> {
         })?;
         corpus::write_atomic(&file, &text)?;
         let mut shared = self.lock();
+        let resume_at = shared.resume_at();
         if let Some(corpus) = shared.corpus.as_mut() {
-            self.update(corpus);
+            self.update(corpus, resume_at);
             let known = KnownFinding {
                 signature: sig.clone(),
                 shape: cause.to_owned(),
@@ -396,22 +416,24 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The corpus's state as of now: where the next run starts. An
-    /// execution under way then is run again by the next run if this one
-    /// is killed: the same input, so nothing is skipped.
-    fn update(&self, corpus: &mut Corpus) {
+    /// The corpus's state as of now, the next run starting at
+    /// `resume_at`: if this one is killed, the executions under way are
+    /// run again (the same inputs; some after them may run twice), none
+    /// is skipped.
+    fn update(&self, corpus: &mut Corpus, resume_at: u64) {
         let done = self.done.load(Ordering::Relaxed);
         let state = corpus.state.get_or_insert_with(State::default);
         state.seed = self.seed;
-        state.next_execution = self.first + done;
+        state.next_execution = resume_at;
         state.executions = self.base_executions + done;
     }
 
     /// Saves the corpus's state.
     fn save(&self) -> Result<(), FuzzError> {
         let mut shared = self.lock();
+        let resume_at = shared.resume_at();
         if let Some(corpus) = shared.corpus.as_mut() {
-            self.update(corpus);
+            self.update(corpus, resume_at);
             corpus.save()?;
         }
         Ok(())
@@ -507,6 +529,8 @@ pub fn fuzz(
             full: 0,
             too_big: 0,
             error: None,
+            running: BTreeSet::new(),
+            next: first,
         }),
     };
     let tell = |run: &Run<'_>, progress: &mut dyn FnMut(Progress<'_>)| {
