@@ -66,7 +66,10 @@ pub(crate) struct ServeArgs {
     pub(crate) profile: String,
     /// The server's dialect (with `--role server`): jsonrpc2 (the §7
     /// example methods), lenient (no "jsonrpc" member), codex (lenient,
-    /// `initialize` first), mcp (`initialize` and `ping`).
+    /// `initialize` first), mcp (the reference MCP server: every revision,
+    /// `initialize` for 2025-06-18 and 2025-11-25, per-request `_meta` for
+    /// 2026-07-28; tools echo, add, fail, slow, log, roots; five resources,
+    /// two a page; the prompt greet), mcp@REVISION (that revision only).
     #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
     pub(crate) dialect: String,
     /// With `--profile claude`: `stdio` makes the reference ask its host

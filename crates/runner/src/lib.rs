@@ -24,6 +24,7 @@ pub mod fuzz;
 pub mod gather;
 pub mod http;
 pub mod matrix;
+pub mod mcp;
 pub mod pattern;
 pub mod plan;
 pub mod probe;

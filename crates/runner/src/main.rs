@@ -67,7 +67,11 @@ fn serve_cmd(args: ServeArgs) -> u8 {
     let (input, output) = (io::stdin().lock(), io::stdout().lock());
     let served = match args.role {
         Role::Server => match serve::Flavor::named(&args.dialect) {
-            Some(flavor) => serve::run_flavor(flavor, input, output),
+            Some(flavor) => {
+                // The MCP reference reads stdin on a thread of its own.
+                drop(input);
+                serve::serve_stdio(flavor, output)
+            }
             None => {
                 return fail(&format!(
                     "no reference server for the dialect `{}`; there is one for: {}",

@@ -6,7 +6,8 @@
 //! `get_data`, and the notifications `update`, `notify_hello`,
 //! `notify_sum`; `foobar` and `foo.get` do not exist. The `lenient`
 //! reference is the same without the `"jsonrpc"` member. The `mcp` one
-//! has MCP's `initialize` and `ping` and no batches; the `codex` one is
+//! is [`crate::mcp::reference`] (every revision, or one with
+//! `mcp@REVISION`); the `codex` one is
 //! lenient, answers "Not initialized" until `initialize`, as the Codex
 //! app-server does, has `account/read` and no batches. Framing is the reference framer's;
 //! what is a request, a notification or an invalid request is the
@@ -20,6 +21,8 @@ use rpcspec_framer::{Config, Event, Framer, ProblemKind};
 use rpcspec_matcher::{Dialect, Id, IdKind, Kind, classify};
 use serde::Deserialize;
 use serde_json::{Number, Value, value::RawValue};
+
+use crate::mcp::{Revision, reference};
 
 /// `-32700`: invalid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -40,13 +43,23 @@ pub enum Flavor {
     /// The Codex app-server's protocol: lenient, `initialize` first, no
     /// batches, none of the example methods.
     Codex,
-    /// An MCP server with no tools: `initialize`, `ping`, no batches.
-    Mcp,
+    /// The reference MCP server ([`crate::mcp::reference`]) of one
+    /// revision, or of every one (`None`: a dual-era server). Through
+    /// [`Server`], only its envelope: `initialize`, `ping`, no batches.
+    Mcp(Option<Revision>),
 }
 
 impl Flavor {
     /// Every name [`Flavor::named`] knows.
-    pub const NAMES: &[&str] = &["jsonrpc2", "lenient", "codex", "mcp"];
+    pub const NAMES: &[&str] = &[
+        "jsonrpc2",
+        "lenient",
+        "codex",
+        "mcp",
+        "mcp@2025-06-18",
+        "mcp@2025-11-25",
+        "mcp@2026-07-28",
+    ];
 
     /// The flavor called `name` (a `--dialect` name).
     pub fn named(name: &str) -> Option<Flavor> {
@@ -54,8 +67,8 @@ impl Flavor {
             "jsonrpc2" => Flavor::Jsonrpc2,
             "lenient" => Flavor::Lenient,
             "codex" => Flavor::Codex,
-            "mcp" => Flavor::Mcp,
-            _ => return None,
+            "mcp" => Flavor::Mcp(None),
+            _ => Flavor::Mcp(Some(name.strip_prefix("mcp@")?.parse().ok()?)),
         })
     }
 
@@ -63,7 +76,7 @@ impl Flavor {
         match self {
             Flavor::Jsonrpc2 => Dialect::Jsonrpc2,
             Flavor::Lenient | Flavor::Codex => Dialect::Lenient,
-            Flavor::Mcp => Dialect::Mcp,
+            Flavor::Mcp(_) => Dialect::Mcp,
         }
     }
 }
@@ -98,7 +111,7 @@ impl Server {
         if !raw.get().starts_with('[') {
             return self.respond_one(raw.get());
         }
-        if matches!(self.flavor, Flavor::Mcp | Flavor::Codex) {
+        if matches!(self.flavor, Flavor::Mcp(_) | Flavor::Codex) {
             // Neither protocol has batches: an array is no request.
             return Some(self.error(INVALID_REQUEST, None));
         }
@@ -152,7 +165,7 @@ impl Server {
             Flavor::Jsonrpc2 | Flavor::Lenient => {
                 example(method, params).map_err(|code| (code, message(code)))
             }
-            Flavor::Mcp => match method {
+            Flavor::Mcp(_) => match method {
                 "initialize" => {
                     let asked = params
                         .as_ref()
@@ -205,12 +218,12 @@ impl Server {
     /// left out (2025-11-25 schema, `JSONRPCErrorResponse.id?`).
     fn message(&self, members: &str, id: Option<&Id>) -> String {
         let version = match self.flavor {
-            Flavor::Jsonrpc2 | Flavor::Mcp => r#""jsonrpc":"2.0","#,
+            Flavor::Jsonrpc2 | Flavor::Mcp(_) => r#""jsonrpc":"2.0","#,
             Flavor::Lenient | Flavor::Codex => "",
         };
         let id = match (self.flavor, id) {
-            (Flavor::Mcp, Some(id)) if mcp_id(id) => format!(r#","id":{}"#, id.raw()),
-            (Flavor::Mcp, _) => String::new(),
+            (Flavor::Mcp(_), Some(id)) if mcp_id(id) => format!(r#","id":{}"#, id.raw()),
+            (Flavor::Mcp(_), _) => String::new(),
             (_, Some(id)) => format!(r#","id":{}"#, id.raw()),
             (_, None) => r#","id":null"#.to_owned(),
         };
@@ -329,8 +342,30 @@ pub fn run(input: impl Read, output: impl Write) -> io::Result<()> {
     run_flavor(Flavor::Jsonrpc2, input, output)
 }
 
-/// Serves `input` until it ends as the reference of `flavor`.
+/// Serves stdin until it ends as the reference of `flavor`, on `output`.
+/// The MCP reference reads stdin on a thread of its own (its `slow` tool
+/// answers while no line comes), so stdin must not be locked here.
+pub fn serve_stdio(flavor: Flavor, output: impl Write) -> io::Result<()> {
+    match flavor {
+        Flavor::Mcp(served) => reference::serve(mcp_server(served), io::stdin(), output),
+        _ => run_flavor(flavor, io::stdin().lock(), output),
+    }
+}
+
+fn mcp_server(served: Option<Revision>) -> reference::Server {
+    match served {
+        Some(revision) => reference::Server::new(&[revision]),
+        None => reference::Server::new(Revision::ALL),
+    }
+}
+
+/// Serves `input` until it ends as the reference of `flavor` (the MCP
+/// one through [`reference::serve_blocking`]: a pending `slow` call moves
+/// on only as lines arrive).
 pub fn run_flavor(flavor: Flavor, input: impl Read, output: impl Write) -> io::Result<()> {
+    if let Flavor::Mcp(served) = flavor {
+        return reference::serve_blocking(mcp_server(served), input, output);
+    }
     let mut server = Server::new(flavor);
     run_with(input, output, Config::default(), |input| match input {
         Input::Line(line) => server.respond(line),
