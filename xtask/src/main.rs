@@ -89,7 +89,7 @@ commands:
   ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke,
           cflite build),
           stopping at the first failure
-  rules   regenerate docs/rules.md from the rule registry (every role)
+  rules   regenerate docs/rules.md from the rule registry (every role) and docs/mcp.md
   fuzz [TARGET] [--time SECS] [--asan]
           run the cargo-fuzz targets (all, 60 s each by default)
   bench [--mib N] [--runs N] [--reuse]
@@ -174,7 +174,7 @@ fn rules(root: &Path) -> ExitCode {
         .status();
     match status {
         Ok(s) if s.success() => {
-            eprintln!("xtask rules: wrote docs/rules.md");
+            eprintln!("xtask rules: wrote docs/rules.md and docs/mcp.md");
             ExitCode::SUCCESS
         }
         Ok(s) => {

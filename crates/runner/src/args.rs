@@ -286,6 +286,10 @@ pub(crate) struct ListArgs {
     /// The producer profile whose scenarios are listed as plans.
     #[arg(long, value_name = "NAME|FILE", default_value = "events")]
     pub(crate) profile: String,
+    /// `mcp` (or `mcp@REVISION`): the MCP checks too, with the rules each
+    /// grades, their levels, revisions and sections.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) dialect: Option<String>,
     /// Only the cases whose id matches (glob; repeatable).
     #[arg(long = "filter", value_name = "GLOB")]
     pub(crate) filters: Vec<String>,

@@ -296,7 +296,31 @@ fn run(mut args: RunArgs) -> u8 {
 }
 
 fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    let cases = load(args.cases.as_ref(), &args.filters)?;
+    let (dialect_name, pinned) = mcp_pin(args.dialect())?;
+    let is_mcp = dialect_name == "mcp";
+    // In MCP the `mcp/…` checks run too: a filter may pick only them.
+    let cases = if is_mcp {
+        let all = match &args.cases {
+            Some(dir) => cases::load_dir(dir),
+            None => cases::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))?;
+        let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
+        let cases: Vec<Case> = all
+            .into_iter()
+            .filter(|c| selected(&c.id, &filters))
+            .collect();
+        let any_check = rpcspec::mcp::suite::CHECKS
+            .iter()
+            .any(|c| selected(c.id, &filters));
+        if cases.is_empty() && !any_check {
+            eprintln!("rpcspec: no case matched the filters");
+            return Err(exit::NO_CASES);
+        }
+        cases
+    } else {
+        load(args.cases.as_ref(), &args.filters)?
+    };
     let plans: Vec<Plan> = if args.plans.is_empty() {
         ALL_PLANS.to_vec()
     } else {
@@ -309,7 +333,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         }
         plans
     };
-    let (dialect, handshake) = handshake_of(args.dialect())?;
+    let (dialect, handshake) = handshake_of(dialect_name)?;
     if !args.without.is_empty() {
         // Every feature any case names, filtered out or not.
         let own = match &args.cases {
@@ -354,13 +378,53 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         own.append(&mut opts.preambles);
         opts.preambles = own;
     }
+    // A pinned legacy revision is the one the handshake offers.
+    if let Some(revision) = pinned.filter(|r| r.has_initialize()) {
+        for preamble in opts.preambles.iter_mut().filter(|p| p.dialect == "mcp") {
+            preamble.offer_version(revision.as_str());
+        }
+    }
+    // The MCP checks first: one session, a few seconds.
+    let mut mcp_results = Vec::new();
+    let mut modern_only = false;
+    if is_mcp {
+        let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
+        let mcp_opts = rpcspec::mcp::suite::Options {
+            pinned,
+            startup: opts.startup,
+            timeout: opts.timeout,
+            budget: opts.budget,
+        };
+        let outcome = rpcspec::mcp::suite::run(&target, &mcp_opts, &|id| selected(id, &filters));
+        mcp_results = outcome.results;
+        modern_only = outcome.has_initialize == Some(false);
+    }
     // A server's cases mostly wait on the target: twice as many jobs as
     // cores keep both busy.
     let jobs = args.jobs.map_or(2 * jobs_of(args), usize::from);
-    let results = run_suite(&cases, &plans, &target, &opts, jobs, progress);
+    let mut results = match pinned {
+        // The JSON-RPC cases need MCP's `initialize` and `ping`.
+        Some(r) if !r.has_initialize() => not_applicable(
+            &cases,
+            &plans,
+            &format!(
+                "MCP {r} has no `initialize` and no `ping`, which the JSON-RPC cases open with and probe by: the `mcp/…` checks cover it"
+            ),
+        ),
+        _ if modern_only => not_applicable(
+            &cases,
+            &plans,
+            "the server speaks MCP 2026-07-28 only (it answered `initialize` with no result): the JSON-RPC cases open with `initialize` and probe with `ping`, which that revision removed; the `mcp/…` checks cover it",
+        ),
+        _ => run_suite(&cases, &plans, &target, &opts, jobs, progress),
+    };
+    results.extend(mcp_results);
     Ok(RoleRun {
         target: target.display(),
-        dialect: handshake,
+        dialect: match pinned {
+            Some(r) => format!("{handshake}@{r}"),
+            None => handshake,
+        },
         results,
     })
 }
@@ -481,7 +545,37 @@ fn filtered<C>(
 }
 
 fn list(args: ListArgs) -> u8 {
+    let mcp = args.role == Role::Server
+        && args
+            .dialect
+            .as_deref()
+            .is_some_and(|d| d == "mcp" || d.starts_with("mcp@"));
+    let checks: Vec<&rpcspec::mcp::suite::Check> = if mcp {
+        match compile_filters(&args.filters) {
+            Ok(f) => rpcspec::mcp::suite::CHECKS
+                .iter()
+                .copied()
+                .filter(|c| selected(c.id, &f))
+                .collect(),
+            Err(e) => return fail(&e),
+        }
+    } else {
+        Vec::new()
+    };
     let listings: Result<Vec<cases::Listing>, u8> = match args.role {
+        Role::Server if !checks.is_empty() => match &args.cases {
+            Some(dir) => cases::load_dir(dir),
+            None => cases::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| {
+            let f = compile_filters(&args.filters).map_err(|e| fail(&e))?;
+            Ok(cs
+                .iter()
+                .filter(|c| selected(&c.id, &f))
+                .map(Case::listing)
+                .collect())
+        }),
         Role::Server => load(args.cases.as_ref(), &args.filters)
             .map(|cs| cs.iter().map(Case::listing).collect()),
         Role::Producer => rpcspec::producer::Profile::named(&args.profile)
@@ -526,6 +620,39 @@ fn list(args: ListArgs) -> u8 {
             }
         }
         out.push('\n');
+    }
+    for check in checks {
+        match args.format {
+            TextFormat::Json => {
+                let rules: Vec<serde_json::Value> = check
+                    .rules
+                    .iter()
+                    .map(|r| serde_json::json!({"id": r.id, "level": r.level.as_str(), "section": r.section, "statement": r.statement}))
+                    .collect();
+                let line = serde_json::json!({
+                    "id": check.id, "title": check.title, "needs": check.gate,
+                    "rules": rules, "plans": ["session"],
+                });
+                out.push_str(&line.to_string());
+                out.push('\n');
+            }
+            TextFormat::Human => {
+                let needs = if check.gate.is_empty() {
+                    String::new()
+                } else {
+                    format!("  needs: {}", check.gate)
+                };
+                out.push_str(&format!("{}  {}{needs}\n", check.id, check.title));
+                for r in check.rules {
+                    out.push_str(&format!(
+                        "    rule {} [{}] {}\n",
+                        r.id,
+                        r.level.as_str(),
+                        r.section
+                    ));
+                }
+            }
+        }
     }
     emit(&out, false);
     exit::OK
@@ -652,6 +779,44 @@ fn dialect_of(name: &str) -> Result<Dialect, u8> {
 }
 
 /// The dialect named on the command line and the name of its handshake.
+/// `mcp@REVISION` as the dialect `mcp` pinned to that revision; any other
+/// name as it is.
+fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::mcp::Revision>), u8> {
+    match name.split_once('@') {
+        Some(("mcp", revision)) => {
+            revision
+                .parse()
+                .map(|r| ("mcp", Some(r)))
+                .map_err(|e: rpcspec_matcher::UnknownName| {
+                    fail(&format!("--dialect mcp@{revision}: {e}"))
+                })
+        }
+        _ => Ok((name, None)),
+    }
+}
+
+/// Every (case, plan) of `cases` as N/A, `why`.
+fn not_applicable(cases: &[Case], plans: &[Plan], why: &str) -> Vec<rpcspec::report::CaseResult> {
+    let mut out = Vec::new();
+    for case in cases {
+        for plan in case.plans.iter().filter(|p| plans.contains(p)) {
+            let mut r = rpcspec::report::CaseResult::new(
+                case.id.clone(),
+                plan.name().to_owned(),
+                case.title.clone(),
+                case.section.clone(),
+            );
+            r.evidence.push(rpcspec::report::Evidence::note(
+                rpcspec::report::Verdict::NotApplicable,
+                why.to_owned(),
+            ));
+            r.settle();
+            out.push(r);
+        }
+    }
+    out
+}
+
 fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
     rpcspec::exec::dialect_named(name).ok_or_else(|| {
         fail(&format!(

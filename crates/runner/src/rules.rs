@@ -82,9 +82,14 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the adapter writes one JSON object per line: value, error, then one end";
 }
 
-/// Every rule: the matcher's, then the runner's, in table order.
+/// Every rule: the matcher's, then the runner's, then the MCP checks'
+/// ([`crate::mcp::rules`]), in table order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
-    MATCHER.iter().chain(RUNNER).copied()
+    MATCHER
+        .iter()
+        .chain(RUNNER)
+        .chain(crate::mcp::rules::MCP)
+        .copied()
 }
 
 /// The rule with this id, if there is one.
@@ -113,6 +118,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
     match area {
         "json" | "message" | "request" | "response" | "error" | "batch" | "session" | "limit" => {
             "every message a server writes, in every server case (`--role server`), and `rpcspec check --rpc`"
+        }
+        "mcp" if crate::mcp::rules::MCP.iter().any(|r| r.id == rule.id) => {
+            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), gated on what the server declares"
         }
         "mcp" => {
             "every message, in every server case with `--dialect mcp`, and `rpcspec check --rpc mcp`"

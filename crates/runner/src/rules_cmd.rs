@@ -17,8 +17,8 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
         );
         return exit::NO_CASES;
     }
-    // The cases that name each rule: the producer checks it is one of, and
-    // the server cases that tolerate it (`allow`).
+    // The cases that name each rule: the producer and MCP checks it is one
+    // of, and the server cases that tolerate it (`allow`).
     let server = cases::builtin().unwrap_or_default();
     let mut out = String::new();
     for rule in picked {
@@ -26,6 +26,12 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
             .iter()
             .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
             .map(|c| c.id.to_owned())
+            .chain(
+                rpcspec::mcp::suite::CHECKS
+                    .iter()
+                    .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
+                    .map(|c| c.id.to_owned()),
+            )
             .collect();
         checks.sort();
         let allowed: Vec<&str> = server

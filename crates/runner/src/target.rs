@@ -239,6 +239,14 @@ impl Running {
         }
     }
 
+    /// Asks the target's whole process group to end (SIGTERM): the step
+    /// between closing stdin and [`Running::kill`] in MCP's shutdown.
+    pub fn terminate(&mut self) {
+        if !self.killed {
+            let _ = rustix::process::kill_process_group(self.pid, rustix::process::Signal::TERM);
+        }
+    }
+
     /// Whether [`Running::kill`] was called.
     pub fn killed(&self) -> bool {
         self.killed

@@ -1058,22 +1058,24 @@ fn a_target_file_gives_the_command_dialect_and_success_call() {
         .code(0);
     let stdout = text(&out.get_output().stdout);
     assert!(stdout.contains("(mcp dialect)"), "{stdout}");
-    // `N passed, 0 failed, 5 skipped, M not applicable`: MCP has no
+    // `N passed, 0 failed, 6 skipped, M not applicable`: MCP has no
     // batches, and `ping` no params whose names' case to change (one case
-    // under five plans).
+    // under five plans); the reference declares every capability, so the
+    // MCP check of undeclared methods has none to call.
     let last = last_line(&out.get_output().stdout);
     let (counts, na) = last.rsplit_once(", ").unwrap();
     let (passed, failed, skipped) = summary(counts);
-    assert_eq!((failed, skipped), (0, 5), "{stdout}");
+    assert_eq!((failed, skipped), (0, 6), "{stdout}");
     assert!(passed > 100, "{last}");
     assert!(na.ends_with(" not applicable"), "{last}");
 }
 
 #[test]
 fn the_success_call_of_a_target_file_is_the_one_sent() {
-    // The reference has no `tools/list`: every case that needs the call
-    // fails, and says which method it sent.
-    let (_dir, path) = mcp_target_file("[call]\nmethod = \"tools/list\"\n");
+    // `prompts/get` without a prompt's name is an error from the
+    // reference: every case that needs the call fails, and says which
+    // method it sent.
+    let (_dir, path) = mcp_target_file("[call]\nmethod = \"prompts/get\"\n");
     let out = rpcspec()
         .args([
             "run",
@@ -1090,7 +1092,7 @@ fn the_success_call_of_a_target_file_is_the_one_sent() {
         .code(1);
     let stdout = text(&out.get_output().stdout);
     assert_eq!(stdout.matches("FAIL ").count(), 2, "{stdout}");
-    assert!(stdout.contains(r#""method": "tools/list""#), "{stdout}");
+    assert!(stdout.contains(r#""method": "prompts/get""#), "{stdout}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::{env, fs, path::Path};
 
-use rpcspec::{producer::CHECKS, rules};
+use rpcspec::{mcp, producer::CHECKS, rules};
 
 fn render() -> String {
     let mut out = String::from(
@@ -44,8 +44,10 @@ fn render() -> String {
         for rule in these {
             let cases: Vec<String> = CHECKS
                 .iter()
-                .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
-                .map(|c| format!("`{}`", c.id))
+                .map(|c| (c.id, c.rules))
+                .chain(mcp::suite::CHECKS.iter().map(|c| (c.id, c.rules)))
+                .filter(|(_, rules)| rules.iter().any(|r| r.id == rule.id))
+                .map(|(id, _)| format!("`{id}`"))
                 .collect();
             out += &format!(
                 "| `{}` | {} | {} | {} | {} |\n",
@@ -58,6 +60,104 @@ fn render() -> String {
         }
     }
     out
+}
+
+/// `docs/mcp.md`: the MCP checks and the rules they grade, by revision.
+fn render_mcp() -> String {
+    use mcp::{Revision, suite::CHECKS as MCP_CHECKS};
+    let mut out = String::from(
+        "# MCP checks\n\
+         \n\
+         <!-- Generated from crates/runner/src/mcp (suite.rs, rules.rs) by `cargo xtask rules`. \
+         Do not edit. -->\n\
+         \n\
+         `rpcspec run --dialect mcp -- CMD` runs these checks besides the JSON-RPC cases: one \
+         session with the server, as a client would hold it. `--dialect mcp` negotiates (it \
+         offers the newest revision, probing with `server/discover`, and falls back to \
+         `initialize` as 2026-07-28's stdio backward-compatibility rules say); \
+         `--dialect mcp@REVISION` pins one. A check of a capability the server did not declare \
+         is SKIPPED with the reason, never FAIL; a check its revision does not have is N/A. \
+         Every message, both ways, is checked against the revision's official JSON Schema \
+         (`crates/runner/schemas/mcp/`). `rpcspec list --dialect mcp` shows the same.\n\
+         \n\
+         Revisions: ",
+    );
+    out += &Revision::NAMES
+        .iter()
+        .map(|r| format!("`{r}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    out += ".\n\n## Checks\n\n| Check | What | Needs | Rules |\n|---|---|---|---|\n";
+    for check in MCP_CHECKS {
+        let rules: Vec<String> = check
+            .rules
+            .iter()
+            .map(|r| format!("`{}` ({})", r.id, r.level))
+            .collect();
+        out += &format!(
+            "| `{}` | {} | {} | {} |\n",
+            check.id,
+            check.title.replace('|', "\\|"),
+            if check.gate.is_empty() {
+                "every server"
+            } else {
+                check.gate
+            },
+            rules.join(", ")
+        );
+    }
+    out += "\n## Rules\n\n| Id | Level | Revisions and section | Statement |\n|---|---|---|---|\n";
+    for rule in mcp::rules::MCP {
+        out += &format!(
+            "| `{}` | {} | {} | {} |\n",
+            rule.id,
+            rule.level,
+            rule.section.replace('|', "\\|"),
+            rule.statement.replace('|', "\\|")
+        );
+    }
+    out
+}
+
+#[test]
+fn mcp_md_is_up_to_date() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/mcp.md");
+    let want = render_mcp();
+    if env::var_os("UPDATE_RULES").is_some() {
+        fs::write(&path, &want).expect("write docs/mcp.md");
+        return;
+    }
+    let have = fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/mcp.md is stale or missing: run `cargo xtask rules` to regenerate it"
+    );
+}
+
+/// Every rule an MCP check names is the registry's, and every MCP rule is
+/// graded by a check.
+#[test]
+fn mcp_checks_name_registry_rules() {
+    for check in mcp::suite::CHECKS {
+        assert!(!check.rules.is_empty(), "{} names no rule", check.id);
+        for rule in check.rules {
+            assert!(
+                rules::by_id(rule.id).is_some_and(|r| std::ptr::eq(r, *rule)),
+                "{}: {} is not the registry's",
+                check.id,
+                rule.id
+            );
+        }
+    }
+    for rule in mcp::rules::MCP {
+        assert!(
+            mcp::suite::CHECKS
+                .iter()
+                .any(|c| c.rules.iter().any(|r| std::ptr::eq(*r, *rule))),
+            "no check grades {}",
+            rule.id
+        );
+    }
 }
 
 #[test]

@@ -133,6 +133,30 @@ pub struct Preamble {
     pub source: Location,
 }
 
+impl Preamble {
+    /// Makes every `initialize` request of the preamble offer `version`
+    /// as its `protocolVersion` (`--dialect mcp@REVISION`).
+    pub fn offer_version(&mut self, version: &str) {
+        for step in &mut self.steps {
+            let Send::Lines(lines) = &mut step.send else {
+                continue;
+            };
+            for line in lines.iter_mut() {
+                let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(line) else {
+                    continue;
+                };
+                if value.get("method").and_then(|m| m.as_str()) != Some("initialize") {
+                    continue;
+                }
+                if let Some(params) = value.get_mut("params").and_then(|p| p.as_object_mut()) {
+                    params.insert("protocolVersion".into(), version.into());
+                    *line = value.to_string().into_bytes();
+                }
+            }
+        }
+    }
+}
+
 /// One exchange: bytes to send, then what must come back.
 #[derive(Debug, Clone)]
 pub struct Step {
