@@ -87,7 +87,8 @@ pub(crate) struct FuzzArgs {
     /// Stop after this many executions, if sooner.
     #[arg(long, value_name = "N")]
     pub(crate) executions: Option<u64>,
-    /// Seed of the input generator (default: from the clock; printed).
+    /// Seed of the input generator (default: the corpus's, else from the
+    /// clock; printed).
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// Dialect the target's messages are judged in.
@@ -117,8 +118,8 @@ pub(crate) struct FuzzArgs {
           value_parser = corpus_max)]
     pub(crate) corpus_max: usize,
     /// Executions run in parallel, each on target processes of its own, 1
-    /// to 256 (default 1: one run is then the same inputs in the same
-    /// order every time).
+    /// to 256. With one, a run is the same inputs in the same order every
+    /// time.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(crate) jobs: u16,
     /// The target command and its arguments, run without a shell.
