@@ -27,6 +27,7 @@ use rpcspec_matcher::Dialect;
 
 mod args;
 mod fuzz_cmd;
+mod mcp_cmd;
 mod rules_cmd;
 
 use args::*;
@@ -296,7 +297,7 @@ fn run(mut args: RunArgs) -> u8 {
 }
 
 fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    let (dialect_name, pinned) = mcp_pin(args.dialect())?;
+    let (dialect_name, pinned) = mcp_cmd::mcp_pin(args.dialect())?;
     let is_mcp = dialect_name == "mcp";
     // In MCP the `mcp/…` checks run too: a filter may pick only them.
     let cases = if is_mcp {
@@ -394,6 +395,11 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             startup: opts.startup,
             timeout: opts.timeout,
             budget: opts.budget,
+            calls: args
+                .loaded
+                .as_ref()
+                .map(|f| f.mcp.clone())
+                .unwrap_or_default(),
         };
         let outcome = rpcspec::mcp::suite::run(&target, &mcp_opts, &|id| selected(id, &filters));
         mcp_results = outcome.results;
@@ -404,14 +410,14 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     let jobs = args.jobs.map_or(2 * jobs_of(args), usize::from);
     let mut results = match pinned {
         // The JSON-RPC cases need MCP's `initialize` and `ping`.
-        Some(r) if !r.has_initialize() => not_applicable(
+        Some(r) if !r.has_initialize() => mcp_cmd::not_applicable(
             &cases,
             &plans,
             &format!(
                 "MCP {r} has no `initialize` and no `ping`, which the JSON-RPC cases open with and probe by: the `mcp/…` checks cover it"
             ),
         ),
-        _ if modern_only => not_applicable(
+        _ if modern_only => mcp_cmd::not_applicable(
             &cases,
             &plans,
             "the server speaks MCP 2026-07-28 only (it answered `initialize` with no result): the JSON-RPC cases open with `initialize` and probe with `ping`, which that revision removed; the `mcp/…` checks cover it",
@@ -621,39 +627,7 @@ fn list(args: ListArgs) -> u8 {
         }
         out.push('\n');
     }
-    for check in checks {
-        match args.format {
-            TextFormat::Json => {
-                let rules: Vec<serde_json::Value> = check
-                    .rules
-                    .iter()
-                    .map(|r| serde_json::json!({"id": r.id, "level": r.level.as_str(), "section": r.section, "statement": r.statement}))
-                    .collect();
-                let line = serde_json::json!({
-                    "id": check.id, "title": check.title, "needs": check.gate,
-                    "rules": rules, "plans": ["session"],
-                });
-                out.push_str(&line.to_string());
-                out.push('\n');
-            }
-            TextFormat::Human => {
-                let needs = if check.gate.is_empty() {
-                    String::new()
-                } else {
-                    format!("  needs: {}", check.gate)
-                };
-                out.push_str(&format!("{}  {}{needs}\n", check.id, check.title));
-                for r in check.rules {
-                    out.push_str(&format!(
-                        "    rule {} [{}] {}\n",
-                        r.id,
-                        r.level.as_str(),
-                        r.section
-                    ));
-                }
-            }
-        }
-    }
+    mcp_cmd::list_checks(&checks, args.format, &mut out);
     emit(&out, false);
     exit::OK
 }
@@ -779,44 +753,6 @@ fn dialect_of(name: &str) -> Result<Dialect, u8> {
 }
 
 /// The dialect named on the command line and the name of its handshake.
-/// `mcp@REVISION` as the dialect `mcp` pinned to that revision; any other
-/// name as it is.
-fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::mcp::Revision>), u8> {
-    match name.split_once('@') {
-        Some(("mcp", revision)) => {
-            revision
-                .parse()
-                .map(|r| ("mcp", Some(r)))
-                .map_err(|e: rpcspec_matcher::UnknownName| {
-                    fail(&format!("--dialect mcp@{revision}: {e}"))
-                })
-        }
-        _ => Ok((name, None)),
-    }
-}
-
-/// Every (case, plan) of `cases` as N/A, `why`.
-fn not_applicable(cases: &[Case], plans: &[Plan], why: &str) -> Vec<rpcspec::report::CaseResult> {
-    let mut out = Vec::new();
-    for case in cases {
-        for plan in case.plans.iter().filter(|p| plans.contains(p)) {
-            let mut r = rpcspec::report::CaseResult::new(
-                case.id.clone(),
-                plan.name().to_owned(),
-                case.title.clone(),
-                case.section.clone(),
-            );
-            r.evidence.push(rpcspec::report::Evidence::note(
-                rpcspec::report::Verdict::NotApplicable,
-                why.to_owned(),
-            ));
-            r.settle();
-            out.push(r);
-        }
-    }
-    out
-}
-
 fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
     rpcspec::exec::dialect_named(name).ok_or_else(|| {
         fail(&format!(

@@ -18,6 +18,12 @@
 //! [[preamble]]                    # a handshake instead of the shipped one,
 //! dialect = "mcp"                 # as in spec-cases/preambles.toml
 //! ...
+//!
+//! [mcp]                           # tool calls the MCP checks may make
+//! call = { tool = "echo", arguments = '{"text": "hi"}' }   # safe: no side effects
+//! slow = { tool = "sleep", arguments = '{"ms": 2000}' }    # takes a second or more
+//! failing = { tool = "echo", arguments = '{}' }            # fails as a tool (bad input)
+//! asks_client = { tool = "list_roots" }                    # makes the server ask the client
 //! ```
 //!
 //! Options given on the command line win over the file's; `--without`
@@ -28,6 +34,7 @@ use std::{ffi::OsString, path::Path, time::Duration};
 use serde::Deserialize;
 use toml::Spanned;
 
+pub use crate::mcp::suite::{ToolCall, ToolCalls};
 use crate::{
     budget::Budget,
     cases::{LoadError, Preamble, PreambleDef, parse_toml, preambles_from},
@@ -54,6 +61,8 @@ pub struct TargetFile {
     pub call: Option<Probe>,
     /// Handshakes that replace the shipped ones of their dialects.
     pub preambles: Vec<Preamble>,
+    /// Tool calls the MCP checks may make (`[mcp]`).
+    pub mcp: ToolCalls,
 }
 
 #[derive(Deserialize)]
@@ -69,6 +78,23 @@ struct FileDef {
     call: Option<Spanned<CallDef>>,
     #[serde(default)]
     preamble: Vec<Spanned<PreambleDef>>,
+    mcp: Option<McpDef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpDef {
+    call: Option<Spanned<ToolCallDef>>,
+    slow: Option<Spanned<ToolCallDef>>,
+    failing: Option<Spanned<ToolCallDef>>,
+    asks_client: Option<Spanned<ToolCallDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolCallDef {
+    tool: String,
+    arguments: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -158,7 +184,47 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         }
         None => None,
     };
+    let mut mcp = ToolCalls::default();
+    if let Some(def) = def.mcp {
+        let tool_call = |name: &str,
+                         def: Option<Spanned<ToolCallDef>>|
+         -> Result<Option<ToolCall>, LoadError> {
+            let Some(def) = def else { return Ok(None) };
+            let span = def.span();
+            let def = def.into_inner();
+            if def.tool.is_empty() {
+                return Err(at(span, format!("`mcp.{name}.tool` is empty")));
+            }
+            let arguments = match def.arguments {
+                Some(a) => {
+                    let json: serde_json::Value =
+                        serde_json::from_str(a.as_ref()).map_err(|e| {
+                            at(a.span(), format!("`mcp.{name}.arguments` is not JSON: {e}"))
+                        })?;
+                    if !json.is_object() {
+                        return Err(at(
+                            a.span(),
+                            format!(
+                                "`mcp.{name}.arguments` must be an object (CallToolRequest.params.arguments)"
+                            ),
+                        ));
+                    }
+                    json
+                }
+                None => serde_json::json!({}),
+            };
+            Ok(Some(ToolCall {
+                tool: def.tool,
+                arguments,
+            }))
+        };
+        mcp.call = tool_call("call", def.call)?;
+        mcp.slow = tool_call("slow", def.slow)?;
+        mcp.failing = tool_call("failing", def.failing)?;
+        mcp.asks_client = tool_call("asks_client", def.asks_client)?;
+    }
     Ok(TargetFile {
+        mcp,
         command: command.into_iter().map(OsString::from).collect(),
         dialect,
         without: def.without,
@@ -244,6 +310,43 @@ expect_none = true
         assert_eq!(call.params.as_deref(), Some("{}"));
         assert_eq!(call.reply, r#""result": {"tools": "$array"}"#);
         assert_eq!(f.preambles.len(), 1);
+        assert!(f.mcp.call.is_none());
+    }
+
+    #[test]
+    fn mcp_tool_calls_load() {
+        let f = parsed(
+            "command = [\"x\"]\ndialect = \"mcp@2025-11-25\"\n[mcp]\ncall = { tool = \"echo\", arguments = '{\"text\": \"hi\"}' }\nslow = { tool = \"slow\" }\n",
+        )
+        .unwrap();
+        let call = f.mcp.call.unwrap();
+        assert_eq!(
+            (call.tool.as_str(), call.arguments["text"].as_str()),
+            ("echo", Some("hi"))
+        );
+        assert_eq!(f.mcp.slow.unwrap().arguments, serde_json::json!({}));
+        assert!(f.mcp.failing.is_none() && f.mcp.asks_client.is_none());
+        for (text, wanted) in [
+            (
+                "command = [\"x\"]\n[mcp]\ncall = { tool = \"\" }",
+                "t.toml:3:8: `mcp.call.tool` is empty",
+            ),
+            (
+                "command = [\"x\"]\n[mcp]\nslow = { tool = \"s\", arguments = '[1]' }",
+                "t.toml:3:34: `mcp.slow.arguments` must be an object",
+            ),
+            (
+                "command = [\"x\"]\n[mcp]\nfast = { tool = \"s\" }",
+                "t.toml:3:1: unknown field `fast`",
+            ),
+            (
+                "command = [\"x\"]\ndialect = \"mcp@1999-01-01\"",
+                "t.toml:2:11: unknown dialect `mcp@1999-01-01`",
+            ),
+        ] {
+            let e = parsed(text).unwrap_err();
+            assert!(e.starts_with(wanted), "{text:?}: {e}");
+        }
     }
 
     #[test]

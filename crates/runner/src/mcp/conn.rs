@@ -249,6 +249,12 @@ impl Conn {
 
     /// Sends a request with exactly these params and waits for its reply.
     pub fn request_raw(&mut self, method: &str, params: Value, deadline: Instant) -> Reply {
+        let id = self.send_request(method, params);
+        self.wait_reply(&id, self.lines.len(), deadline)
+    }
+
+    /// Sends a request with exactly these params; its id.
+    pub fn send_request(&mut self, method: &str, params: Value) -> String {
         self.next_id += 1;
         let id = format!("rpcspec-{}", self.next_id);
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
@@ -257,13 +263,17 @@ impl Conn {
         }
         self.send(message);
         self.pending.push((id.clone(), method.to_owned()));
-        let seen = self.lines.len();
-        let mut from = seen;
+        id
+    }
+
+    /// The reply to request `id` among the lines from index `from` on,
+    /// waiting for it until `deadline`.
+    pub fn wait_reply(&mut self, id: &str, mut from: usize, deadline: Instant) -> Reply {
         loop {
-            for line in &self.lines[from..] {
+            for line in &self.lines[from.min(self.lines.len())..] {
                 if let Some(v) = &line.value
                     && v.get("method").is_none()
-                    && v.get("id").and_then(Value::as_str) == Some(&id)
+                    && v.get("id").and_then(Value::as_str) == Some(id)
                 {
                     if let Some(e) = v.get("error") {
                         return Reply::Error(e.clone());

@@ -258,6 +258,98 @@ pub fn before_initialized(lines: &[Line]) -> Vec<Evidence> {
         .collect()
 }
 
+/// `mcp.id-reused`: a request id the server used twice in the session.
+pub fn reused_ids(lines: &[Line]) -> Vec<Evidence> {
+    let mut seen: Vec<(String, u64)> = Vec::new();
+    let mut found = Vec::new();
+    for line in lines {
+        let Some(v) = &line.value else { continue };
+        if v.get("method").is_none() {
+            continue;
+        }
+        let Some(id) = v.get("id") else { continue };
+        let key = id.to_string();
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
+            found.push(finding(
+                &crate::rules::MCP_ID_REUSED,
+                format!(
+                    "line {}: the server's request reuses the id {key} of its request on line {first}",
+                    line.number
+                ),
+            ));
+        } else {
+            seen.push((key, line.number));
+        }
+    }
+    let mut out = Vec::new();
+    capped(&mut out, found);
+    out
+}
+
+/// `mcp.progress.*` over `lines` (those from the request on): the
+/// notifications for `token` increase and stop at the reply to `id`; none
+/// names a token that is not active.
+pub fn progress(lines: &[Line], token: &str, id: &str) -> Vec<Evidence> {
+    let mut found = Vec::new();
+    let mut last: Option<f64> = None;
+    let mut answered_at: Option<u64> = None;
+    for line in lines {
+        let Some(v) = &line.value else { continue };
+        if v.get("method").is_none() && v.get("id").and_then(Value::as_str) == Some(id) {
+            answered_at = Some(line.number);
+            continue;
+        }
+        if v.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+            continue;
+        }
+        let params = v.get("params").cloned().unwrap_or(Value::Null);
+        let named = params.get("progressToken");
+        if named.and_then(Value::as_str) != Some(token) {
+            found.push(finding(
+                &MCP_PROGRESS_AFTER_COMPLETION,
+                format!(
+                    "line {}: a progress notification for the token {}, which no request in flight gave",
+                    line.number,
+                    named.map_or("(none)".to_owned(), Value::to_string)
+                ),
+            ));
+            continue;
+        }
+        if let Some(at) = answered_at {
+            found.push(finding(
+                &MCP_PROGRESS_AFTER_COMPLETION,
+                format!(
+                    "line {}: progress for {token} after the request was answered (line {at})",
+                    line.number
+                ),
+            ));
+        }
+        if let Some(p) = params.get("progress").and_then(Value::as_f64) {
+            if let Some(before) = last
+                && p <= before
+            {
+                found.push(finding(
+                    &MCP_PROGRESS_INCREASING,
+                    format!(
+                        "line {}: progress {p} after {before}: it must increase",
+                        line.number
+                    ),
+                ));
+            }
+            last = Some(p);
+        }
+    }
+    let mut out = Vec::new();
+    capped(&mut out, found);
+    if out.is_empty() && last.is_none() {
+        out.push(Evidence::note(
+            Verdict::Pass,
+            "the server sent no progress for the token (it MAY)".to_owned(),
+        ));
+    }
+    out
+}
+
 /// Why a tool name breaks 2025-11-25's naming rules, if it does.
 pub fn tool_name_problem(name: &str) -> Option<String> {
     let n = name.chars().count();
@@ -349,6 +441,47 @@ mod tests {
         )];
         assert_eq!(server_capabilities(&json!({"tools": {}}), &lines).len(), 1);
         assert!(server_capabilities(&json!({"logging": {}}), &lines).is_empty());
+    }
+
+    #[test]
+    fn progress_must_increase_and_stop_at_the_reply() {
+        let p = |n: u64, progress: u64| {
+            line(
+                n,
+                &format!(
+                    r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t","progress":{progress}}}}}"#
+                ),
+            )
+        };
+        let reply = line(4, r#"{"jsonrpc":"2.0","id":"r1","result":{"content":[]}}"#);
+        let good = [p(1, 1), p(2, 2), p(3, 5), reply.clone()];
+        assert!(progress(&good, "t", "r1").is_empty());
+        let backwards = [p(1, 2), p(2, 1), reply.clone()];
+        let found = progress(&backwards, "t", "r1");
+        assert_eq!(
+            found[0].rule.as_ref().unwrap().id,
+            "mcp.progress.increasing"
+        );
+        let late = [p(1, 1), reply, p(5, 2)];
+        let found = progress(&late, "t", "r1");
+        assert_eq!(
+            found[0].rule.as_ref().unwrap().id,
+            "mcp.progress.after-completion"
+        );
+        let none: [Line; 0] = [];
+        assert_eq!(progress(&none, "t", "r1")[0].verdict, Verdict::Pass);
+    }
+
+    #[test]
+    fn a_reused_request_id_is_found() {
+        let lines = [
+            line(1, r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#),
+            line(2, r#"{"jsonrpc":"2.0","id":"s2","method":"roots/list"}"#),
+            line(3, r#"{"jsonrpc":"2.0","id":"s1","method":"roots/list"}"#),
+        ];
+        let found = reused_ids(&lines);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].message.contains("line 3") && found[0].message.contains("line 1"));
     }
 
     #[test]

@@ -74,6 +74,21 @@ rpcspec_matcher::rule_table! { MCP;
     MCP_PAGINATION_INVALID = "mcp.pagination.invalid-cursor", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/utilities/pagination (Error Handling: \"Invalid cursors SHOULD result in an error with code -32602\")",
         "a list request with a cursor the server never gave gets -32602";
+    MCP_SECOND_INITIALIZE = "mcp.lifecycle.second-initialize", Should,
+        "MCP 2025-06-18, 2025-11-25 basic/lifecycle (\"The initialization phase MUST be the first interaction between client and server\"; the page says nothing of a second one)",
+        "a second `initialize` in a session is refused with an error";
+    MCP_TOOLS_EXECUTION_ERROR = "mcp.tools.execution-error", Should,
+        "MCP 2025-11-25, 2026-07-28 server/tools (Error Handling: \"Tool Execution Errors: Reported in tool results with isError: true\", input validation errors among them)",
+        "a tool that fails on its input says so in a result with `isError: true`, not a JSON-RPC error";
+    MCP_PROGRESS_INCREASING = "mcp.progress.increasing", Must,
+        "MCP 2025-06-18, 2025-11-25 basic/utilities/progress; 2026-07-28 basic/patterns/progress (\"The progress value MUST increase with each notification\")",
+        "the `progress` of a token's notifications increases with each one";
+    MCP_PROGRESS_AFTER_COMPLETION = "mcp.progress.after-completion", Must,
+        "MCP 2025-06-18, 2025-11-25 basic/utilities/progress; 2026-07-28 basic/patterns/progress (\"Progress notifications MUST stop after completion\"; they \"MUST only reference tokens that\" were given in an active request)",
+        "progress notifications name the request's token and stop once the request is answered";
+    MCP_CANCEL_IN_FLIGHT = "mcp.cancel.in-flight", Should,
+        "MCP 2025-06-18, 2025-11-25 basic/utilities/cancellation (receivers SHOULD \"Not send a response for the cancelled request\"); 2026-07-28 basic/transports/stdio (\"MUST NOT send any further messages for it\", while patterns/cancellation lets a server ignore a request that \"cannot be cancelled\")",
+        "after `notifications/cancelled`, the server sends nothing more for that request";
     MCP_LOGGING_SET_LEVEL = "mcp.logging.set-level", Should,
         "MCP 2025-06-18, 2025-11-25 server/utilities/logging (Setting Log Level)",
         "a server that declares `logging` accepts `logging/setLevel` with an empty result";

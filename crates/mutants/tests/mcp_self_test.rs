@@ -1,0 +1,277 @@
+//! The MCP checks must be able to fail: the reference MCP server passes
+//! every check in every revision, and each MCP mutant (`rpcspec-mutant-mcp
+//! NAME`, the reference with one realistic bug) is caught by the checks
+//! written for its bug, in the revision where the bug shows. The whole
+//! table of which checks catch which mutant is a snapshot
+//! (`snapshots/mcp_self_test__mcp_catches.snap`).
+
+use std::{collections::BTreeSet, thread, time::Duration};
+
+use rpcspec::{
+    budget::Budget,
+    cases,
+    exec::{RunOptions, dialect_named},
+    mcp::{
+        Revision,
+        suite::{self, Options, ToolCall, ToolCalls},
+    },
+    plan::Plan,
+    report::{CaseResult, Verdict},
+    run_suite,
+    target::Target,
+};
+use serde_json::json;
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-mcp");
+
+/// The tool calls the reference offers, as a target file's `[mcp]` names
+/// them.
+fn calls() -> ToolCalls {
+    let call = |tool: &str, arguments| {
+        Some(ToolCall {
+            tool: tool.into(),
+            arguments,
+        })
+    };
+    ToolCalls {
+        call: call("echo", json!({"text": "hi"})),
+        slow: call("slow", json!({"ms": 600})),
+        failing: call("fail", json!({})),
+        asks_client: call("roots", json!({})),
+    }
+}
+
+fn target(name: &str) -> Target {
+    Target {
+        argv: vec![MUTANT.into(), name.into()],
+    }
+}
+
+/// The MCP checks against mutant `name`, in `pinned` (or negotiated).
+fn checks(name: &str, pinned: Option<Revision>) -> Vec<CaseResult> {
+    let opts = Options {
+        pinned,
+        startup: Duration::from_secs(10),
+        timeout: Duration::from_secs(3),
+        budget: Budget::DEFAULT,
+        calls: calls(),
+    };
+    suite::run(&target(name), &opts, &|_| true).results
+}
+
+/// The ids of results that did not pass (SKIPPED and N/A pass here).
+fn caught(results: &[CaseResult]) -> BTreeSet<String> {
+    results
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.verdict,
+                Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
+            )
+        })
+        .map(|r| format!("{} {}", r.id, r.verdict.as_str()))
+        .collect()
+}
+
+/// How each revision is asked for: negotiated, or pinned.
+const WAYS: &[(&str, Option<Revision>)] = &[
+    ("mcp", None),
+    ("mcp@2025-06-18", Some(Revision::V2025_06_18)),
+    ("mcp@2025-11-25", Some(Revision::V2025_11_25)),
+    ("mcp@2026-07-28", Some(Revision::V2026_07_28)),
+];
+
+#[test]
+fn the_reference_passes_every_check_in_every_revision() {
+    let handles: Vec<_> = WAYS
+        .iter()
+        .map(|&(name, pinned)| thread::spawn(move || (name, checks("reference", pinned))))
+        .collect();
+    for h in handles {
+        let (name, results) = h.join().expect("no panic");
+        assert_eq!(
+            results.len(),
+            suite::CHECKS.len(),
+            "{name}: a result per check"
+        );
+        assert!(
+            caught(&results).is_empty(),
+            "{name}: {:#?}",
+            caught(&results)
+        );
+        // With every tool call named, nothing is SKIPPED but what the
+        // reference declares it all (no undeclared method to call).
+        let skipped: Vec<&str> = results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Skipped)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(skipped, ["mcp/capabilities/undeclared-method"], "{name}");
+    }
+}
+
+/// A mutant, how it is run, and the checks that must catch it.
+struct Mutant {
+    name: &'static str,
+    /// `None`: negotiated (the newest, 2026-07-28, for the dual-era
+    /// reference); else pinned to show a bug of that revision.
+    pinned: Option<Revision>,
+    caught_by: &'static [&'static str],
+}
+
+const fn m(
+    name: &'static str,
+    pinned: Option<Revision>,
+    caught_by: &'static [&'static str],
+) -> Mutant {
+    Mutant {
+        name,
+        pinned,
+        caught_by,
+    }
+}
+
+const LEGACY: Option<Revision> = Some(Revision::V2025_11_25);
+const MODERN: Option<Revision> = Some(Revision::V2026_07_28);
+
+const MUTANTS: &[Mutant] = &[
+    m("stdout-log", None, &["mcp/stdio/messages-only"]),
+    m(
+        "echo-unknown-version",
+        LEGACY,
+        &["mcp/lifecycle/unknown-version"],
+    ),
+    m("lingers", None, &["mcp/shutdown/stdin-eof"]),
+    m(
+        "sampling-undeclared",
+        LEGACY,
+        &["mcp/capabilities/client-declared"],
+    ),
+    m(
+        "input-schema-null",
+        None,
+        &["mcp/tools/list", "mcp/schema/messages"],
+    ),
+    m("endless-pagination", None, &["mcp/resources/list"]),
+    m(
+        "answers-cancelled",
+        None,
+        &["mcp/utilities/cancel-in-flight"],
+    ),
+    m("progress-backwards", None, &["mcp/utilities/progress"]),
+    m(
+        "tool-error-as-protocol-error",
+        None,
+        &["mcp/tools/execution-error"],
+    ),
+    m("reuses-server-id", LEGACY, &["mcp/tools/asks-client"]),
+    m(
+        "requests-before-initialized",
+        LEGACY,
+        &["mcp/lifecycle/before-initialized"],
+    ),
+    m(
+        "no-ping",
+        LEGACY,
+        &["mcp/utilities/ping", "mcp/lifecycle/before-initialized"],
+    ),
+    m(
+        "second-initialize-ok",
+        LEGACY,
+        &["mcp/lifecycle/second-initialize"],
+    ),
+    m(
+        "invalid-cursor-ok",
+        None,
+        &["mcp/pagination/invalid-cursor"],
+    ),
+    m("wrong-resource-error", None, &["mcp/resources/unknown-uri"]),
+    m("duplicate-tool-names", None, &["mcp/tools/list"]),
+    m("no-result-type", None, &["mcp/schema/messages"]),
+    m("discover-missing", MODERN, &["mcp/lifecycle/discover"]),
+    m("embedded-newline", None, &["mcp/stdio/messages-only"]),
+];
+
+#[test]
+fn every_mcp_mutant_is_caught_by_its_checks() {
+    // Two at a time: each is a few processes for a second or two.
+    let mut table = String::from("mutant | revision | caught by\n");
+    for pair in MUTANTS.chunks(2) {
+        let handles: Vec<_> = pair
+            .iter()
+            .map(|mutant| {
+                let (name, pinned) = (mutant.name, mutant.pinned);
+                thread::spawn(move || checks(name, pinned))
+            })
+            .collect();
+        for (mutant, h) in pair.iter().zip(handles) {
+            let results = h.join().expect("no panic");
+            let caught = caught(&results);
+            for id in mutant.caught_by {
+                assert!(
+                    caught.iter().any(|c| c.split(' ').next() == Some(*id)),
+                    "{}: not caught by {id}; caught by {caught:#?}",
+                    mutant.name
+                );
+            }
+            let how = mutant
+                .pinned
+                .map_or("negotiated".to_owned(), |r| r.to_string());
+            let by: Vec<&str> = caught.iter().map(String::as_str).collect();
+            // A mutant that breaks the session breaks every check: say so
+            // once, with the checks that name the cause.
+            let by = if by.len() > 8 {
+                let fails: Vec<&str> = by
+                    .iter()
+                    .copied()
+                    .filter(|c| c.ends_with(" FAIL"))
+                    .collect();
+                format!(
+                    "{} (and {} more that need a session)",
+                    fails.join(", "),
+                    by.len() - fails.len()
+                )
+            } else {
+                by.join(", ")
+            };
+            table.push_str(&format!("{} | {how} | {by}\n", mutant.name));
+        }
+    }
+    insta::assert_snapshot!("mcp_catches", table);
+}
+
+/// `drops-invalid` stays silent on lines that are not valid JSON-RPC: the
+/// JSON-RPC cases catch it, as MCP reads them (NON-STRICT: MCP lets an
+/// unreadable request go unanswered, JSON-RPC 2.0 §5 does not).
+#[test]
+fn a_server_that_drops_invalid_lines_is_caught_by_the_json_rpc_cases() {
+    let (dialect, handshake) = dialect_named("mcp").expect("mcp");
+    let opts = RunOptions {
+        timeout: Duration::from_secs(3),
+        dialect,
+        handshake: Some(handshake),
+        ..RunOptions::default()
+    };
+    let all: Vec<_> = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.id.starts_with("jsonrpc/envelope/") || c.id.starts_with("framing/lines/"))
+        .collect();
+    let run = |name: &str| run_suite(&all, &[Plan::Whole], &target(name), &opts, 4, &|_, _| {});
+    let reference = run("reference");
+    assert!(
+        reference.iter().all(|r| matches!(
+            r.verdict,
+            Verdict::Pass | Verdict::NotApplicable | Verdict::Skipped
+        )),
+        "{:#?}",
+        caught(&reference)
+    );
+    let dropped = caught(&run("drops-invalid"));
+    assert!(
+        dropped
+            .iter()
+            .any(|c| c.starts_with("jsonrpc/envelope/") && c.ends_with("NON-STRICT")),
+        "{dropped:#?}"
+    );
+}

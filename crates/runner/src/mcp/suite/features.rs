@@ -1,0 +1,224 @@
+//! The checks of the features a server declares: tools, resources,
+//! prompts, pagination, and the methods of what it did not declare.
+
+use super::*;
+
+impl Session {
+    pub(super) fn feature_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        // tools
+        if wanted(TOOLS_LIST) {
+            if self.declared("tools") {
+                self.check(TOOLS_LIST, |s| {
+                    let (items, mut evidence) = s.list_all("tools/list", "tools");
+                    let mut seen = std::collections::HashMap::new();
+                    for tool in &items {
+                        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+                        match tool.get("inputSchema") {
+                            None => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}` has no `inputSchema`"))),
+                            Some(schema) => {
+                                if let Some(why) = crate::mcp::schema::schema_problems(schema) {
+                                    evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is {why}")));
+                                } else if schema.get("type").and_then(Value::as_str) != Some("object") {
+                                    evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is not of type \"object\": {}", short(schema))));
+                                }
+                            }
+                        }
+                        if s.revision >= Revision::V2025_11_25
+                            && let Some(why) = grade::tool_name_problem(name)
+                        {
+                            evidence.push(finding(&MCP_TOOLS_NAME, format!("tool name {name:?} {why}")));
+                        }
+                        *seen.entry(name.to_owned()).or_insert(0) += 1;
+                    }
+                    let mut twice: Vec<_> = seen.into_iter().filter(|(_, n)| *n > 1).collect();
+                    twice.sort();
+                    for (name, n) in twice {
+                        evidence.push(finding(&MCP_TOOLS_NAME, format!("tool name `{name}` is listed {n} times: names are unique within a server")));
+                    }
+                    evidence
+                });
+            } else {
+                self.results.push(self.not_declared(TOOLS_LIST, "tools"));
+            }
+        }
+        if wanted(TOOLS_UNKNOWN) {
+            if self.declared("tools") {
+                self.check(TOOLS_UNKNOWN, |s| {
+                    let reply = s.ask("tools/call", json!({"name": "rpcspec-no-such-tool", "arguments": {}}));
+                    match &reply {
+                        Reply::Error(_) => Vec::new(),
+                        Reply::Result(r) if r.get("isError") == Some(&Value::Bool(true)) => vec![finding(
+                            &MCP_TOOLS_UNKNOWN,
+                            format!("an unknown tool got a result with `isError: true` ({}), where the section lists unknown tools under protocol errors", short(r)),
+                        )],
+                        other => vec![finding(&MCP_TOOLS_UNKNOWN, format!("calling the unknown tool `rpcspec-no-such-tool` got {}", other.describe()))],
+                    }
+                });
+            } else {
+                self.results.push(self.not_declared(TOOLS_UNKNOWN, "tools"));
+            }
+        }
+        // resources
+        if wanted(RESOURCES_LIST) {
+            if self.declared("resources") {
+                self.check(RESOURCES_LIST, |s| {
+                    let (_, mut evidence) = s.list_all("resources/list", "resources");
+                    let (_, more) = s.list_all("resources/templates/list", "resourceTemplates");
+                    evidence.extend(more);
+                    evidence
+                });
+            } else {
+                self.results
+                    .push(self.not_declared(RESOURCES_LIST, "resources"));
+            }
+        }
+        if wanted(RESOURCES_UNKNOWN) {
+            if self.declared("resources") {
+                self.check(RESOURCES_UNKNOWN, |s| {
+                    let uri = "rpcspec://no-such-resource/0";
+                    let reply = s.ask("resources/read", json!({"uri": uri}));
+                    let want = s.revision.resource_not_found();
+                    match reply.code() {
+                        Some(code) if code == want => Vec::new(),
+                        _ => vec![finding(
+                            &MCP_RESOURCES_UNKNOWN,
+                            format!(
+                                "reading the unknown resource {uri} got {}, not error {want}",
+                                reply.describe()
+                            ),
+                        )],
+                    }
+                });
+            } else {
+                self.results
+                    .push(self.not_declared(RESOURCES_UNKNOWN, "resources"));
+            }
+        }
+        // prompts
+        if wanted(PROMPTS_LIST) {
+            if self.declared("prompts") {
+                self.check(PROMPTS_LIST, |s| s.list_all("prompts/list", "prompts").1);
+            } else {
+                self.results
+                    .push(self.not_declared(PROMPTS_LIST, "prompts"));
+            }
+        }
+        if wanted(PROMPTS_UNKNOWN) {
+            if self.declared("prompts") {
+                self.check(PROMPTS_UNKNOWN, |s| {
+                    let reply = s.ask("prompts/get", json!({"name": "rpcspec-no-such-prompt"}));
+                    match reply.code() {
+                        Some(-32602) => Vec::new(),
+                        _ => vec![finding(&MCP_PROMPTS_UNKNOWN, format!("getting the unknown prompt `rpcspec-no-such-prompt` got {}, not error -32602", reply.describe()))],
+                    }
+                });
+            } else {
+                self.results
+                    .push(self.not_declared(PROMPTS_UNKNOWN, "prompts"));
+            }
+        }
+        if wanted(INVALID_CURSOR) {
+            let list = [
+                ("tools", "tools/list"),
+                ("resources", "resources/list"),
+                ("prompts", "prompts/list"),
+            ]
+            .into_iter()
+            .find(|(c, _)| self.declared(c));
+            match list {
+                Some((_, method)) => self.check(INVALID_CURSOR, |s| {
+                    let reply = s.ask(method, json!({"cursor": "rpcspec-not-a-cursor"}));
+                    match reply.code() {
+                        Some(-32602) => Vec::new(),
+                        _ => vec![finding(&MCP_PAGINATION_INVALID, format!("`{method}` with the cursor \"rpcspec-not-a-cursor\", which it never gave, got {}", reply.describe()))],
+                    }
+                }),
+                None => self.results.push(self.not_declared(INVALID_CURSOR, "tools`, `resources` or `prompts")),
+            }
+        }
+        if wanted(UNDECLARED) {
+            let undeclared: Vec<(&str, &str, Value)> = [
+                ("tools", "tools/list", json!({})),
+                ("resources", "resources/list", json!({})),
+                ("prompts", "prompts/list", json!({})),
+                ("completions", "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "rpcspec"}, "argument": {"name": "a", "value": ""}})),
+            ]
+            .into_iter()
+            .filter(|(c, _, _)| !self.declared(c))
+            .collect();
+            if !self.capabilities.is_object() {
+                self.results.push(result_with(
+                    UNDECLARED,
+                    self.revision.as_str(),
+                    vec![Evidence::note(
+                        Verdict::Skipped,
+                        "the server declared no capabilities object: there is nothing to tell undeclared methods by".into(),
+                    )],
+                ));
+            } else if undeclared.is_empty() {
+                self.results.push(result_with(
+                    UNDECLARED,
+                    self.revision.as_str(),
+                    vec![Evidence::note(Verdict::Skipped, "the server declared tools, resources, prompts and completions: no undeclared method to call".into())],
+                ));
+            } else {
+                self.check(UNDECLARED, |s| {
+                    let mut evidence = Vec::new();
+                    for (capability, method, params) in undeclared {
+                        let reply = s.ask(method, params);
+                        if reply.code() != Some(-32601) {
+                            evidence.push(finding(
+                                &MCP_UNDECLARED_METHOD,
+                                format!("`{method}` (capability `{capability}`, not declared) got {}, not error -32601", reply.describe()),
+                            ));
+                        }
+                    }
+                    evidence
+                });
+            }
+        }
+    }
+
+    /// Every item of a paginated list, following `nextCursor`; findings
+    /// of `mcp.pagination.terminates` and of requests that failed.
+    fn list_all(&mut self, method: &str, member: &str) -> (Vec<Value>, Vec<Evidence>) {
+        const MAX_PAGES: usize = 100;
+        let mut items = Vec::new();
+        let mut evidence = Vec::new();
+        let mut cursors: Vec<String> = Vec::new();
+        let mut params = json!({});
+        for page in 1..=MAX_PAGES {
+            let reply = self.ask(method, params.clone());
+            let Reply::Result(result) = reply else {
+                evidence.push(Evidence::note(
+                    Verdict::Fail,
+                    format!("`{method}` (page {page}) got {}", reply.describe()),
+                ));
+                return (items, evidence);
+            };
+            if let Some(list) = result.get(member).and_then(Value::as_array) {
+                items.extend(list.iter().cloned());
+            }
+            let Some(next) = result.get("nextCursor").and_then(Value::as_str) else {
+                return (items, evidence);
+            };
+            if cursors.iter().any(|c| c == next) {
+                evidence.push(finding(
+                    &MCP_PAGINATION_ENDS,
+                    format!("`{method}` page {page} gave the cursor {next:?} again: following `nextCursor` never ends"),
+                ));
+                return (items, evidence);
+            }
+            cursors.push(next.to_owned());
+            params = json!({"cursor": next});
+        }
+        evidence.push(finding(
+            &MCP_PAGINATION_ENDS,
+            format!(
+                "`{method}` still had a `nextCursor` after {MAX_PAGES} pages ({} items)",
+                items.len()
+            ),
+        ));
+        (items, evidence)
+    }
+}

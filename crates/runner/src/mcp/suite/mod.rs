@@ -1,0 +1,619 @@
+//! The MCP checks: one session with the server, as a client would hold it,
+//! and a result per check (`mcp/<area>/<name>`), each gated on what the
+//! server declared: a capability it did not declare gets SKIPPED with the
+//! reason, never FAIL; a check its revision does not have gets N/A.
+//!
+//! Three connections at most, two at a time:
+//!
+//! * the session: version negotiation (`server/discover` first, as
+//!   2026-07-28's stdio backward-compatibility rules say, then
+//!   `initialize` for a server that does not know it), the lifecycle, the
+//!   utilities and every declared feature, then the shutdown;
+//! * a second process, meanwhile, for what a session can be asked once:
+//!   `initialize` of a version no server supports (legacy), or `initialize`
+//!   at all (a 2026-07-28 server: whether it also speaks a legacy revision).
+//!
+//! Then the graders of whole transcripts (`grade.rs`) run over both: only
+//! MCP messages on stdout, every message against the revision's schema,
+//! only negotiated capabilities used.
+
+mod calls;
+mod features;
+mod open;
+
+use open::{speaks_legacy, unknown_version_legacy};
+
+use std::{
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+use super::{
+    Revision,
+    conn::{Conn, Mark, Reply, ShutdownStep, client_info, short},
+    grade::{self, finding},
+    rules::*,
+};
+use crate::{
+    budget::Budget,
+    report::{CaseResult, Evidence, Verdict},
+    rules::{MCP_ID_REUSED, Rule},
+    target::Target,
+};
+
+/// One MCP check, as `rpcspec list --dialect mcp` shows it.
+#[derive(Debug)]
+pub struct Check {
+    /// The case id (`mcp/tools/list`).
+    pub id: &'static str,
+    /// What it checks, in one line.
+    pub title: &'static str,
+    /// The rules it grades.
+    pub rules: &'static [&'static Rule],
+    /// What it needs of the server, in words ("" for every server).
+    pub gate: &'static str,
+}
+
+macro_rules! checks {
+    ($( $name:ident = $id:literal, $title:literal, [$($rule:ident),*], $gate:literal; )*) => {
+        $( const $name: &Check = &Check { id: $id, title: $title, rules: &[$(&$rule),*], gate: $gate }; )*
+        /// Every MCP check, in the order a run reports them.
+        pub static CHECKS: &[&Check] = &[$($name),*];
+    };
+}
+
+checks! {
+    DISCOVER = "mcp/lifecycle/discover", "`server/discover` answers with versions, capabilities and identity",
+        [MCP_DISCOVER], "2026-07-28";
+    INITIALIZE = "mcp/lifecycle/initialize", "`initialize` answers with the server's version, capabilities and information",
+        [MCP_INITIALIZE_RESULT], "2025-06-18, 2025-11-25";
+    UNKNOWN_VERSION = "mcp/lifecycle/unknown-version", "a protocol version no server supports is answered with the versions it does",
+        [MCP_VERSION_UNSUPPORTED, MCP_VERSION_ERROR], "";
+    BEFORE_INITIALIZED = "mcp/lifecycle/before-initialized", "before `initialized`, `ping` is answered and the server asks nothing",
+        [MCP_PING, MCP_BEFORE_INITIALIZED], "2025-06-18, 2025-11-25";
+    SECOND_INITIALIZE = "mcp/lifecycle/second-initialize", "a second `initialize` in the session is refused",
+        [MCP_SECOND_INITIALIZE], "2025-06-18, 2025-11-25";
+    PING = "mcp/utilities/ping", "`ping` is answered promptly with an empty result",
+        [MCP_PING], "2025-06-18, 2025-11-25";
+    CANCEL_UNKNOWN = "mcp/utilities/cancel-unknown", "a cancellation of an unknown request is ignored",
+        [MCP_CANCEL_UNKNOWN], "";
+    CANCEL_IN_FLIGHT = "mcp/utilities/cancel-in-flight", "a cancelled request in flight gets nothing more",
+        [MCP_CANCEL_IN_FLIGHT], "capability `tools`, `[mcp] slow` in the target file";
+    PROGRESS = "mcp/utilities/progress", "progress increases, names the token and stops at the result",
+        [MCP_PROGRESS_INCREASING, MCP_PROGRESS_AFTER_COMPLETION], "capability `tools`, `[mcp] slow` in the target file";
+    TOOLS_LIST = "mcp/tools/list", "every tool has a valid input schema and a well-formed, unique name; the list ends",
+        [MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_PAGINATION_ENDS], "capability `tools`";
+    TOOLS_UNKNOWN = "mcp/tools/unknown-tool", "a call of an unknown tool is a protocol error",
+        [MCP_TOOLS_UNKNOWN], "capability `tools`";
+    TOOLS_CALL = "mcp/tools/call", "the target file's safe tool call gets a result",
+        [MCP_SCHEMA], "capability `tools`, `[mcp] call` in the target file";
+    TOOLS_ERROR = "mcp/tools/execution-error", "a tool that fails on its input answers with `isError: true`",
+        [MCP_TOOLS_EXECUTION_ERROR], "capability `tools`, `[mcp] failing` in the target file";
+    SERVER_REQUESTS = "mcp/tools/asks-client", "the server's requests to the client have ids it never used before",
+        [MCP_ID_REUSED], "capability `tools`, `[mcp] asks_client` in the target file, 2025-06-18, 2025-11-25";
+    RESOURCES_LIST = "mcp/resources/list", "the resource and template lists end",
+        [MCP_PAGINATION_ENDS], "capability `resources`";
+    RESOURCES_UNKNOWN = "mcp/resources/unknown-uri", "reading an unknown resource gets the not-found error",
+        [MCP_RESOURCES_UNKNOWN], "capability `resources`";
+    PROMPTS_LIST = "mcp/prompts/list", "the prompt list ends",
+        [MCP_PAGINATION_ENDS], "capability `prompts`";
+    PROMPTS_UNKNOWN = "mcp/prompts/unknown-name", "getting an unknown prompt gets -32602",
+        [MCP_PROMPTS_UNKNOWN], "capability `prompts`";
+    INVALID_CURSOR = "mcp/pagination/invalid-cursor", "a cursor the server never gave gets -32602",
+        [MCP_PAGINATION_INVALID], "capability `tools`, `resources` or `prompts`";
+    UNDECLARED = "mcp/capabilities/undeclared-method", "the methods of capabilities the server did not declare get -32601",
+        [MCP_UNDECLARED_METHOD], "a capability not declared";
+    SET_LEVEL = "mcp/logging/set-level", "`logging/setLevel` is accepted",
+        [MCP_LOGGING_SET_LEVEL], "capability `logging`, 2025-06-18, 2025-11-25";
+    SERVER_DECLARED = "mcp/capabilities/server-declared", "the server sends log messages only if it declared `logging`",
+        [MCP_SERVER_CAPABILITY], "";
+    CLIENT_DECLARED = "mcp/capabilities/client-declared", "the server asks the client only for capabilities the client declared",
+        [MCP_CLIENT_CAPABILITY, MCP_STDIO_NO_REQUESTS], "";
+    STDIO = "mcp/stdio/messages-only", "every line on stdout is one MCP message, UTF-8, on one line",
+        [MCP_STDIO_MESSAGES_ONLY], "";
+    SCHEMA = "mcp/schema/messages", "every message matches the revision's JSON Schema",
+        [MCP_SCHEMA], "";
+    SHUTDOWN = "mcp/shutdown/stdin-eof", "the server exits once stdin is closed",
+        [MCP_SHUTDOWN], "";
+}
+
+/// How to run the checks.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The revision to speak, or `None`: negotiate (the newest the server
+    /// supports of those rpcspec knows).
+    pub pinned: Option<Revision>,
+    /// How long a new process may take to answer its first request.
+    pub startup: Duration,
+    /// How long any later request may take.
+    pub timeout: Duration,
+    /// What a connection may read ([`crate::budget`]).
+    pub budget: Budget,
+    /// Tool calls the target file lets the checks make.
+    pub calls: ToolCalls,
+}
+
+/// A `tools/call` the target file names (`[mcp]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub tool: String,
+    /// Its arguments, an object.
+    pub arguments: Value,
+}
+
+impl ToolCall {
+    fn params(&self) -> Value {
+        json!({"name": self.tool, "arguments": self.arguments})
+    }
+}
+
+/// The tool calls the checks may make: none unless the target file names
+/// them, because a tool can do anything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolCalls {
+    /// A call that is safe to make and succeeds (`mcp/tools/call`).
+    pub call: Option<ToolCall>,
+    /// A call that takes a second or more (`mcp/utilities/cancel-in-flight`,
+    /// `mcp/utilities/progress`).
+    pub slow: Option<ToolCall>,
+    /// A call that fails as a tool, on its input (`mcp/tools/execution-error`).
+    pub failing: Option<ToolCall>,
+    /// A call during which the server sends the client requests
+    /// (`mcp/tools/asks-client`).
+    pub asks_client: Option<ToolCall>,
+}
+
+/// What a run of the checks found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// A result per check run, in the order of [`CHECKS`].
+    pub results: Vec<CaseResult>,
+    /// The revision negotiated, if a session was had.
+    pub revision: Option<Revision>,
+    /// Whether the server opens a session with `initialize` (the JSON-RPC
+    /// cases' handshake): a 2026-07-28 server may or may not also speak
+    /// an older revision. `None`: not found out (no session).
+    pub has_initialize: Option<bool>,
+}
+
+/// The checks whose id `selected` takes, run against `target`.
+pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> Outcome {
+    let chosen: Vec<&Check> = CHECKS.iter().copied().filter(|c| selected(c.id)).collect();
+    if chosen.is_empty() {
+        return Outcome::default();
+    }
+    let mut session = match Session::open(target, opts) {
+        Ok(s) => s,
+        Err(e) => {
+            return Outcome {
+                results: chosen
+                    .iter()
+                    .map(|c| result_with(c, "-", vec![(*e).clone()]))
+                    .collect(),
+                ..Outcome::default()
+            };
+        }
+    };
+    let wanted = |c: &Check| chosen.iter().any(|x| x.id == c.id);
+    // The second process meanwhile: `initialize` of an unknown version
+    // (legacy), or whether a modern server has `initialize` at all.
+    let legacy = session.revision.has_initialize();
+    let broken = session.broken.is_some();
+    let second = (!broken && (!legacy || wanted(UNKNOWN_VERSION))).then(|| {
+        let (target, opts) = (target.clone(), opts.clone());
+        thread::spawn(move || {
+            if legacy {
+                (Some(unknown_version_legacy(&target, &opts)), true)
+            } else {
+                (None, speaks_legacy(&target, &opts))
+            }
+        })
+    });
+    match session.broken.clone() {
+        None => session.run_checks(&wanted),
+        Some(why) => {
+            // Every check that needs the session says why there is none.
+            for check in &chosen {
+                if [
+                    STDIO.id,
+                    SCHEMA.id,
+                    SERVER_DECLARED.id,
+                    CLIENT_DECLARED.id,
+                    SHUTDOWN.id,
+                ]
+                .contains(&check.id)
+                    || session.results.iter().any(|r| r.id == check.id)
+                {
+                    continue;
+                }
+                // What the revision does not have stays N/A.
+                let missing = if session.revision.has_initialize() {
+                    [DISCOVER.id].contains(&check.id)
+                } else {
+                    [
+                        INITIALIZE.id,
+                        BEFORE_INITIALIZED.id,
+                        PING.id,
+                        SECOND_INITIALIZE.id,
+                        SET_LEVEL.id,
+                        SERVER_REQUESTS.id,
+                    ]
+                    .contains(&check.id)
+                };
+                if missing {
+                    session
+                        .results
+                        .push(session.not_in_revision(check, "not in this revision"));
+                    continue;
+                }
+                session.results.push(result_with(
+                    check,
+                    session.revision.as_str(),
+                    vec![why.clone()],
+                ));
+            }
+        }
+    }
+    // Not found out when no session could be had.
+    let mut has_initialize = (!broken).then_some(legacy);
+    if let Some(handle) = second {
+        match handle.join() {
+            Ok((result, initialize)) => {
+                session.results.extend(result);
+                has_initialize = Some(initialize);
+            }
+            Err(_) => session.results.push(result_with(
+                UNKNOWN_VERSION,
+                "-",
+                vec![Evidence::note(
+                    Verdict::Error,
+                    "the check panicked (a bug in rpcspec)".into(),
+                )],
+            )),
+        }
+    }
+    session.finish(&wanted);
+    // In the order of CHECKS.
+    let mut results = session.results;
+    // Opening the session makes results of its own: only the chosen stay.
+    results.retain(|r| chosen.iter().any(|c| c.id == r.id));
+    results.sort_by_key(|r| CHECKS.iter().position(|c| c.id == r.id));
+    Outcome {
+        results,
+        revision: Some(session.revision),
+        has_initialize,
+    }
+}
+
+fn result_with(check: &Check, plan: &str, evidence: Vec<Evidence>) -> CaseResult {
+    let mut result = CaseResult::new(
+        check.id.to_owned(),
+        plan.to_owned(),
+        check.title.to_owned(),
+        check.rules.first().map_or("MCP", |r| r.section).to_owned(),
+    );
+    result.evidence = evidence;
+    result.settle();
+    result
+}
+
+/// The session with the server: the negotiated revision and what the
+/// server declared, and the results so far.
+struct Session {
+    conn: Conn,
+    revision: Revision,
+    /// The server's `capabilities`.
+    capabilities: Value,
+    results: Vec<CaseResult>,
+    started: Instant,
+    /// Why no session could be had: every check that needs one gets this.
+    broken: Option<Evidence>,
+    /// How long the `[mcp] slow` call took, once made.
+    slow_took: Option<Duration>,
+    /// The target file's tool calls.
+    calls: ToolCalls,
+}
+
+impl Session {
+    fn declared(&self, capability: &str) -> bool {
+        self.capabilities.get(capability).is_some()
+    }
+
+    /// SKIPPED: the server did not declare `capability`.
+    fn not_declared(&self, check: &Check, capability: &str) -> CaseResult {
+        let declared: Vec<&str> = self
+            .capabilities
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        result_with(
+            check,
+            self.revision.as_str(),
+            vec![Evidence::note(
+                Verdict::Skipped,
+                format!(
+                    "not declared: the server's capabilities have no `{capability}` (it declared: {})",
+                    if declared.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        declared.join(", ")
+                    }
+                ),
+            )],
+        )
+    }
+
+    /// N/A: `check` does not exist in this revision.
+    fn not_in_revision(&self, check: &Check, why: &str) -> CaseResult {
+        result_with(
+            check,
+            self.revision.as_str(),
+            vec![Evidence::note(
+                Verdict::NotApplicable,
+                format!("{}: {why}", self.revision),
+            )],
+        )
+    }
+
+    /// Runs `body` as `check`: its evidence, and the traffic it caused.
+    fn check(&mut self, check: &Check, body: impl FnOnce(&mut Session) -> Vec<Evidence>) {
+        if !self.conn.alive() {
+            let why = if self.conn.flood.is_some() {
+                "the server was stopped for writing past the budget"
+            } else {
+                "the server closed stdout or exited earlier in the session"
+            };
+            self.results.push(result_with(
+                check,
+                self.revision.as_str(),
+                vec![Evidence::note(Verdict::Crash, why.to_owned())],
+            ));
+            return;
+        }
+        let mark = self.conn.mark();
+        let started = Instant::now();
+        let mut evidence = body(self);
+        if let Some(flood) = self.conn.flood.take() {
+            evidence.push(flood);
+        }
+        let mut result = result_with(check, self.revision.as_str(), evidence);
+        result.duration = started.elapsed();
+        self.conn.attach(&mut result, mark);
+        self.results.push(result);
+    }
+
+    /// A request, with the reply's deadline of the connection.
+    fn ask(&mut self, method: &str, params: Value) -> Reply {
+        let deadline = self.conn.deadline();
+        self.conn.request(method, params, deadline)
+    }
+
+    fn run_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        let legacy = self.revision.has_initialize();
+        if legacy {
+            // Before `initialized`: a ping, and what the server sends from
+            // its `initialize` reply on (in the reply's read, perhaps).
+            let mark = self.conn.mark();
+            let from = self
+                .conn
+                .lines
+                .iter()
+                .rposition(|l| l.reply_to.as_deref() == Some("initialize"))
+                .map_or(mark.lines, |i| i + 1);
+            let reply = self.ask("ping", Value::Null);
+            let mut evidence = grade::before_initialized(&self.conn.lines[from..]);
+            if !matches!(reply, Reply::Result(ref r) if r.as_object().is_some_and(|o| o.keys().all(|k| k == "_meta")))
+            {
+                evidence.push(finding(
+                    &MCP_PING,
+                    format!(
+                        "a `ping` before `notifications/initialized` got {}",
+                        reply.describe()
+                    ),
+                ));
+            }
+            self.conn.notify("notifications/initialized", Value::Null);
+            if wanted(BEFORE_INITIALIZED) {
+                let mut result = result_with(BEFORE_INITIALIZED, self.revision.as_str(), evidence);
+                self.conn.attach(&mut result, mark);
+                self.results.push(result);
+            }
+        } else if wanted(BEFORE_INITIALIZED) {
+            self.results.push(
+                self.not_in_revision(BEFORE_INITIALIZED, "there is no `initialize` handshake"),
+            );
+        }
+
+        if wanted(PING) {
+            if legacy {
+                self.check(PING, |s| {
+                    let asked = Instant::now();
+                    let reply = s.ask("ping", Value::Null);
+                    match reply {
+                        Reply::Result(r)
+                            if r.as_object()
+                                .is_some_and(|o| o.keys().all(|k| k == "_meta")) =>
+                        {
+                            let took = asked.elapsed();
+                            if took > Duration::from_secs(1) {
+                                vec![finding(
+                                    &MCP_PING,
+                                    format!("`ping` took {took:.1?}: not promptly"),
+                                )]
+                            } else {
+                                Vec::new()
+                            }
+                        }
+                        other => vec![finding(
+                            &MCP_PING,
+                            format!("`ping` got {}, not an empty result", other.describe()),
+                        )],
+                    }
+                });
+            } else {
+                self.results.push(
+                    self.not_in_revision(PING, "`ping` is removed (changelog, major change 5)"),
+                );
+            }
+        }
+
+        if wanted(UNKNOWN_VERSION) && !legacy {
+            self.check(UNKNOWN_VERSION, |s| {
+                let params = s.conn.params_of(json!({}), "1900-01-01");
+                let deadline = s.conn.deadline();
+                let reply = s.conn.request_raw("server/discover", params, deadline);
+                match &reply {
+                    Reply::Error(e) if reply.code() == Some(-32022) => {
+                        let supported = e.pointer("/data/supported").and_then(Value::as_array);
+                        match supported {
+                            Some(list) if !list.is_empty() => Vec::new(),
+                            _ => vec![finding(&MCP_VERSION_ERROR, format!("error -32022 without the `data.supported` list: {}", short(e)))],
+                        }
+                    }
+                    other => vec![finding(
+                        &MCP_VERSION_ERROR,
+                        format!("`server/discover` with protocol version 1900-01-01 in `_meta` got {}, not error -32022", other.describe()),
+                    )],
+                }
+            });
+        }
+
+        if wanted(CANCEL_UNKNOWN) {
+            self.check(CANCEL_UNKNOWN, |s| {
+                s.conn.notify(
+                    "notifications/cancelled",
+                    json!({"requestId": "rpcspec-never-sent", "reason": "rpcspec: a request this server never saw"}),
+                );
+                let (method, params) = if s.revision.has_ping() {
+                    ("ping", Value::Null)
+                } else {
+                    ("server/discover", json!({}))
+                };
+                match s.ask(method, params) {
+                    Reply::Result(_) | Reply::Error(_) => Vec::new(),
+                    other => vec![finding(
+                        &MCP_CANCEL_UNKNOWN,
+                        format!("after a cancellation of an unknown request, `{method}` got {}", other.describe()),
+                    )],
+                }
+            });
+        }
+
+        self.feature_checks(wanted);
+        self.tool_call_checks(wanted);
+
+        if wanted(SET_LEVEL) {
+            if !legacy {
+                self.results.push(self.not_in_revision(
+                    SET_LEVEL,
+                    "`logging/setLevel` is removed (changelog, major change 5)",
+                ));
+            } else if !self.declared("logging") {
+                self.results.push(self.not_declared(SET_LEVEL, "logging"));
+            } else {
+                self.check(SET_LEVEL, |s| {
+                    match s.ask("logging/setLevel", json!({"level": "debug"})) {
+                        Reply::Result(_) => Vec::new(),
+                        other => vec![finding(
+                            &MCP_LOGGING_SET_LEVEL,
+                            format!(
+                                "`logging/setLevel` with level debug got {}",
+                                other.describe()
+                            ),
+                        )],
+                    }
+                });
+            }
+        }
+    }
+
+    /// The graders of the whole transcript, and the shutdown.
+    fn finish(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        let revision = self.revision;
+        // Last on the session: a server that takes it may start over.
+        if wanted(SECOND_INITIALIZE) && self.broken.is_none() {
+            if !revision.has_initialize() {
+                self.results
+                    .push(self.not_in_revision(SECOND_INITIALIZE, "there is no `initialize`"));
+            } else {
+                self.check(SECOND_INITIALIZE, |s| {
+                    let params = json!({
+                        "protocolVersion": s.revision.as_str(),
+                        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
+                        "clientInfo": client_info(),
+                    });
+                    match s.ask("initialize", params) {
+                        Reply::Error(_) => Vec::new(),
+                        other => vec![finding(
+                            &MCP_SECOND_INITIALIZE,
+                            format!(
+                                "a second `initialize`, after `notifications/initialized`, got {}",
+                                other.describe()
+                            ),
+                        )],
+                    }
+                });
+            }
+        }
+        let all = Mark::default();
+        if wanted(SHUTDOWN) {
+            let mark = self.conn.mark();
+            let wait = Duration::from_secs(2);
+            let shutdown = self.conn.shut_down(wait);
+            let evidence = match shutdown.step {
+                ShutdownStep::Eof => vec![Evidence::note(
+                    Verdict::Pass,
+                    format!(
+                        "exited {:.0?} after stdin closed ({})",
+                        shutdown.took,
+                        shutdown.exit.clone().unwrap_or_default()
+                    ),
+                )],
+                ShutdownStep::Term => vec![finding(
+                    &MCP_SHUTDOWN,
+                    format!(
+                        "still running {wait:?} after stdin closed; SIGTERM ended it ({:.1?} in all)",
+                        shutdown.took
+                    ),
+                )],
+                ShutdownStep::Kill => vec![finding(
+                    &MCP_SHUTDOWN,
+                    format!(
+                        "still running {wait:?} after stdin closed and {wait:?} after SIGTERM; SIGKILL was needed"
+                    ),
+                )],
+            };
+            let mut result = result_with(SHUTDOWN, revision.as_str(), evidence);
+            result.duration = shutdown.took;
+            self.conn.attach(&mut result, mark);
+            self.results.push(result);
+        } else {
+            self.conn.kill();
+        }
+        let lines = self.conn.lines.clone();
+        let transcript: [(&Check, Vec<Evidence>); 4] = [
+            (STDIO, grade::stdio(&lines)),
+            (SCHEMA, grade::schema(revision, &lines, &self.conn.sent)),
+            (
+                SERVER_DECLARED,
+                grade::server_capabilities(&self.capabilities, &lines),
+            ),
+            (
+                CLIENT_DECLARED,
+                grade::client_capabilities(revision, &lines),
+            ),
+        ];
+        for (check, evidence) in transcript {
+            if !wanted(check) {
+                continue;
+            }
+            let mut result = result_with(check, revision.as_str(), evidence);
+            result.duration = self.started.elapsed();
+            self.conn.attach(&mut result, all);
+            self.results.push(result);
+        }
+    }
+}

@@ -1,0 +1,317 @@
+//! Opening the session: version negotiation, the handshake, and the
+//! processes of their own for what a session can be asked once.
+
+use super::*;
+
+impl Session {
+    /// Starts the server and negotiates a revision. An error: the server
+    /// could not be started, or answered neither `server/discover` nor
+    /// `initialize` in a way rpcspec can go on from.
+    pub(super) fn open(target: &Target, opts: &Options) -> Result<Session, Box<Evidence>> {
+        let started = Instant::now();
+        let first = opts.pinned.unwrap_or(Revision::NEWEST);
+        let mut conn = Conn::spawn(target, &opts.budget, first, opts.startup, opts.timeout)?;
+        let mut results = Vec::new();
+        let mut legacy = first.has_initialize();
+        let mut capabilities = Value::Null;
+        let mut revision = first;
+        if !legacy {
+            let mark = conn.mark();
+            let deadline = conn.deadline();
+            let reply = conn.request("server/discover", json!({}), deadline);
+            let mut evidence = Vec::new();
+            let supported = match &reply {
+                Reply::Error(e) if reply.code() == Some(-32022) => e
+                    .pointer("/data/supported")
+                    .and_then(Value::as_array)
+                    .cloned(),
+                _ => None,
+            };
+            match &reply {
+                Reply::Result(r) => {
+                    let versions: Vec<&str> = r
+                        .get("supportedVersions")
+                        .and_then(Value::as_array)
+                        .map(|v| v.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
+                    if !capabilities.is_object() {
+                        evidence.push(finding(
+                            &MCP_DISCOVER,
+                            format!(
+                                "the DiscoverResult has no `capabilities` object: {}",
+                                short(r)
+                            ),
+                        ));
+                    }
+                    if !versions.contains(&first.as_str()) {
+                        evidence.push(finding(
+                            &MCP_DISCOVER,
+                            format!(
+                                "asked in {first}, the server answered a DiscoverResult whose `supportedVersions` ({versions:?}) lacks it: it answered a version it does not support"
+                            ),
+                        ));
+                    }
+                }
+                Reply::Error(e) if opts.pinned.is_none() && supported.is_some() => {
+                    let supported = supported.unwrap_or_default();
+                    // Modern, without our version: one it lists, else legacy.
+                    let known: Vec<Revision> = supported
+                        .iter()
+                        .filter_map(|v| v.as_str()?.parse().ok())
+                        .collect();
+                    match known.iter().max() {
+                        Some(r) if !r.has_initialize() => revision = *r,
+                        Some(r) => {
+                            legacy = true;
+                            revision = *r;
+                        }
+                        None => {
+                            return Ok(Session::broken(
+                                conn,
+                                revision,
+                                results,
+                                started,
+                                Evidence::note(
+                                    Verdict::Error,
+                                    format!(
+                                        "the server supports none of the MCP revisions rpcspec knows ({}): it lists {}",
+                                        Revision::NAMES.join(", "),
+                                        short(e)
+                                    ),
+                                ),
+                            ));
+                        }
+                    }
+                }
+                _ if opts.pinned.is_none() => legacy = true,
+                other => evidence.push(finding(
+                    &MCP_DISCOVER,
+                    format!("`server/discover` got {}", other.describe()),
+                )),
+            }
+            let mut result = result_with(DISCOVER, first.as_str(), evidence);
+            if legacy && opts.pinned.is_none() {
+                result.evidence = vec![Evidence::note(
+                    Verdict::NotApplicable,
+                    format!(
+                        "a server of the `initialize` era: it answered `server/discover` in {first} with {} (MCP 2026-07-28 basic/transports/stdio, Backward Compatibility: any other error, or none, means legacy)",
+                        reply.describe()
+                    ),
+                )];
+                result.settle();
+            }
+            conn.attach(&mut result, mark);
+            results.push(result);
+        }
+        if legacy {
+            // Pinned: that one; else one the server listed, or the newest.
+            let offered = match opts.pinned {
+                Some(r) => r,
+                None if revision.has_initialize() => revision,
+                None => Revision::NEWEST_LEGACY,
+            };
+            conn.revision = offered;
+            let mark = conn.mark();
+            let params = json!({
+                "protocolVersion": offered.as_str(),
+                "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
+                "clientInfo": client_info(),
+            });
+            let deadline = conn.deadline();
+            let reply = conn.request("initialize", params, deadline);
+            let mut evidence = Vec::new();
+            match &reply {
+                Reply::Result(r) => {
+                    capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
+                    let answered = r.get("protocolVersion").and_then(Value::as_str);
+                    for member in ["protocolVersion", "capabilities", "serverInfo"] {
+                        if r.get(member).is_none() {
+                            evidence.push(finding(
+                                &MCP_INITIALIZE_RESULT,
+                                format!("the InitializeResult has no `{member}`"),
+                            ));
+                        }
+                    }
+                    match answered.map(str::parse::<Revision>) {
+                        Some(Ok(r)) if r.has_initialize() => revision = r,
+                        Some(Ok(r)) => evidence.push(finding(
+                            &MCP_VERSION_UNSUPPORTED,
+                            format!("offered {offered}, the server answered `initialize` with {r}, which has no `initialize`"),
+                        )),
+                        Some(Err(_)) => {
+                            let version = answered.unwrap_or_default();
+                            return Ok(Session::broken(
+                                conn,
+                                revision,
+                                results,
+                                started,
+                                Evidence::note(
+                                Verdict::Skipped,
+                                format!(
+                                    "offered {offered}, the server answered `initialize` with {version}: rpcspec checks {} only",
+                                    Revision::NAMES.join(", ")
+                                ),
+                            )));
+                        }
+                        None => revision = offered,
+                    }
+                }
+                other => {
+                    let why = format!("`initialize` in {offered} got {}", other.describe());
+                    let mut result = result_with(
+                        INITIALIZE,
+                        offered.as_str(),
+                        vec![finding(&MCP_INITIALIZE_RESULT, why.clone())],
+                    );
+                    let verdict = if matches!(other, Reply::NoReply) {
+                        Verdict::Timeout
+                    } else if matches!(other, Reply::Gone) {
+                        Verdict::Crash
+                    } else {
+                        Verdict::Fail
+                    };
+                    if verdict != Verdict::Fail {
+                        result.evidence.push(Evidence::note(verdict, why.clone()));
+                        result.settle();
+                    }
+                    conn.attach(&mut result, mark);
+                    results.push(result);
+                    return Ok(Session::broken(
+                        conn,
+                        revision,
+                        results,
+                        started,
+                        Evidence::note(
+                            verdict,
+                            format!("no MCP session: {why}; every check needs one"),
+                        ),
+                    ));
+                }
+            }
+            conn.revision = revision;
+            let mut result = result_with(INITIALIZE, revision.as_str(), evidence);
+            conn.attach(&mut result, mark);
+            results.push(result);
+        } else {
+            conn.revision = revision;
+            results.push(result_with(
+                INITIALIZE,
+                revision.as_str(),
+                vec![Evidence::note(
+                    Verdict::NotApplicable,
+                    format!("{revision} has no `initialize` (changelog, major change 2: the handshake is removed)"),
+                )],
+            ));
+        }
+        if legacy && !results.iter().any(|r| r.id == DISCOVER.id) {
+            results.push(result_with(
+                DISCOVER,
+                revision.as_str(),
+                vec![Evidence::note(
+                    Verdict::NotApplicable,
+                    format!("{revision} has no `server/discover` (it came in 2026-07-28)"),
+                )],
+            ));
+        }
+        Ok(Session {
+            conn,
+            revision,
+            capabilities,
+            results,
+            started,
+            broken: None,
+            slow_took: None,
+            calls: opts.calls.clone(),
+        })
+    }
+
+    /// A session that could not be had, for `why`: the checks that need
+    /// one get `why`, the graders of the transcript still run.
+    pub(super) fn broken(
+        mut conn: Conn,
+        revision: Revision,
+        results: Vec<CaseResult>,
+        started: Instant,
+        why: Evidence,
+    ) -> Session {
+        conn.revision = revision;
+        Session {
+            conn,
+            revision,
+            capabilities: Value::Null,
+            results,
+            started,
+            broken: Some(why),
+            slow_took: None,
+            calls: ToolCalls::default(),
+        }
+    }
+}
+
+/// Whether the server answers `initialize` of the newest revision that
+/// has it with a result, on a process of its own.
+pub(super) fn speaks_legacy(target: &Target, opts: &Options) -> bool {
+    let revision = Revision::NEWEST_LEGACY;
+    let Ok(mut conn) = Conn::spawn(target, &opts.budget, revision, opts.startup, opts.timeout)
+    else {
+        return false;
+    };
+    let params = json!({
+        "protocolVersion": revision.as_str(),
+        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
+        "clientInfo": client_info(),
+    });
+    let deadline = conn.deadline();
+    let reply = conn.request("initialize", params, deadline);
+    conn.kill();
+    matches!(reply, Reply::Result(_))
+}
+
+/// `mcp/lifecycle/unknown-version` for a server of the `initialize` era,
+/// on a process of its own: `initialize` of 1900-01-01.
+pub(super) fn unknown_version_legacy(target: &Target, opts: &Options) -> CaseResult {
+    let asked = "1900-01-01";
+    let revision = opts.pinned.unwrap_or(Revision::NEWEST_LEGACY);
+    let mut conn = match Conn::spawn(target, &opts.budget, revision, opts.startup, opts.timeout) {
+        Ok(c) => c,
+        Err(e) => return result_with(UNKNOWN_VERSION, revision.as_str(), vec![*e]),
+    };
+    let mark = conn.mark();
+    let params = json!({
+        "protocolVersion": asked,
+        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
+        "clientInfo": client_info(),
+    });
+    let deadline = conn.deadline();
+    let reply = conn.request("initialize", params, deadline);
+    let evidence = match &reply {
+        Reply::Result(r) => match r.get("protocolVersion").and_then(Value::as_str) {
+            Some(v) if v == asked => vec![finding(
+                &MCP_VERSION_UNSUPPORTED,
+                format!(
+                    "`initialize` of protocol version {asked} was answered with {asked}: the server claims a version no server supports"
+                ),
+            )],
+            Some(_) => Vec::new(),
+            None => vec![finding(
+                &MCP_VERSION_UNSUPPORTED,
+                format!("the answer names no `protocolVersion`: {}", short(r)),
+            )],
+        },
+        // The lifecycle page's own example answers with an error listing
+        // the supported versions.
+        Reply::Error(_) => Vec::new(),
+        other => vec![finding(
+            &MCP_VERSION_UNSUPPORTED,
+            format!(
+                "`initialize` of protocol version {asked} got {}",
+                other.describe()
+            ),
+        )],
+    };
+    conn.kill();
+    let mut result = result_with(UNKNOWN_VERSION, revision.as_str(), evidence);
+    conn.attach(&mut result, mark);
+    result
+}
