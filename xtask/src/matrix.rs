@@ -3,7 +3,8 @@
 //! `--install` puts the pinned implementations of `xtask/matrix/` into
 //! `xtask/matrix/.deps/` (ignored by git): the Python packages of
 //! `requirements.txt` with pip, the Node packages of `package-lock.json`
-//! with npm, and the jsonrpc-core adapter with cargo. Without it, the
+//! with npm, and the Rust targets (the jsonrpc-core adapter, the rmcp
+//! MCP server) with cargo. Without it, the
 //! command builds rpcspec and runs `rpcspec matrix` on
 //! `xtask/matrix/manifest.toml`. In Markdown (the default) the table goes
 //! between the markers of `docs/matrix-results.md`, so `git diff` shows
@@ -191,20 +192,29 @@ fn install(dir: &Path) -> Result<(), String> {
     // manifest points HOME at this empty folder, not at yours.
     let home = dir.join(".deps/codex-home");
     fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
-    step(
-        dir,
-        "cargo",
-        &[
-            "build",
-            "--release",
-            "--locked",
-            "--manifest-path",
-            "rust-jsonrpc-core/Cargo.toml",
-            "--target-dir",
-            ".deps/cargo-target",
-        ],
-    )
+    // The Rust targets are their own workspaces with committed lock files,
+    // built into one target folder under .deps/.
+    for manifest in RUST_TARGETS {
+        step(
+            dir,
+            "cargo",
+            &[
+                "build",
+                "--release",
+                "--locked",
+                "--manifest-path",
+                manifest,
+                "--target-dir",
+                ".deps/cargo-target",
+            ],
+        )?;
+    }
+    Ok(())
 }
+
+/// The Rust targets of the matrix (manifests relative to xtask/matrix/):
+/// jsonrpc-core behind an NDJSON loop, and an MCP server on rmcp.
+const RUST_TARGETS: &[&str] = &["rust-jsonrpc-core/Cargo.toml", "rust-rmcp/Cargo.toml"];
 
 fn run(
     root: &Path,
