@@ -13,7 +13,8 @@
 //!    role's default suite from that folder, where no `spec-cases/` exists:
 //!    at least [`MIN_SERVER_RESULTS`] results for the server role, every one
 //!    a PASS; for the producer and decoder roles nothing but PASS and the
-//!    SKIPPED of what needs an opt-in; exit status 0 for each role.
+//!    SKIPPED of what needs an opt-in (and, for `--dialect mcp`, the N/A
+//!    of what the revision has not); exit status 0 for each role.
 //!
 //! 4. Run the framer's and the matcher's own tests in their unpacked
 //!    packages (all features): what they need travels with them.
@@ -164,6 +165,8 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
             &["run", "--role", "producer", "--format", "json"],
         ),
         ("decoder", &["run", "--role", "decoder", "--format", "json"]),
+        // The MCP checks, with the vendored schemas inside the package.
+        ("mcp", &["run", "--dialect", "mcp", "--format", "json"]),
     ];
     for (role, args) in runs {
         let out = Command::new(&rpcspec)
@@ -240,9 +243,13 @@ fn workspace_version(root: &Path) -> Result<String, String> {
 }
 
 /// A new folder under the system's temporary folder: outside the
-/// workspace, so nothing of the checkout is found by walking up.
+/// workspace, so nothing of the checkout is found by walking up. Always the
+/// same one: the builds cached in `target/package-install` bake the
+/// crates' paths in (`CARGO_MANIFEST_DIR` in the framer's tests), so a
+/// folder of another name would run tests that look for their fixtures in
+/// a folder long gone. One check at a time.
 fn temp_dir() -> Result<PathBuf, String> {
-    let dir = env::temp_dir().join(format!("rpcspec-package-{}", std::process::id()));
+    let dir = env::temp_dir().join("rpcspec-package-check");
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     Ok(dir)

@@ -250,12 +250,20 @@ impl RunArgs {
         };
         let file = rpcspec::target_file::load(path)
             .map_err(|e| fail(&format!("target file error: {e}")))?;
-        if self.target.is_empty() {
-            self.target = file.command.clone();
-        } else {
-            return Err(fail(
-                "give the target either after `--` or as `command` in the --target file, not both",
-            ));
+        match (self.target.is_empty(), file.command.is_empty()) {
+            (true, false) => self.target = file.command.clone(),
+            (false, true) => {}
+            (false, false) => {
+                return Err(fail(
+                    "give the target either after `--` or as `command` in the --target file, not both",
+                ));
+            }
+            (true, true) => {
+                return Err(fail(&format!(
+                    "{} has no `command`: give it there, or the command after `--`",
+                    path.display()
+                )));
+            }
         }
         if self.dialect.is_none() {
             self.dialect = file.dialect.clone();

@@ -27,7 +27,8 @@
 //! ```
 //!
 //! Options given on the command line win over the file's; `--without`
-//! adds to its list. Errors say file:line:column.
+//! adds to its list. `command` may be left out when the command line gives
+//! it after `--` (the matrix's manifests do). Errors say file:line:column.
 
 use std::{ffi::OsString, path::Path, time::Duration};
 
@@ -45,7 +46,8 @@ use crate::{
 /// A loaded target file.
 #[derive(Debug, Clone)]
 pub struct TargetFile {
-    /// The command and its arguments, run without a shell.
+    /// The command and its arguments, run without a shell; empty when the
+    /// file leaves it to the command line (after `--`).
     pub command: Vec<OsString>,
     /// The `--dialect` name, if the file gives one.
     pub dialect: Option<String>,
@@ -68,7 +70,7 @@ pub struct TargetFile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileDef {
-    command: Spanned<Vec<String>>,
+    command: Option<Spanned<Vec<String>>>,
     dialect: Option<Spanned<String>>,
     #[serde(default)]
     without: Vec<String>,
@@ -119,14 +121,20 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
     let at =
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = parse_toml(file, text)?;
-    let command_span = def.command.span();
-    let command = def.command.into_inner();
-    if command.first().is_none_or(|c| c.is_empty()) {
-        return Err(at(
-            command_span,
-            "`command` is empty: give the program and its arguments".into(),
-        ));
-    }
+    let command = match def.command {
+        Some(command) => {
+            let span = command.span();
+            let command = command.into_inner();
+            if command.first().is_none_or(|c| c.is_empty()) {
+                return Err(at(
+                    span,
+                    "`command` is empty: give the program and its arguments".into(),
+                ));
+            }
+            command
+        }
+        None => Vec::new(),
+    };
     let dialect = match def.dialect {
         Some(d) if crate::exec::dialect_named(d.as_ref()).is_none() => {
             let known = crate::exec::DIALECTS.join(", ");

@@ -1096,6 +1096,46 @@ fn the_success_call_of_a_target_file_is_the_one_sent() {
     assert!(stdout.contains(r#""method": "prompts/get""#), "{stdout}");
 }
 
+/// A target file may leave the command to the command line (the matrix's
+/// manifests name one beside a file of `[mcp]` tool calls), but one of the
+/// two must give it.
+#[test]
+fn a_target_file_without_a_command_takes_the_one_after_the_separator() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("calls.toml");
+    fs::write(
+        &path,
+        "dialect = \"mcp\"\n[mcp]\ncall = { tool = \"echo\", arguments = '{\"text\": \"hi\"}' }\n",
+    )
+    .unwrap();
+    let out = rpcspec()
+        .args([
+            "run",
+            "--target",
+            path.to_str().unwrap(),
+            "--filter",
+            "mcp/tools/call",
+            "--",
+        ])
+        .args([BIN, "serve", "--dialect", "mcp"])
+        .assert()
+        .code(0);
+    let stdout = text(&out.get_output().stdout);
+    assert!(
+        stdout.ends_with("1 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped\n"),
+        "{stdout}"
+    );
+    let out = rpcspec()
+        .args(["run", "--target", path.to_str().unwrap()])
+        .assert()
+        .code(2);
+    let stderr = text(&out.get_output().stderr);
+    assert!(
+        stderr.contains("has no `command`: give it there, or the command after `--`"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_bad_target_file_exits_2_naming_file_line_and_column() {
     let (_dir, path) = mcp_target_file("timeout = \"soon\"\n");

@@ -27,6 +27,7 @@
 //! | `no-result-type` | 2026-07-28 results have no `resultType` | 2026-07-28 basic/index (result responses): "The `result` MUST include a `resultType` field" |
 //! | `discover-missing` | `server/discover` → -32601 | 2026-07-28 basic/versioning: "Servers MUST implement `server/discover`." |
 //! | `embedded-newline` | pretty-prints its messages over several lines | basic/transports (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines." |
+//! | `exits-on-cancel` | exits (status 1) when a `notifications/cancelled` arrives, as rmcp 3.11 does in a 2026-07-28 session | basic/utilities/cancellation (2026-07-28 basic/patterns/cancellation): "Invalid cancellation notifications SHOULD be ignored"; a server that exits mid-session ends every later request (the checks after it run on a new process) |
 
 use std::{io, process::ExitCode};
 
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let names = || {
         let mut names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         names.insert(0, "reference");
+        names.push("exits-on-cancel");
         names.join(", ")
     };
     let Some(name) = args.first() else {
@@ -60,6 +62,12 @@ fn main() -> ExitCode {
     let server = Server::new(&served);
     let server = match (name.as_str(), Quirk::named(name)) {
         ("reference", _) => server,
+        ("exits-on-cancel", _) => {
+            return match serve(server, ExitsOnCancel(io::stdin()), io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
         (_, Some(quirk)) => server.with_quirk(quirk),
         (_, None) => {
             eprintln!(
@@ -76,5 +84,24 @@ fn main() -> ExitCode {
             eprintln!("rpcspec-mutant-mcp: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// stdin, read until a `notifications/cancelled` comes: then the process
+/// exits with status 1 (the `exits-on-cancel` mutant, a bug outside the
+/// server's state machine, in its transport).
+struct ExitsOnCancel(io::Stdin);
+
+impl io::Read for ExitsOnCancel {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        if buf[..n]
+            .windows(b"notifications/cancelled".len())
+            .any(|w| w == b"notifications/cancelled")
+        {
+            eprintln!("rpcspec-mutant-mcp: unexpected notification, exiting");
+            std::process::exit(1);
+        }
+        Ok(n)
     }
 }

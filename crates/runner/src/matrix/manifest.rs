@@ -22,6 +22,9 @@ pub struct TargetSpec {
     pub without: Vec<String>,
     /// Added to the environment.
     pub env: BTreeMap<String, String>,
+    /// A target file (relative to the manifest's folder) for what the
+    /// command line cannot say: a server's `[mcp]` tool calls.
+    pub target_file: Option<String>,
     /// Free text.
     pub notes: String,
 }
@@ -56,6 +59,7 @@ struct TargetDef {
     without: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
+    target_file: Option<Spanned<String>>,
     #[serde(default)]
     notes: String,
 }
@@ -167,7 +171,16 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
                 ));
             }
         };
+        if let Some(f) = &t.target_file
+            && role != "server"
+        {
+            return Err(at(
+                f.span(),
+                "`target_file` describes a server: use it with role server".to_owned(),
+            ));
+        }
         targets.push(TargetSpec {
+            target_file: t.target_file.map(Spanned::into_inner),
             name: name.to_owned(),
             version: t.version,
             command: t.command.into_inner(),

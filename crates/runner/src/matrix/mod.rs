@@ -26,6 +26,7 @@
 //! profile = "events"               # for producers (default events)
 //! without = ["batch"]              # features it lacks: those cases SKIP
 //! env = { PYTHONPATH = "vendor/python" }  # added to the inherited environment
+//! target_file = "targets/mine.toml"  # servers: a target file without `command` (its [mcp] calls)
 //! notes = "stdio adapter around the library's dispatcher"
 //! ```
 //!

@@ -38,6 +38,12 @@ pub fn run_argv(
     for f in &spec.without {
         argv.extend(["--without".into(), f.into()]);
     }
+    if let Some(file) = &spec.target_file {
+        argv.extend([
+            "--target".into(),
+            absolute(&dir.join(file)).into_os_string(),
+        ]);
+    }
     if let Some(t) = settings.timeout {
         argv.extend(["--timeout".into(), t.to_string().into()]);
     }

@@ -315,7 +315,17 @@ struct Session {
     slow_took: Option<Duration>,
     /// The target file's tool calls.
     calls: ToolCalls,
+    /// What the session was started with, for new processes.
+    target: Target,
+    opts: Options,
+    /// Processes of the session that died, oldest first.
+    past: Vec<Conn>,
+    /// New processes started so far.
+    reopens: usize,
 }
+
+/// At most this many new processes a session starts after its server died.
+const MAX_REOPENS: usize = 3;
 
 impl Session {
     fn declared(&self, capability: &str) -> bool {
@@ -360,18 +370,18 @@ impl Session {
 
     /// Runs `body` as `check`: its evidence, and the traffic it caused.
     fn check(&mut self, check: &Check, body: impl FnOnce(&mut Session) -> Vec<Evidence>) {
+        let mut notes = Vec::new();
         if !self.conn.alive() {
-            let why = if self.conn.flood.is_some() {
-                "the server was stopped for writing past the budget"
-            } else {
-                "the server closed stdout or exited earlier in the session"
-            };
-            self.results.push(result_with(
-                check,
-                self.revision.as_str(),
-                vec![Evidence::note(Verdict::Crash, why.to_owned())],
-            ));
-            return;
+            // A server that died in one check gets a new process for the
+            // next, so one crash does not hide every later check.
+            match self.reopen() {
+                Ok(note) => notes.push(note),
+                Err(why) => {
+                    self.results
+                        .push(result_with(check, self.revision.as_str(), vec![*why]));
+                    return;
+                }
+            }
         }
         let mark = self.conn.mark();
         let started = Instant::now();
@@ -379,10 +389,76 @@ impl Session {
         if let Some(flood) = self.conn.flood.take() {
             evidence.push(flood);
         }
+        if !self.conn.alive() && !evidence.iter().any(|e| e.verdict == Verdict::Crash) {
+            let how = match (&self.conn.exit, self.conn.stdout_closed) {
+                (Some(exit), _) => format!("the server exited during this check ({exit})"),
+                (None, true) => "the server closed stdout during this check".to_owned(),
+                (None, false) => "the server was stopped during this check".to_owned(),
+            };
+            evidence.push(Evidence::note(Verdict::Crash, how));
+        }
+        evidence.extend(notes);
         let mut result = result_with(check, self.revision.as_str(), evidence);
         result.duration = started.elapsed();
         self.conn.attach(&mut result, mark);
         self.results.push(result);
+    }
+
+    /// A new process in place of one that died, opened as the session was
+    /// (same revision; `initialize` and `initialized`, or `server/discover`):
+    /// a note for the check that runs on it, or why there is none. At most
+    /// [`MAX_REOPENS`] a session.
+    fn reopen(&mut self) -> Result<Evidence, Box<Evidence>> {
+        let gone = match (&self.conn.exit, self.conn.flood.is_some()) {
+            (_, true) => "was stopped for writing past the budget".to_owned(),
+            (Some(exit), _) => format!("ended ({exit})"),
+            (None, _) => "closed stdout".to_owned(),
+        };
+        if self.reopens >= MAX_REOPENS {
+            return Err(Box::new(Evidence::note(
+                Verdict::Crash,
+                format!(
+                    "the server {gone} earlier in the session, and {MAX_REOPENS} new processes did too"
+                ),
+            )));
+        }
+        self.reopens += 1;
+        let revision = self.revision;
+        let mut conn = Conn::spawn(
+            &self.target,
+            &self.opts.budget,
+            revision,
+            self.opts.startup,
+            self.opts.timeout,
+        )?;
+        let deadline = conn.deadline();
+        let reply = if revision.has_initialize() {
+            let params = json!({
+                "protocolVersion": revision.as_str(),
+                "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
+                "clientInfo": client_info(),
+            });
+            let reply = conn.request("initialize", params, deadline);
+            conn.notify("notifications/initialized", Value::Null);
+            reply
+        } else {
+            conn.request("server/discover", json!({}), deadline)
+        };
+        let old = std::mem::replace(&mut self.conn, conn);
+        self.past.push(old);
+        match reply {
+            Reply::Result(_) => Ok(Evidence::note(
+                Verdict::Pass,
+                format!("on a new process: the session's server {gone} in an earlier check"),
+            )),
+            other => Err(Box::new(Evidence::note(
+                Verdict::Crash,
+                format!(
+                    "the server {gone} earlier in the session, and a new one's handshake got {}",
+                    other.describe()
+                ),
+            ))),
+        }
     }
 
     /// A request, with the reply's deadline of the connection.
@@ -593,19 +669,35 @@ impl Session {
         } else {
             self.conn.kill();
         }
-        let lines = self.conn.lines.clone();
-        let transcript: [(&Check, Vec<Evidence>); 4] = [
-            (STDIO, grade::stdio(&lines)),
-            (SCHEMA, grade::schema(revision, &lines, &self.conn.sent)),
-            (
-                SERVER_DECLARED,
-                grade::server_capabilities(&self.capabilities, &lines),
-            ),
-            (
-                CLIENT_DECLARED,
-                grade::client_capabilities(revision, &lines),
-            ),
+        // Every process of the session: those that died, then this one.
+        let mut transcript: [(&Check, Vec<Evidence>); 4] = [
+            (STDIO, Vec::new()),
+            (SCHEMA, Vec::new()),
+            (SERVER_DECLARED, Vec::new()),
+            (CLIENT_DECLARED, Vec::new()),
         ];
+        for (n, conn) in self
+            .past
+            .iter()
+            .chain(std::iter::once(&self.conn))
+            .enumerate()
+        {
+            let lines = &conn.lines;
+            let found = [
+                grade::stdio(lines),
+                grade::schema(revision, lines, &conn.sent),
+                grade::server_capabilities(&self.capabilities, lines),
+                grade::client_capabilities(revision, lines),
+            ];
+            for ((_, evidence), mut more) in transcript.iter_mut().zip(found) {
+                if n < self.past.len() {
+                    for e in &mut more {
+                        e.message = format!("process {}, {}", n + 1, e.message);
+                    }
+                }
+                evidence.extend(more);
+            }
+        }
         for (check, evidence) in transcript {
             if !wanted(check) {
                 continue;

@@ -69,6 +69,7 @@ impl Session {
                         None => {
                             return Ok(Session::broken(
                                 conn,
+                                (target, opts),
                                 revision,
                                 results,
                                 started,
@@ -142,7 +143,8 @@ impl Session {
                         Some(Err(_)) => {
                             let version = answered.unwrap_or_default();
                             return Ok(Session::broken(
-                                conn,
+                conn,
+                (target, opts),
                                 revision,
                                 results,
                                 started,
@@ -179,6 +181,7 @@ impl Session {
                     results.push(result);
                     return Ok(Session::broken(
                         conn,
+                        (target, opts),
                         revision,
                         results,
                         started,
@@ -223,6 +226,10 @@ impl Session {
             broken: None,
             slow_took: None,
             calls: opts.calls.clone(),
+            target: target.clone(),
+            opts: opts.clone(),
+            past: Vec::new(),
+            reopens: 0,
         })
     }
 
@@ -230,6 +237,7 @@ impl Session {
     /// one get `why`, the graders of the transcript still run.
     pub(super) fn broken(
         mut conn: Conn,
+        (target, opts): (&Target, &Options),
         revision: Revision,
         results: Vec<CaseResult>,
         started: Instant,
@@ -245,6 +253,11 @@ impl Session {
             broken: Some(why),
             slow_took: None,
             calls: ToolCalls::default(),
+            target: target.clone(),
+            opts: opts.clone(),
+            past: Vec::new(),
+            // A broken session starts no new processes.
+            reopens: MAX_REOPENS,
         }
     }
 }
