@@ -385,45 +385,52 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             preamble.offer_version(revision.as_str());
         }
     }
-    // The MCP checks first: one session, a few seconds.
-    let mut mcp_results = Vec::new();
-    let mut modern_only = false;
-    if is_mcp {
-        let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
-        let mcp_opts = rpcspec::mcp::suite::Options {
-            pinned,
-            startup: opts.startup,
-            timeout: opts.timeout,
-            budget: opts.budget,
-            calls: args
-                .loaded
-                .as_ref()
-                .map(|f| f.mcp.clone())
-                .unwrap_or_default(),
-        };
-        let outcome = rpcspec::mcp::suite::run(&target, &mcp_opts, &|id| selected(id, &filters));
-        mcp_results = outcome.results;
-        modern_only = outcome.has_initialize == Some(false);
-    }
+    // The MCP checks beside the JSON-RPC cases: one session, a few seconds,
+    // its start-up paid while the cases pay theirs.
+    let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
+    let mcp_opts = rpcspec::mcp::suite::Options {
+        pinned,
+        startup: opts.startup,
+        timeout: opts.timeout,
+        budget: opts.budget,
+        calls: args
+            .loaded
+            .as_ref()
+            .map(|f| f.mcp.clone())
+            .unwrap_or_default(),
+    };
     // A server's cases mostly wait on the target: twice as many jobs as
     // cores keep both busy.
     let jobs = args.jobs.map_or(2 * jobs_of(args), usize::from);
-    let mut results = match pinned {
-        // The JSON-RPC cases need MCP's `initialize` and `ping`.
-        Some(r) if !r.has_initialize() => mcp_cmd::not_applicable(
-            &cases,
-            &plans,
-            &format!(
-                "MCP {r} has no `initialize` and no `ping`, which the JSON-RPC cases open with and probe by: the `mcp/…` checks cover it"
+    let (mut results, outcome) = std::thread::scope(|scope| {
+        let checks = is_mcp.then(|| {
+            scope.spawn(|| {
+                rpcspec::mcp::suite::run(&target, &mcp_opts, &|id| selected(id, &filters))
+            })
+        });
+        let results = match pinned {
+            // The JSON-RPC cases need MCP's `initialize` and `ping`.
+            Some(r) if !r.has_initialize() => mcp_cmd::not_applicable(
+                &cases,
+                &plans,
+                &format!(
+                    "MCP {r} has no `initialize` and no `ping`, which the JSON-RPC cases open with and probe by: the `mcp/…` checks cover it"
+                ),
             ),
-        ),
-        _ if modern_only => mcp_cmd::not_applicable(
+            _ => run_suite(&cases, &plans, &target, &opts, jobs, progress),
+        };
+        let outcome = checks.map(|h| h.join().expect("the MCP checks do not panic"));
+        (results, outcome)
+    });
+    let outcome = outcome.unwrap_or_default();
+    if outcome.has_initialize == Some(false) && pinned.is_none() {
+        results = mcp_cmd::not_applicable(
             &cases,
             &plans,
             "the server speaks MCP 2026-07-28 only (it answered `initialize` with no result): the JSON-RPC cases open with `initialize` and probe with `ping`, which that revision removed; the `mcp/…` checks cover it",
-        ),
-        _ => run_suite(&cases, &plans, &target, &opts, jobs, progress),
-    };
+        );
+    }
+    let mcp_results = outcome.results;
     results.extend(mcp_results);
     Ok(RoleRun {
         target: target.display(),
