@@ -190,6 +190,7 @@ const MUTANTS: &[Mutant] = &[
     m("no-result-type", None, &["mcp/schema/messages"]),
     m("discover-missing", MODERN, &["mcp/lifecycle/discover"]),
     m("embedded-newline", None, &["mcp/stdio/messages-only"]),
+    m("no-completion", None, &["mcp/completion/complete"]),
     // The checks after a crash run on a new process: only those that
     // send a cancellation are caught (the snapshot shows the rest pass).
     m(

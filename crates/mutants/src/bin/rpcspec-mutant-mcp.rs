@@ -27,6 +27,7 @@
 //! | `no-result-type` | 2026-07-28 results have no `resultType` | 2026-07-28 basic/index (result responses): "The `result` MUST include a `resultType` field" |
 //! | `discover-missing` | `server/discover` → -32601 | 2026-07-28 basic/versioning: "Servers MUST implement `server/discover`." |
 //! | `embedded-newline` | pretty-prints its messages over several lines | basic/transports (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines." |
+//! | `no-completion` | declares `completions` but answers `completion/complete` with -32601 | 2025-11-25 basic/lifecycle (capability negotiation): the `completions` capability "Supports argument autocompletion"; server/utilities/completion lists -32601 for a capability not supported |
 //! | `exits-on-cancel` | exits (status 1) when a `notifications/cancelled` arrives, as rmcp 3.11 does in a 2026-07-28 session | basic/utilities/cancellation (2026-07-28 basic/patterns/cancellation): "Invalid cancellation notifications SHOULD be ignored"; a server that exits mid-session ends every later request (the checks after it run on a new process) |
 
 use std::{io, process::ExitCode};

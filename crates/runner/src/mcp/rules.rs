@@ -53,6 +53,9 @@ rpcspec_matcher::rule_table! { MCP;
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/utilities/completion (Error Handling: \"Method not found: -32601 (Capability not supported)\")",
         "a method of a capability the server did not declare gets -32601";
 
+    MCP_DECLARED_METHOD = "mcp.capability.declared-method", Should,
+        "MCP 2025-06-18, 2025-11-25 basic/lifecycle (Capability Negotiation: a server capability \"Offers\", \"Provides\", \"Exposes\", \"Supports\" its feature); 2026-07-28 server/discover",
+        "the methods of a capability the server declared are answered with results";
     MCP_TOOLS_INPUT_SCHEMA = "mcp.tools.input-schema", Must,
         "MCP 2025-11-25, 2026-07-28 server/tools (Tool: inputSchema \"MUST be a valid JSON Schema object (not null)\"); 2025-06-18 schema (Tool.inputSchema)",
         "every tool's `inputSchema` is a valid JSON Schema object";

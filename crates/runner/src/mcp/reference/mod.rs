@@ -559,6 +559,10 @@ impl Server {
             "resources/read" => features::read_resource(revision, params, quirk)?,
             "prompts/list" => features::one_page(params, "prompts", features::prompts(), quirk)?,
             "prompts/get" => features::get_prompt(params)?,
+            // Declared, and not there: the `no-completion` mutant.
+            "completion/complete" if self.quirk(Quirk::NoCompletion) => {
+                return Err(RpcError::new(-32601, message(-32601)));
+            }
             "completion/complete" => features::complete(params)?,
             _ => return Err(RpcError::new(-32601, message(-32601))),
         }))

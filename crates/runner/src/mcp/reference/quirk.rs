@@ -24,6 +24,7 @@ pub enum Quirk {
     NoResultType,
     DiscoverMissing,
     EmbeddedNewline,
+    NoCompletion,
 }
 
 impl Quirk {
@@ -55,6 +56,7 @@ impl Quirk {
         ("no-result-type", Quirk::NoResultType),
         ("discover-missing", Quirk::DiscoverMissing),
         ("embedded-newline", Quirk::EmbeddedNewline),
+        ("no-completion", Quirk::NoCompletion),
     ];
 
     /// The quirk of the mutant called `name`.

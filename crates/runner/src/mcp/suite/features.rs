@@ -117,6 +117,53 @@ impl Session {
                     .push(self.not_declared(PROMPTS_UNKNOWN, "prompts"));
             }
         }
+        if wanted(COMPLETION) {
+            if !self.declared("completions") {
+                self.results
+                    .push(self.not_declared(COMPLETION, "completions"));
+            } else if !self.declared("prompts") {
+                self.results.push(result_with(
+                    COMPLETION,
+                    self.revision.as_str(),
+                    vec![Evidence::note(
+                        Verdict::Skipped,
+                        "not declared: the server declared `completions` but no `prompts`, whose arguments rpcspec completes".into(),
+                    )],
+                ));
+            } else {
+                self.check(COMPLETION, |s| {
+                    let (prompts, mut evidence) = s.list_all("prompts/list", "prompts");
+                    let argument = prompts.iter().find_map(|p| {
+                        let name = p.get("name")?.as_str()?;
+                        let arg = p.get("arguments")?.as_array()?.first()?.get("name")?.as_str()?;
+                        Some((name.to_owned(), arg.to_owned()))
+                    });
+                    let Some((prompt, arg)) = argument else {
+                        evidence.push(Evidence::note(
+                            Verdict::Skipped,
+                            "not declared: no prompt of the server takes an argument to complete".into(),
+                        ));
+                        return evidence;
+                    };
+                    let reply = s.ask(
+                        "completion/complete",
+                        json!({"ref": {"type": "ref/prompt", "name": prompt}, "argument": {"name": arg, "value": ""}}),
+                    );
+                    match reply {
+                        Reply::Result(_) => {}
+                        Reply::Error(_) if reply.code() != Some(-32601) => {}
+                        other => evidence.push(finding(
+                            &MCP_DECLARED_METHOD,
+                            format!(
+                                "`completion/complete` of prompt `{prompt}`'s argument `{arg}`, with `completions` declared, got {}",
+                                other.describe()
+                            ),
+                        )),
+                    }
+                    evidence
+                });
+            }
+        }
         if wanted(INVALID_CURSOR) {
             let list = [
                 ("tools", "tools/list"),
@@ -190,10 +237,23 @@ impl Session {
         for page in 1..=MAX_PAGES {
             let reply = self.ask(method, params.clone());
             let Reply::Result(result) = reply else {
-                evidence.push(Evidence::note(
-                    Verdict::Fail,
-                    format!("`{method}` (page {page}) got {}", reply.describe()),
-                ));
+                evidence.push(match reply {
+                    Reply::NoReply => Evidence::note(
+                        Verdict::Timeout,
+                        format!("`{method}` (page {page}) got no reply"),
+                    ),
+                    Reply::Gone => Evidence::note(
+                        Verdict::Crash,
+                        format!("`{method}` (page {page}): the server closed stdout or exited"),
+                    ),
+                    other => finding(
+                        &MCP_DECLARED_METHOD,
+                        format!(
+                            "`{method}` (page {page}), of a capability the server declared, got {}",
+                            other.describe()
+                        ),
+                    ),
+                });
                 return (items, evidence);
             };
             if let Some(list) = result.get(member).and_then(Value::as_array) {

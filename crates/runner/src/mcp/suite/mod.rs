@@ -84,7 +84,7 @@ checks! {
     PROGRESS = "mcp/utilities/progress", "progress increases, names the token and stops at the result",
         [MCP_PROGRESS_INCREASING, MCP_PROGRESS_AFTER_COMPLETION], "capability `tools`, `[mcp] slow` in the target file";
     TOOLS_LIST = "mcp/tools/list", "every tool has a valid input schema and a well-formed, unique name; the list ends",
-        [MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_PAGINATION_ENDS], "capability `tools`";
+        [MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `tools`";
     TOOLS_UNKNOWN = "mcp/tools/unknown-tool", "a call of an unknown tool is a protocol error",
         [MCP_TOOLS_UNKNOWN], "capability `tools`";
     TOOLS_CALL = "mcp/tools/call", "the target file's safe tool call gets a result",
@@ -94,13 +94,15 @@ checks! {
     SERVER_REQUESTS = "mcp/tools/asks-client", "the server's requests to the client have ids it never used before",
         [MCP_ID_REUSED], "capability `tools`, `[mcp] asks_client` in the target file, 2025-06-18, 2025-11-25";
     RESOURCES_LIST = "mcp/resources/list", "the resource and template lists end",
-        [MCP_PAGINATION_ENDS], "capability `resources`";
+        [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `resources`";
     RESOURCES_UNKNOWN = "mcp/resources/unknown-uri", "reading an unknown resource gets the not-found error",
         [MCP_RESOURCES_UNKNOWN], "capability `resources`";
     PROMPTS_LIST = "mcp/prompts/list", "the prompt list ends",
-        [MCP_PAGINATION_ENDS], "capability `prompts`";
+        [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `prompts`";
     PROMPTS_UNKNOWN = "mcp/prompts/unknown-name", "getting an unknown prompt gets -32602",
         [MCP_PROMPTS_UNKNOWN], "capability `prompts`";
+    COMPLETION = "mcp/completion/complete", "`completion/complete` of a prompt's argument gets completion values",
+        [MCP_DECLARED_METHOD], "capability `completions` and a prompt with an argument";
     INVALID_CURSOR = "mcp/pagination/invalid-cursor", "a cursor the server never gave gets -32602",
         [MCP_PAGINATION_INVALID], "capability `tools`, `resources` or `prompts`";
     UNDECLARED = "mcp/capabilities/undeclared-method", "the methods of capabilities the server did not declare get -32601",
