@@ -324,6 +324,10 @@ struct Session {
     past: Vec<Conn>,
     /// New processes started so far.
     reopens: usize,
+    /// The server stopped answering in the last check, and was stopped.
+    stalled: bool,
+    /// A request of the check under way got no reply by its deadline.
+    timed_out: bool,
 }
 
 /// At most this many new processes a session starts after its server died.
@@ -387,11 +391,20 @@ impl Session {
         }
         let mark = self.conn.mark();
         let started = Instant::now();
+        self.timed_out = false;
         let mut evidence = body(self);
         if let Some(flood) = self.conn.flood.take() {
             evidence.push(flood);
         }
-        if !self.conn.alive() && !evidence.iter().any(|e| e.verdict == Verdict::Crash) {
+        // A server that stopped answering is stopped: the next check gets
+        // a new process, not a deadline per request of its own.
+        if self.conn.alive()
+            && (std::mem::take(&mut self.timed_out)
+                || evidence.iter().any(|e| e.verdict == Verdict::Timeout))
+        {
+            self.stalled = true;
+            self.conn.kill();
+        } else if !self.conn.alive() && !evidence.iter().any(|e| e.verdict == Verdict::Crash) {
             let how = match (&self.conn.exit, self.conn.stdout_closed) {
                 (Some(exit), _) => format!("the server exited during this check ({exit})"),
                 (None, true) => "the server closed stdout during this check".to_owned(),
@@ -412,6 +425,9 @@ impl Session {
     /// [`MAX_REOPENS`] a session.
     fn reopen(&mut self) -> Result<Evidence, Box<Evidence>> {
         let gone = match (&self.conn.exit, self.conn.flood.is_some()) {
+            _ if std::mem::take(&mut self.stalled) => {
+                "stopped answering (rpcspec stopped it)".to_owned()
+            }
             (_, true) => "was stopped for writing past the budget".to_owned(),
             (Some(exit), _) => format!("ended ({exit})"),
             (None, _) => "closed stdout".to_owned(),
@@ -466,7 +482,9 @@ impl Session {
     /// A request, with the reply's deadline of the connection.
     fn ask(&mut self, method: &str, params: Value) -> Reply {
         let deadline = self.conn.deadline();
-        self.conn.request(method, params, deadline)
+        let reply = self.conn.request(method, params, deadline);
+        self.timed_out |= reply == Reply::NoReply;
+        reply
     }
 
     fn run_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {

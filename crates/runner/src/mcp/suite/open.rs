@@ -230,6 +230,8 @@ impl Session {
             opts: opts.clone(),
             past: Vec::new(),
             reopens: 0,
+            stalled: false,
+            timed_out: false,
         })
     }
 
@@ -258,6 +260,8 @@ impl Session {
             past: Vec::new(),
             // A broken session starts no new processes.
             reopens: MAX_REOPENS,
+            stalled: false,
+            timed_out: false,
         }
     }
 }
