@@ -68,6 +68,9 @@ rpcspec_matcher::rule_table! { MCP;
     MCP_RESOURCES_UNKNOWN = "mcp.resources.unknown-uri", Should,
         "MCP 2025-06-18, 2025-11-25 server/resources (Error Handling: \"Resource not found: -32002\"); 2026-07-28 (changelog: -32602)",
         "reading a resource the server does not have gets the revision's not-found error";
+    MCP_RESOURCES_EMPTY_CONTENTS = "mcp.resources.empty-contents", Must,
+        "MCP 2026-07-28 server/resources (Error Handling: \"Servers MUST NOT return an empty contents array for a non-existent resource\")",
+        "reading a resource that does not exist is an error, not a result with empty `contents`";
     MCP_PROMPTS_UNKNOWN = "mcp.prompts.unknown-name", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/prompts (Error Handling: \"Invalid prompt name: -32602\")",
         "getting a prompt the server does not have gets -32602";

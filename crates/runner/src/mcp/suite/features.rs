@@ -78,8 +78,17 @@ impl Session {
                     let uri = "rpcspec://no-such-resource/0";
                     let reply = s.ask("resources/read", json!({"uri": uri}));
                     let want = s.revision.resource_not_found();
+                    let empty = matches!(&reply, Reply::Result(r)
+                        if r.get("contents").and_then(Value::as_array).is_some_and(Vec::is_empty));
                     match reply.code() {
                         Some(code) if code == want => Vec::new(),
+                        _ if empty && !s.revision.has_initialize() => vec![finding(
+                            &MCP_RESOURCES_EMPTY_CONTENTS,
+                            format!(
+                                "reading the unknown resource {uri} got an empty `contents`: {}",
+                                reply.describe()
+                            ),
+                        )],
                         _ => vec![finding(
                             &MCP_RESOURCES_UNKNOWN,
                             format!(

@@ -96,7 +96,7 @@ checks! {
     RESOURCES_LIST = "mcp/resources/list", "the resource and template lists end",
         [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `resources`";
     RESOURCES_UNKNOWN = "mcp/resources/unknown-uri", "reading an unknown resource gets the not-found error",
-        [MCP_RESOURCES_UNKNOWN], "capability `resources`";
+        [MCP_RESOURCES_UNKNOWN, MCP_RESOURCES_EMPTY_CONTENTS], "capability `resources`";
     PROMPTS_LIST = "mcp/prompts/list", "the prompt list ends",
         [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `prompts`";
     PROMPTS_UNKNOWN = "mcp/prompts/unknown-name", "getting an unknown prompt gets -32602",
