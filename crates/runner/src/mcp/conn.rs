@@ -31,6 +31,15 @@ pub fn client_info() -> Value {
     json!({"name": "rpcspec", "version": env!("CARGO_PKG_VERSION")})
 }
 
+/// The params of rpcspec's `initialize` offering `version`.
+pub fn initialize_params(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": serde_json::from_str::<Value>(CLIENT_CAPABILITIES).expect("valid JSON"),
+        "clientInfo": client_info(),
+    })
+}
+
 /// One line the server wrote, and what it was.
 #[derive(Debug, Clone)]
 pub struct Line {

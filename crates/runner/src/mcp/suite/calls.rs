@@ -14,15 +14,11 @@ impl Session {
             return Some(self.not_declared(check, "tools"));
         }
         call.is_none().then(|| {
-            result_with(
+            self.skipped(
                 check,
-                self.revision.as_str(),
-                vec![Evidence::note(
-                    Verdict::Skipped,
-                    format!(
-                        "no `[mcp] {key}` in the target file: rpcspec calls no tool it is not given (README.md, \"Target files\")"
-                    ),
-                )],
+                format!(
+                    "no `[mcp] {key}` in the target file: rpcspec calls no tool it is not given (README.md, \"Target files\")"
+                ),
             )
         })
     }

@@ -131,13 +131,9 @@ impl Session {
                 self.results
                     .push(self.not_declared(COMPLETION, "completions"));
             } else if !self.declared("prompts") {
-                self.results.push(result_with(
+                self.results.push(self.skipped(
                     COMPLETION,
-                    self.revision.as_str(),
-                    vec![Evidence::note(
-                        Verdict::Skipped,
-                        "not declared: the server declared `completions` but no `prompts`, whose arguments rpcspec completes".into(),
-                    )],
+                    "not declared: the server declared `completions` but no `prompts`, whose arguments rpcspec completes".into(),
                 ));
             } else {
                 self.check(COMPLETION, |s| {
@@ -203,19 +199,14 @@ impl Session {
             .filter(|(c, _, _)| !self.declared(c))
             .collect();
             if !self.capabilities.is_object() {
-                self.results.push(result_with(
+                self.results.push(self.skipped(
                     UNDECLARED,
-                    self.revision.as_str(),
-                    vec![Evidence::note(
-                        Verdict::Skipped,
-                        "the server declared no capabilities object: there is nothing to tell undeclared methods by".into(),
-                    )],
+                    "the server declared no capabilities object: there is nothing to tell undeclared methods by".into(),
                 ));
             } else if undeclared.is_empty() {
-                self.results.push(result_with(
+                self.results.push(self.skipped(
                     UNDECLARED,
-                    self.revision.as_str(),
-                    vec![Evidence::note(Verdict::Skipped, "the server declared tools, resources, prompts and completions: no undeclared method to call".into())],
+                    "the server declared tools, resources, prompts and completions: no undeclared method to call".into(),
                 ));
             } else {
                 self.check(UNDECLARED, |s| {

@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use super::{
     Revision,
-    conn::{Conn, Mark, Reply, ShutdownStep, client_info, short},
+    conn::{Conn, Mark, Reply, ShutdownStep, initialize_params, short},
     grade::{self, finding},
     rules::*,
 };
@@ -338,6 +338,15 @@ impl Session {
         self.capabilities.get(capability).is_some()
     }
 
+    /// SKIPPED, `why`.
+    fn skipped(&self, check: &Check, why: String) -> CaseResult {
+        result_with(
+            check,
+            self.revision.as_str(),
+            vec![Evidence::note(Verdict::Skipped, why)],
+        )
+    }
+
     /// SKIPPED: the server did not declare `capability`.
     fn not_declared(&self, check: &Check, capability: &str) -> CaseResult {
         let declared: Vec<&str> = self
@@ -345,20 +354,14 @@ impl Session {
             .as_object()
             .map(|o| o.keys().map(String::as_str).collect())
             .unwrap_or_default();
-        result_with(
+        let declared = if declared.is_empty() {
+            "none".to_owned()
+        } else {
+            declared.join(", ")
+        };
+        self.skipped(
             check,
-            self.revision.as_str(),
-            vec![Evidence::note(
-                Verdict::Skipped,
-                format!(
-                    "not declared: the server's capabilities have no `{capability}` (it declared: {})",
-                    if declared.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        declared.join(", ")
-                    }
-                ),
-            )],
+            format!("not declared: the server's capabilities have no `{capability}` (it declared: {declared})"),
         )
     }
 
@@ -451,11 +454,7 @@ impl Session {
         )?;
         let deadline = conn.deadline();
         let reply = if revision.has_initialize() {
-            let params = json!({
-                "protocolVersion": revision.as_str(),
-                "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
-                "clientInfo": client_info(),
-            });
+            let params = initialize_params(revision.as_str());
             let reply = conn.request("initialize", params, deadline);
             conn.notify("notifications/initialized", Value::Null);
             reply
@@ -636,11 +635,7 @@ impl Session {
                     .push(self.not_in_revision(SECOND_INITIALIZE, "there is no `initialize`"));
             } else {
                 self.check(SECOND_INITIALIZE, |s| {
-                    let params = json!({
-                        "protocolVersion": s.revision.as_str(),
-                        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
-                        "clientInfo": client_info(),
-                    });
+                    let params = initialize_params(s.revision.as_str());
                     match s.ask("initialize", params) {
                         Reply::Error(_) => Vec::new(),
                         other => vec![finding(

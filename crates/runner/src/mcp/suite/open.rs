@@ -114,11 +114,7 @@ impl Session {
             };
             conn.revision = offered;
             let mark = conn.mark();
-            let params = json!({
-                "protocolVersion": offered.as_str(),
-                "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
-                "clientInfo": client_info(),
-            });
+            let params = initialize_params(offered.as_str());
             let deadline = conn.deadline();
             let reply = conn.request("initialize", params, deadline);
             let mut evidence = Vec::new();
@@ -274,11 +270,7 @@ pub(super) fn speaks_legacy(target: &Target, opts: &Options) -> bool {
     else {
         return false;
     };
-    let params = json!({
-        "protocolVersion": revision.as_str(),
-        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
-        "clientInfo": client_info(),
-    });
+    let params = initialize_params(revision.as_str());
     let deadline = conn.deadline();
     let reply = conn.request("initialize", params, deadline);
     conn.kill();
@@ -295,11 +287,7 @@ pub(super) fn unknown_version_legacy(target: &Target, opts: &Options) -> CaseRes
         Err(e) => return result_with(UNKNOWN_VERSION, revision.as_str(), vec![*e]),
     };
     let mark = conn.mark();
-    let params = json!({
-        "protocolVersion": asked,
-        "capabilities": serde_json::from_str::<Value>(crate::mcp::conn::CLIENT_CAPABILITIES).expect("JSON"),
-        "clientInfo": client_info(),
-    });
+    let params = initialize_params(asked);
     let deadline = conn.deadline();
     let reply = conn.request("initialize", params, deadline);
     let evidence = match &reply {
