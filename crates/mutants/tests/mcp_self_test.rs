@@ -110,6 +110,32 @@ fn the_reference_passes_every_check_in_every_revision() {
     }
 }
 
+/// A server of an older revision than rpcspec knows answers `initialize`
+/// as the lifecycle allows: nothing fails, the checks that need a session
+/// of a known revision are SKIPPED, and no schema is applied to it.
+#[test]
+fn a_server_of_an_unknown_older_revision_fails_nothing() {
+    for pinned in [LEGACY, Some(Revision::V2025_06_18)] {
+        let results = checks("speaks-2024", pinned);
+        assert!(
+            caught(&results).is_empty(),
+            "{pinned:?}: {:#?}",
+            caught(&results)
+        );
+        let verdict = |id: &str| {
+            results
+                .iter()
+                .find(|r| r.id == id)
+                .map(|r| r.verdict)
+                .unwrap_or_else(|| panic!("no {id}"))
+        };
+        assert_eq!(verdict("mcp/lifecycle/initialize"), Verdict::Pass);
+        assert_eq!(verdict("mcp/tools/list"), Verdict::Skipped);
+        assert_eq!(verdict("mcp/schema/messages"), Verdict::NotApplicable);
+        assert_eq!(verdict("mcp/shutdown/stdin-eof"), Verdict::Pass);
+    }
+}
+
 /// A mutant, how it is run, and the checks that must catch it.
 struct Mutant {
     name: &'static str,

@@ -28,6 +28,7 @@
 //! | `discover-missing` | `server/discover` → -32601 | 2026-07-28 basic/versioning: "Servers MUST implement `server/discover`." |
 //! | `embedded-newline` | pretty-prints its messages over several lines | basic/transports (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines." |
 //! | `no-completion` | declares `completions` but answers `completion/complete` with -32601 | 2025-11-25 basic/lifecycle (capability negotiation): the `completions` capability "Supports argument autocompletion"; server/utilities/completion lists -32601 for a capability not supported |
+//! | `speaks-2024` | no bug: answers `initialize` with 2024-11-05, a revision rpcspec does not check, which the lifecycle allows ("another protocol version it supports") | none: every check that needs the session is SKIPPED, none fails |
 //! | `exits-on-cancel` | exits (status 1) when a `notifications/cancelled` arrives, as rmcp 3.11 does in a 2026-07-28 session | basic/utilities/cancellation (2026-07-28 basic/patterns/cancellation): "Invalid cancellation notifications SHOULD be ignored"; a server that exits mid-session ends every later request (the checks after it run on a new process) |
 
 use std::{io, process::ExitCode};

@@ -392,6 +392,12 @@ impl Conn {
     /// Answers a request of the server as a client with
     /// [`CLIENT_CAPABILITIES`] would.
     fn answer(&mut self, id: Value, method: &str) {
+        if !self.revision.server_requests() {
+            // 2026-07-28 servers send no requests: no result shape fits.
+            self.send(json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
+                "message": format!("{method}: servers of {} send no requests", self.revision)}}));
+            return;
+        }
         let reply = match method {
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
             "roots/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),

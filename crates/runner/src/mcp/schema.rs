@@ -233,30 +233,49 @@ pub fn validate(revision: Revision, message: &Value, role: Role<'_>) -> Vec<Sche
     out
 }
 
-/// Why `schema` (a tool's `inputSchema` or `outputSchema`) is not a usable
-/// JSON Schema, if it is not: not an object, not valid against its
-/// meta-schema (2020-12 unless its `$schema` names another draft), or not
-/// compilable.
-pub fn schema_problems(schema: &Value) -> Option<String> {
+/// What is wrong with a tool's `inputSchema`, if anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemaProblem {
+    /// Not a JSON Schema object at all (`null`, a string, …): every
+    /// revision's `Tool.inputSchema` is an object.
+    NotAnObject(String),
+    /// An object its meta-schema rejects (2020-12 unless its `$schema`
+    /// names another draft; 2025-11-25 on: "MUST be a valid JSON Schema").
+    Invalid(String),
+    /// Valid as far as rpcspec can tell, but rpcspec cannot use it (a
+    /// remote `$ref`, a pattern its regex engine refuses, a meta-schema it
+    /// does not know): rpcspec's limit, not a broken rule.
+    Unusable(String),
+}
+
+/// What is wrong with `schema` (a tool's `inputSchema`), if anything.
+pub fn schema_problems(schema: &Value) -> Option<SchemaProblem> {
     if !schema.is_object() {
-        return Some(format!("not a JSON Schema object: {}", kind_of(schema)));
+        return Some(SchemaProblem::NotAnObject(format!(
+            "not a JSON Schema object: {}",
+            kind_of(schema)
+        )));
     }
     // The validator crate documents panics for a meta-schema it cannot
     // detect; a target's schema is input, so a panic is caught and said.
     let checked = std::panic::catch_unwind(|| {
         if let Err(e) = jsonschema::meta::validate(schema) {
-            return Some(format!(
+            return Some(SchemaProblem::Invalid(format!(
                 "not a valid JSON Schema: {e} at {}",
                 e.instance_path()
-            ));
+            )));
         }
         jsonschema::options()
             .should_validate_formats(false)
             .build(schema)
             .err()
-            .map(|e| format!("does not compile as a JSON Schema: {e}"))
+            .map(|e| SchemaProblem::Unusable(format!("rpcspec cannot compile it: {e}")))
     });
-    checked.unwrap_or_else(|_| Some("its meta-schema cannot be told".to_owned()))
+    checked.unwrap_or_else(|_| {
+        Some(SchemaProblem::Unusable(
+            "rpcspec cannot tell its meta-schema".to_owned(),
+        ))
+    })
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -349,7 +368,16 @@ mod tests {
     #[test]
     fn schema_problems_of_tool_schemas() {
         assert_eq!(schema_problems(&json!({"type": "object"})), None);
-        assert!(schema_problems(&Value::Null).unwrap().contains("null"));
-        assert!(schema_problems(&json!({"type": 12})).is_some());
+        assert!(
+            matches!(schema_problems(&Value::Null), Some(SchemaProblem::NotAnObject(m)) if m.contains("null"))
+        );
+        assert!(matches!(
+            schema_problems(&json!({"type": 12})),
+            Some(SchemaProblem::Invalid(_))
+        ));
+        assert!(matches!(
+            schema_problems(&json!({"$ref": "https://example.invalid/s.json"})),
+            Some(SchemaProblem::Unusable(_))
+        ));
     }
 }

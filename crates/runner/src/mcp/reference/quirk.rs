@@ -25,6 +25,7 @@ pub enum Quirk {
     DiscoverMissing,
     EmbeddedNewline,
     NoCompletion,
+    Speaks2024,
 }
 
 impl Quirk {
@@ -57,6 +58,7 @@ impl Quirk {
         ("discover-missing", Quirk::DiscoverMissing),
         ("embedded-newline", Quirk::EmbeddedNewline),
         ("no-completion", Quirk::NoCompletion),
+        ("speaks-2024", Quirk::Speaks2024),
     ];
 
     /// The quirk of the mutant called `name`.

@@ -16,9 +16,15 @@ impl Session {
                         match tool.get("inputSchema") {
                             None => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}` has no `inputSchema`"))),
                             Some(schema) => {
-                                if let Some(why) = crate::mcp::schema::schema_problems(schema) {
-                                    evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is {why}")));
-                                } else if schema.get("type").and_then(Value::as_str) != Some("object") {
+                                use crate::mcp::schema::{SchemaProblem, schema_problems};
+                                match schema_problems(schema) {
+                                    Some(SchemaProblem::NotAnObject(why)) => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is {why}"))),
+                                    // 2025-06-18 names no draft: only the schema's shape is its rule.
+                                    Some(SchemaProblem::Invalid(why)) if s.revision >= Revision::V2025_11_25 => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is {why}"))),
+                                    Some(SchemaProblem::Invalid(why) | SchemaProblem::Unusable(why)) => evidence.push(Evidence::note(Verdict::Pass, format!("tool `{name}`: `inputSchema`: {why} (not graded)"))),
+                                    None => {}
+                                }
+                                if schema.is_object() && schema.get("type").and_then(Value::as_str) != Some("object") {
                                     evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is not of type \"object\": {}", short(schema))));
                                 }
                             }

@@ -185,7 +185,14 @@ pub struct Outcome {
 pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> Outcome {
     let chosen: Vec<&Check> = CHECKS.iter().copied().filter(|c| selected(c.id)).collect();
     if chosen.is_empty() {
-        return Outcome::default();
+        // Still: whether the JSON-RPC cases' handshake can work.
+        return Outcome {
+            has_initialize: Some(match opts.pinned {
+                Some(r) => r.has_initialize(),
+                None => speaks_legacy(target, opts),
+            }),
+            ..Outcome::default()
+        };
     }
     let mut session = match Session::open(target, opts) {
         Ok(s) => s,
@@ -328,6 +335,9 @@ struct Session {
     stalled: bool,
     /// A request of the check under way got no reply by its deadline.
     timed_out: bool,
+    /// The version the server answered `initialize` with, when rpcspec
+    /// knows no such revision: its messages have no schema here.
+    unknown_version: Option<String>,
 }
 
 /// At most this many new processes a session starts after its server died.
@@ -396,8 +406,8 @@ impl Session {
         let started = Instant::now();
         self.timed_out = false;
         let mut evidence = body(self);
-        if let Some(flood) = self.conn.flood.take() {
-            evidence.push(flood);
+        if let Some(flood) = &self.conn.flood {
+            evidence.push(flood.clone());
         }
         // A server that stopped answering is stopped: the next check gets
         // a new process, not a deadline per request of its own.
@@ -534,9 +544,11 @@ impl Session {
                         {
                             let took = asked.elapsed();
                             if took > Duration::from_secs(1) {
-                                vec![finding(
-                                    &MCP_PING,
-                                    format!("`ping` took {took:.1?}: not promptly"),
+                                // "Promptly" has no number: slow is a
+                                // reading, not a broken MUST.
+                                vec![Evidence::note(
+                                    Verdict::NonStrict,
+                                    format!("`ping` took {took:.1?}: the specification asks for a prompt answer (basic/utilities/ping, no number given)"),
                                 )]
                             } else {
                                 Vec::new()
@@ -650,7 +662,25 @@ impl Session {
             }
         }
         let all = Mark::default();
-        if wanted(SHUTDOWN) {
+        if wanted(SHUTDOWN) && !self.conn.alive() && self.broken.is_some() {
+            let why = match &self.conn.exit {
+                Some(exit) => format!("the server had ended before its stdin was closed ({exit})"),
+                None => "the server had closed stdout before its stdin was closed".to_owned(),
+            };
+            self.results.push(result_with(
+                SHUTDOWN,
+                revision.as_str(),
+                vec![Evidence::note(Verdict::Crash, why)],
+            ));
+        }
+        if wanted(SHUTDOWN) && !self.conn.alive() && self.broken.is_none() {
+            // Its last check ended the process: the shutdown is a new one's.
+            if let Err(why) = self.reopen() {
+                self.results
+                    .push(result_with(SHUTDOWN, revision.as_str(), vec![*why]));
+            }
+        }
+        if wanted(SHUTDOWN) && self.conn.alive() {
             let mark = self.conn.mark();
             let wait = Duration::from_secs(2);
             let shutdown = self.conn.shut_down(wait);
@@ -717,6 +747,13 @@ impl Session {
             if !wanted(check) {
                 continue;
             }
+            let evidence = match &self.unknown_version {
+                Some(version) if check.id == SCHEMA.id => vec![Evidence::note(
+                    Verdict::NotApplicable,
+                    format!("the server speaks {version}: rpcspec has no schema of it"),
+                )],
+                _ => evidence,
+            };
             let mut result = result_with(check, revision.as_str(), evidence);
             result.duration = self.started.elapsed();
             self.conn.attach(&mut result, all);

@@ -113,6 +113,8 @@ impl Session {
                 None => Revision::NEWEST_LEGACY,
             };
             conn.revision = offered;
+            // Whatever comes, this session is of the `initialize` era.
+            revision = offered;
             let mark = conn.mark();
             let params = initialize_params(offered.as_str());
             let deadline = conn.deadline();
@@ -137,20 +139,33 @@ impl Session {
                             format!("offered {offered}, the server answered `initialize` with {r}, which has no `initialize`"),
                         )),
                         Some(Err(_)) => {
-                            let version = answered.unwrap_or_default();
-                            return Ok(Session::broken(
-                conn,
-                (target, opts),
+                            // A version it supports, as the lifecycle asks:
+                            // one rpcspec has no rules or schema of.
+                            let version = answered.unwrap_or_default().to_owned();
+                            evidence.push(Evidence::note(
+                                Verdict::Pass,
+                                format!("the server speaks {version}, which rpcspec does not check"),
+                            ));
+                            let mut result = result_with(INITIALIZE, offered.as_str(), evidence);
+                            conn.attach(&mut result, mark);
+                            results.push(result);
+                            let mut session = Session::broken(
+                                conn,
+                                (target, opts),
                                 revision,
                                 results,
                                 started,
                                 Evidence::note(
-                                Verdict::Skipped,
-                                format!(
-                                    "offered {offered}, the server answered `initialize` with {version}: rpcspec checks {} only",
-                                    Revision::NAMES.join(", ")
+                                    Verdict::Skipped,
+                                    format!(
+                                        "offered {offered}, the server answered `initialize` with {version}: rpcspec checks {} only",
+                                        Revision::NAMES.join(", ")
+                                    ),
                                 ),
-                            )));
+                            );
+                            session.capabilities = capabilities;
+                            session.unknown_version = Some(version);
+                            return Ok(session);
                         }
                         None => revision = offered,
                     }
@@ -228,6 +243,7 @@ impl Session {
             reopens: 0,
             stalled: false,
             timed_out: false,
+            unknown_version: None,
         })
     }
 
@@ -258,6 +274,7 @@ impl Session {
             reopens: MAX_REOPENS,
             stalled: false,
             timed_out: false,
+            unknown_version: None,
         }
     }
 }
