@@ -558,6 +558,18 @@ fn filtered<C>(
 }
 
 fn list(args: ListArgs) -> u8 {
+    if let Some(name) = &args.dialect {
+        match mcp_cmd::mcp_pin(name) {
+            Ok((base, _)) if rpcspec::exec::dialect_named(base).is_some() => {}
+            Ok((base, _)) => {
+                return fail(&format!(
+                    "unknown dialect `{base}` (known: {})",
+                    rpcspec::exec::DIALECTS.join(", ")
+                ));
+            }
+            Err(code) => return code,
+        }
+    }
     let mcp = args.role == Role::Server
         && args
             .dialect

@@ -185,7 +185,7 @@ fn the_run_step_passes_the_reference_and_writes_junit() {
     let dir = temp();
     let (out, outputs, summary) = run_action(
         &[
-            ("filter", "jsonrpc/ids/*,\n  framing/lines/crlf* "),
+            ("filter", "jsonrpc/ids/*\n  framing/lines/crlf* "),
             ("args", "--plans 'whole,split' --jobs 2"),
         ],
         dir.path(),
@@ -202,8 +202,8 @@ fn the_run_step_passes_the_reference_and_writes_junit() {
         closing.contains(" passed, 0 non-strict, 0 failed"),
         "{closing}"
     );
-    assert_eq!(outputs.trim(), "junit=rpcspec-junit.xml");
     let junit: PathBuf = dir.path().join("rpcspec-junit.xml");
+    assert_eq!(outputs.trim(), format!("junit={}", junit.display()));
     let xml = fs::read_to_string(&junit).expect("the JUnit report is written");
     // Only the filtered cases, under the two plans of `args`.
     let cases = xml.matches("<testcase ").count();
@@ -270,7 +270,7 @@ fn the_run_step_builds_rpcspec_s_argv_from_the_inputs() {
             ("role", "producer"),
             ("dialect", "mcp"),
             ("target", "t.toml"),
-            ("filter", " a/* ,b/*\nc"),
+            ("filter", " a/* \nmcp/{tools,prompts}/*\nc"),
             ("without", "batch,sum"),
             ("baseline", "known.txt"),
             ("strict", "true"),
@@ -300,7 +300,7 @@ fn the_run_step_builds_rpcspec_s_argv_from_the_inputs() {
         "--filter",
         "a/*",
         "--filter",
-        "b/*",
+        "mcp/{tools,prompts}/*",
         "--filter",
         "c",
         "--without",
@@ -327,7 +327,27 @@ fn the_run_step_builds_rpcspec_s_argv_from_the_inputs() {
         "$HOME",
     ];
     assert_eq!(argv.lines().collect::<Vec<_>>(), expected);
-    assert_eq!(outputs.trim(), "junit=out.xml");
+    assert_eq!(
+        outputs.trim(),
+        format!("junit={}", dir.path().join("out.xml").display())
+    );
+
+    // A quote left open is an error, never a shorter command.
+    for (input, value) in [
+        ("command", "node it's.js --port 1"),
+        ("args", "--baseline 'x"),
+    ] {
+        let (out, _, _) = run_action(
+            &[("RPCSPEC", fake.to_str().expect("UTF-8")), (input, value)],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with("::error title=rpcspec action::the input `"),
+            "{stdout}"
+        );
+    }
 
     // Defaults: the reference, no option beyond the format and role.
     let (out, _, _) = run_action(&[("RPCSPEC", fake.to_str().expect("UTF-8"))], dir.path());

@@ -68,7 +68,7 @@ fn render_mcp() -> String {
     let mut out = String::from(
         "# MCP checks\n\
          \n\
-         <!-- Generated from crates/runner/src/mcp (suite.rs, rules.rs) by `cargo xtask rules`. \
+         <!-- Generated from crates/runner/src/mcp (suite/, rules.rs) by `cargo xtask rules`. \
          Do not edit. -->\n\
          \n\
          `rpcspec run --dialect mcp -- CMD` runs these checks besides the JSON-RPC cases: one \
