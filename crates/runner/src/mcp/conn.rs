@@ -57,6 +57,55 @@ pub struct Line {
     pub problem: Option<ProblemKind>,
     /// For a reply to one of rpcspec's requests: that request's method.
     pub reply_to: Option<String>,
+    /// The line is longer than [`KEEP_VALUE`]: `value` keeps only its
+    /// envelope (`jsonrpc`, `id`, `method`, and whether it has a `result`
+    /// or an `error`), not the whole message.
+    pub elided: bool,
+}
+
+/// The longest line whose parsed value is kept whole: a value can cost
+/// sixteen times its text (`[0,0,…]`), and a session keeps every line.
+pub const KEEP_VALUE: usize = 1 << 20;
+
+/// The envelope of a long line, as a small value: its `jsonrpc`, `id`,
+/// `method` and `error`, and for a `result` a string saying it was left out. `Null` for JSON
+/// that is not an object, `None` for what is not JSON.
+fn envelope_of(bytes: &[u8]) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        jsonrpc: Option<Value>,
+        id: Option<Value>,
+        method: Option<Value>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+    match serde_json::from_slice::<Envelope>(bytes) {
+        Ok(e) => {
+            let mut out = serde_json::Map::new();
+            for (key, value) in [("jsonrpc", e.jsonrpc), ("id", e.id), ("method", e.method)] {
+                if let Some(v) = value {
+                    out.insert(key.into(), v);
+                }
+            }
+            if e.result.is_some() {
+                out.insert(
+                    "result".into(),
+                    format!(
+                        "(a result on a line of {} bytes, not kept by rpcspec)",
+                        bytes.len()
+                    )
+                    .into(),
+                );
+            }
+            if e.error.is_some() {
+                out.insert("error".into(), json!({}));
+            }
+            Some(Value::Object(out))
+        }
+        Err(_) => serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+            .ok()
+            .map(|_| Value::Null),
+    }
 }
 
 /// One message rpcspec wrote.
@@ -358,8 +407,13 @@ impl Conn {
             Owned::Line(bytes, number, offset) => (bytes, number, offset, None),
             Owned::Problem(kind, bytes, number, offset) => (bytes, number, offset, Some(kind)),
         };
+        let elided = problem.is_none() && bytes.len() > KEEP_VALUE;
         let value = if problem.is_none() {
-            serde_json::from_slice::<Value>(&bytes).ok()
+            if elided {
+                envelope_of(&bytes)
+            } else {
+                serde_json::from_slice::<Value>(&bytes).ok()
+            }
         } else {
             None
         };
@@ -383,6 +437,7 @@ impl Conn {
             value,
             problem,
             reply_to,
+            elided,
         });
         if let Some((id, method)) = request {
             self.answer(id, &method);

@@ -74,9 +74,9 @@ impl Session {
                                 results,
                                 started,
                                 Evidence::note(
-                                    Verdict::Error,
+                                    Verdict::Skipped,
                                     format!(
-                                        "the server supports none of the MCP revisions rpcspec knows ({}): it lists {}",
+                                        "the server supports none of the MCP revisions rpcspec checks ({}): it lists {}",
                                         Revision::NAMES.join(", "),
                                         short(e)
                                     ),
@@ -84,6 +84,34 @@ impl Session {
                             ));
                         }
                     }
+                }
+                Reply::Error(e) if supported.is_some() => {
+                    // Pinned to a revision the server says it does not
+                    // support, as the versioning page asks it to say.
+                    let listed = supported.map(Value::Array).unwrap_or_default();
+                    let mut result = result_with(
+                        DISCOVER,
+                        first.as_str(),
+                        vec![Evidence::note(
+                            Verdict::Pass,
+                            format!("the server does not support {first}: {}", short(e)),
+                        )],
+                    );
+                    conn.attach(&mut result, mark);
+                    results.push(result);
+                    return Ok(Session::broken(
+                        conn,
+                        (target, opts),
+                        revision,
+                        results,
+                        started,
+                        Evidence::note(
+                            Verdict::Skipped,
+                            format!(
+                                "pinned to {first}, which the server does not support (it lists {listed}): drop the pin or pin one of those"
+                            ),
+                        ),
+                    ));
                 }
                 _ if opts.pinned.is_none() => legacy = true,
                 other => evidence.push(finding(
