@@ -32,7 +32,23 @@ impl Session {
                 None => {
                     let call = calls.call.clone().expect("checked");
                     self.check(TOOLS_CALL, |s| match s.ask("tools/call", call.params()) {
-                        Reply::Result(_) => Vec::new(),
+                        // Its result against CallToolResult, here as well
+                        // as in the check of every message.
+                        // Not a line too long to keep: only its envelope is.
+                        Reply::Result(_)
+                            if s.conn.lines.iter().rev().find(|l| l.reply_to.as_deref() == Some("tools/call")).is_some_and(|l| l.elided) =>
+                        {
+                            Vec::new()
+                        }
+                        Reply::Result(r) => crate::mcp::schema::validate(
+                            s.revision,
+                            &json!({"jsonrpc": "2.0", "id": "rpcspec", "result": r}),
+                            crate::mcp::schema::Role::Reply(Some("tools/call")),
+                        )
+                        .into_iter()
+                        .take(5)
+                        .map(|e| finding(&MCP_SCHEMA, format!("the result of `{}`: {e}", call.tool)))
+                        .collect(),
                         Reply::Error(e) => vec![Evidence::note(
                             Verdict::Error,
                             format!(

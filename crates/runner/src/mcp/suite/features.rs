@@ -163,6 +163,10 @@ impl Session {
                     match reply {
                         Reply::Result(_) => {}
                         Reply::Error(_) if reply.code() != Some(-32601) => {}
+                        Reply::NoReply => evidence.push(Evidence::note(
+                            Verdict::Timeout,
+                            "`completion/complete` got no reply".into(),
+                        )),
                         other => evidence.push(finding(
                             &MCP_DECLARED_METHOD,
                             format!(
