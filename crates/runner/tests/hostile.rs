@@ -235,8 +235,11 @@ fn a_flooding_producer_or_decoder_is_bounded() {
 /// `rpcspec fuzz` against a target that floods with `1` lines reached
 /// 6.2 GB in 20 s (every line of every execution was kept until the
 /// output cap); each execution now stops at the line cap, and its memory
-/// stays below its one job's budget plus the constant of
-/// `peak_memory_stays_below_jobs_times_the_budget`.
+/// stays below its one job's budget plus a constant. Alone it peaks at
+/// about 44 MB; under the whole parallel suite, where each execution's
+/// threads get glibc arenas of their own and the machine is busy, it has
+/// reached 78 and 88 MB: the constant here is 128 MiB, which still fails
+/// any growth with the flood by far.
 #[test]
 fn fuzzing_a_flooding_target_is_bounded() {
     let dir = tempfile::tempdir().unwrap();
@@ -260,7 +263,7 @@ fn fuzzing_a_flooding_target_is_bounded() {
     );
     assert_eq!(code, Some(1), "findings: exit 1");
     assert!(
-        peak_kib > 0 && peak_kib < (4 << 10) + (64 << 10),
+        peak_kib > 0 && peak_kib < (4 << 10) + (128 << 10),
         "peak RSS {peak_kib} KiB"
     );
 }
