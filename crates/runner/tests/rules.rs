@@ -121,34 +121,14 @@ fn render_mcp() -> String {
 
 #[test]
 fn mcp_md_is_up_to_date() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/mcp.md");
-    let want = render_mcp();
-    if env::var_os("UPDATE_RULES").is_some() {
-        fs::write(&path, &want).expect("write docs/mcp.md");
-        return;
-    }
-    let have = fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        have == want,
-        "docs/mcp.md is stale or missing: run `cargo xtask rules` to regenerate it"
-    );
+    up_to_date("docs/mcp.md", render_mcp());
 }
 
 /// Every rule an MCP check names is the registry's, and every MCP rule is
 /// graded by a check.
 #[test]
 fn mcp_checks_name_registry_rules() {
-    for check in mcp::suite::CHECKS {
-        assert!(!check.rules.is_empty(), "{} names no rule", check.id);
-        for rule in check.rules {
-            assert!(
-                rules::by_id(rule.id).is_some_and(|r| std::ptr::eq(r, *rule)),
-                "{}: {} is not the registry's",
-                check.id,
-                rule.id
-            );
-        }
-    }
+    name_registry_rules(mcp::suite::CHECKS.iter().map(|c| (c.id, c.rules)));
     for rule in mcp::rules::MCP {
         assert!(
             mcp::suite::CHECKS
@@ -162,34 +142,48 @@ fn mcp_checks_name_registry_rules() {
 
 #[test]
 fn rules_md_is_up_to_date() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md");
-    let want = render();
+    up_to_date("docs/rules.md", render());
+}
+
+/// Fails when the generated page `doc` (relative to the workspace) is not
+/// `want`; with `UPDATE_RULES` set (`cargo xtask rules`), writes it.
+fn up_to_date(doc: &str, want: String) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(doc);
     if env::var_os("UPDATE_RULES").is_some() {
-        fs::write(&path, &want).expect("write docs/rules.md");
+        fs::write(&path, &want).unwrap_or_else(|e| panic!("write {doc}: {e}"));
         return;
     }
     let have = fs::read_to_string(&path).unwrap_or_default();
     assert!(
         have == want,
-        "docs/rules.md is stale or missing: run `cargo xtask rules` to regenerate it"
+        "{doc} is stale or missing: run `cargo xtask rules` to regenerate it"
     );
+}
+
+/// Every rule a check of `checks` names is the registry's, and every check
+/// names one at least: no id is made up at run time.
+fn name_registry_rules<'a>(
+    checks: impl IntoIterator<Item = (&'a str, &'a [&'static rules::Rule])>,
+) {
+    for (id, named) in checks {
+        assert!(!named.is_empty(), "{id} names no rule");
+        for rule in named {
+            assert!(
+                rules::by_id(rule.id).is_some_and(|r| std::ptr::eq(r, *rule)),
+                "{id}: {} is not the registry's",
+                rule.id
+            );
+        }
+    }
 }
 
 /// Every rule a producer check names is in the registry, and every check
 /// names one at least: no id is made up at run time.
 #[test]
 fn producer_checks_name_registry_rules() {
-    for check in CHECKS {
-        assert!(!check.rules.is_empty(), "{} names no rule", check.id);
-        for rule in check.rules {
-            assert!(
-                rules::by_id(rule.id).is_some_and(|r| std::ptr::eq(r, *rule)),
-                "{}: {} is not the registry's",
-                check.id,
-                rule.id
-            );
-        }
-    }
+    name_registry_rules(CHECKS.iter().map(|c| (c.id, c.rules)));
 }
 
 /// `rpcspec rules` lists every rule of every role; an id or a glob picks

@@ -173,8 +173,6 @@ pub struct ToolCalls {
 pub struct Outcome {
     /// A result per check run, in the order of [`CHECKS`].
     pub results: Vec<CaseResult>,
-    /// The revision negotiated, if a session was had.
-    pub revision: Option<Revision>,
     /// Whether the server opens a session with `initialize` (the JSON-RPC
     /// cases' handshake): a 2026-07-28 server may or may not also speak
     /// an older revision. `None`: not found out (no session).
@@ -292,7 +290,6 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
     results.sort_by_key(|r| CHECKS.iter().position(|c| c.id == r.id));
     Outcome {
         results,
-        revision: Some(session.revision),
         has_initialize,
     }
 }
