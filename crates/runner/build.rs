@@ -20,7 +20,7 @@ fn main() {
     collect(&root, &mut files);
     files.sort();
     // Every folder a role's default run reads, not just "some file".
-    for needed in ["jsonrpc", "framing", "decoder", "profiles"] {
+    for needed in ["jsonrpc", "framing", "decoder", "profiles", "client"] {
         if !files.iter().any(|f| {
             f.strip_prefix(&root)
                 .is_ok_and(|rel| rel.starts_with(needed))

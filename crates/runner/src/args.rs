@@ -32,6 +32,17 @@ pub(crate) enum Command {
     /// Run the suite against every target of a manifest (or merge JSON
     /// reports) into one results matrix: Markdown, HTML or JSON.
     Matrix(rpcspec::matrix::MatrixArgs),
+    /// The client role's scripted server: a relay a client under test
+    /// spawns, started by `rpcspec run --role client` in place of `{server}`.
+    #[command(hide = true)]
+    Peer(PeerArgs),
+}
+
+#[derive(clap::Args)]
+pub(crate) struct PeerArgs {
+    /// The runner's socket.
+    #[arg(long, value_name = "SOCKET")]
+    pub(crate) connect: PathBuf,
 }
 
 /// What the target is, and so which cases apply.
@@ -44,6 +55,9 @@ pub(crate) enum Role {
     Producer,
     /// Reads an NDJSON stream and reports each record it decodes.
     Decoder,
+    /// A JSON-RPC client over stdio: it spawns the server it is given
+    /// (`{server}` in its arguments) and reports what its library returned.
+    Client,
 }
 
 impl Role {
@@ -52,6 +66,7 @@ impl Role {
             Role::Server => "server",
             Role::Producer => "producer",
             Role::Decoder => "decoder",
+            Role::Client => "client",
         }
     }
 }
@@ -77,6 +92,13 @@ pub(crate) struct ServeArgs {
     /// Code's flag of that name does.
     #[arg(long, value_name = "TOOL", value_parser = ["stdio"])]
     pub(crate) permission_prompt_tool: Option<String>,
+    /// With `--role client`: the server to spawn, and its arguments.
+    #[arg(
+        value_name = "SERVER",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub(crate) server: Vec<OsString>,
 }
 
 #[derive(clap::Args)]

@@ -16,6 +16,7 @@ pub mod baseline;
 pub mod budget;
 pub mod cases;
 pub mod check;
+pub mod client;
 pub mod decoder;
 pub mod drive;
 pub mod exec;

@@ -60,6 +60,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd(args),
         Command::Fuzz(args) => fuzz_cmd::fuzz_cmd(args),
         Command::Matrix(args) => rpcspec::matrix::command(args),
+        Command::Peer(args) => {
+            u8::try_from(rpcspec::client::peer::serve(&args.connect)).unwrap_or(exit::USAGE)
+        }
     };
     ExitCode::from(code)
 }
@@ -87,6 +90,7 @@ fn serve_cmd(args: ServeArgs) -> u8 {
             })
         }
         Role::Decoder => rpcspec::decoder::serve(input, output),
+        Role::Client => return serve_client(&args.server),
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(
                 &profile,
@@ -102,6 +106,34 @@ fn serve_cmd(args: ServeArgs) -> u8 {
         // The peer went away: nothing left to answer.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => fail(&format!("serve: {e}")),
+    }
+}
+
+/// The reference client against `server`, or the server `RPCSPEC_SERVER`
+/// names (a JSON array of strings).
+fn serve_client(server: &[OsString]) -> u8 {
+    use rpcspec::client::{SERVER_ENV, reference};
+    let mut argv = server.to_vec();
+    if argv.is_empty()
+        && let Some(json) = std::env::var_os(SERVER_ENV)
+    {
+        match serde_json::from_str::<Vec<String>>(&json.to_string_lossy()) {
+            Ok(v) => argv = v.into_iter().map(OsString::from).collect(),
+            Err(e) => {
+                return fail(&format!(
+                    "${SERVER_ENV} is not a JSON array of strings: {e}"
+                ));
+            }
+        }
+    }
+    if argv.is_empty() {
+        return fail(&format!(
+            "serve --role client needs its server: `rpcspec serve --role client CMD ARGS...`, or ${SERVER_ENV}"
+        ));
+    }
+    match reference::run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
+        Ok(code) => u8::try_from(code).unwrap_or(1),
+        Err(e) => fail(&format!("serve --role client: {e}")),
     }
 }
 
@@ -145,6 +177,9 @@ fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, 
     let mut argv: Vec<OsString> = vec![exe.into_os_string(), "serve".into()];
     if role != Role::Server {
         argv.extend(["--role".into(), role.name().into()]);
+    }
+    if role == Role::Client {
+        argv.extend(["--".into(), rpcspec::client::run::PLACEHOLDER.into()]);
     }
     if role == Role::Producer {
         argv.extend(["--profile".into(), profile.into()]);
@@ -229,6 +264,7 @@ fn run(mut args: RunArgs) -> u8 {
         Role::Server => run_server(&args, &progress),
         Role::Producer => run_producer(&args, &progress),
         Role::Decoder => run_decoder(&args, &progress),
+        Role::Client => run_client(&args, &progress),
     };
     let ran = match ran {
         Ok(r) => r,
@@ -539,6 +575,52 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
     })
 }
 
+fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
+    use rpcspec::client;
+    if args.dialect() != "jsonrpc2" {
+        return Err(fail(&format!(
+            "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`); `{}` clients are not checked yet",
+            args.dialect()
+        )));
+    }
+    if !args.plans.is_empty() {
+        return Err(fail(
+            "the client role has no plans: each scenario scripts its own writes",
+        ));
+    }
+    let scenarios = match &args.cases {
+        Some(dir) => client::load_dir(dir),
+        None => client::builtin(),
+    }
+    .map_err(|e| fail(&format!("case file error: {e}")))?;
+    let scenarios = filtered(scenarios, |s| &s.id, &args.filters)?;
+    let target = target_of(args)?;
+    let peer = std::env::current_exe().map_err(|e| {
+        fail(&format!(
+            "cannot find the rpcspec executable for the peer: {e}"
+        ))
+    })?;
+    let limits = client::run::Limits {
+        startup: args
+            .startup_timeout
+            .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
+        timeout: args.timeout.unwrap_or(client::DEFAULT_TIMEOUT),
+    };
+    let budget = args.budget();
+    let results = rpcspec::run_parallel_with(
+        &scenarios,
+        jobs_of(args),
+        progress,
+        || (),
+        |(), sc| client::run_scenario(sc, &target, &peer, limits, &budget),
+    );
+    Ok(RoleRun {
+        target: target.display(),
+        dialect: "jsonrpc2".to_owned(),
+        results,
+    })
+}
+
 /// Keeps the cases whose id the filters select; none is an error.
 fn filtered<C>(
     cases: Vec<C>,
@@ -614,6 +696,13 @@ fn list(args: ListArgs) -> u8 {
         Role::Decoder => match &args.cases {
             Some(dir) => rpcspec::decoder::load_dir(dir),
             None => rpcspec::decoder::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+        Role::Client => match &args.cases {
+            Some(dir) => rpcspec::client::load_dir(dir),
+            None => rpcspec::client::builtin(),
         }
         .map_err(|e| fail(&format!("case file error: {e}")))
         .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))

@@ -80,6 +80,19 @@ rpcspec_matcher::rule_table! { RUNNER;
         "a stream is complete iff its last value is an object whose type is done or error";
     DECODER_CONTRACT = "decoder.contract", Must, "spec-cases/decoder/README.md (the adapter contract)",
         "the adapter writes one JSON object per line: value, error, then one end";
+
+    CLIENT_RESULT = "client.result", Must, "JSON-RPC 2.0 §5 (\"id … MUST be the same as the value of the id member in the Request Object\": it correlates the two)",
+        "each call returns what the server replied to it, paired by id: the result, or the error's code, message and data";
+    CLIENT_NO_REPLY = "client.no-reply", Must, "JSON-RPC 2.0 §5; rpcspec client contract",
+        "a call the server never validly answered fails; the library returns no result for it";
+    CLIENT_ENDS = "client.ends", Must, "rpcspec client contract (every call has a timeout); MCP stdio transport (a closed stream ends the session)",
+        "the client finishes its calls whatever the server does: a server that exits, closes its stdout or never answers fails the calls, never hangs them";
+    CLIENT_NOTIFICATION = "client.notification", Must, "JSON-RPC 2.0 §4.1 (\"A Notification is a Request object without an id member\")",
+        "a notification is sent without an `id`";
+    CLIENT_SERVER_REQUEST = "client.server-request", Should, "JSON-RPC 2.0 §1 (\"one implementation may play both roles\"), §5 (a request is answered with its id)",
+        "a request from the server is answered with its id: a result, or an error (-32601 for a method the client does not have)";
+    CLIENT_CONTRACT = "client.contract", Must, "spec-cases/client/README.md (the adapter contract)",
+        "the adapter reports each step once, as one JSON object per line of its stdout, and exits with status 0";
 }
 
 /// Every rule: the matcher's, then the runner's, then the MCP checks'
@@ -137,6 +150,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         }
         "process" => "every process rpcspec starts, in every role",
         "decoder" => "every decoder case (`--role decoder`), on what the adapter reports",
+        "client" => {
+            "every client scenario (`--role client`), on what the client writes to its server and what its adapter reports"
+        }
         _ => "",
     }
 }

@@ -280,7 +280,7 @@ impl std::error::Error for LoadError {}
 
 /// Top-level folders of a cases root that belong to the other roles: the
 /// `server` role (JSON-RPC cases) loads every file outside them.
-pub const ROLE_DIRS: [&str; 3] = ["producer", "decoder", "profiles"];
+pub const ROLE_DIRS: [&str; 4] = ["producer", "decoder", "profiles", "client"];
 
 /// The role folder `rel` (a path relative to a cases root) lies in, if any.
 pub fn role_dir(rel: &Path) -> Option<&'static str> {

@@ -1,0 +1,48 @@
+//! `rpcspec-mutant-client NAME SERVER...`: the reference client
+//! (`rpcspec serve --role client`) with one realistic bug, run against the
+//! server SERVER (in `rpcspec run --role client`, `{server}`).
+//! `reference` has none. Each bug breaks one sentence; the scenarios of
+//! `spec-cases/client/` must catch every one
+//! (`tests/client_self_test.rs`).
+//!
+//! | NAME | the bug | the sentence it breaks |
+//! |---|---|---|
+//! | `arrival-order` | pairs each reply with the oldest call in flight | JSON-RPC 2.0 §5: the id "MUST be the same as the value of the id member in the Request Object"; §6: replies "MAY be returned in any order … The Client SHOULD match contexts based on the id member" |
+//! | `read-is-message` | parses each read from the server as one message | NDJSON 1.0 §3: each JSON text is followed by `\n`; a read is no record |
+//! | `drops-split-line` | drops a line that arrives in two reads | NDJSON 1.0 §3 (as above) |
+//! | `retyped-id-matches` | takes `"7"` for the reply to id `7` | JSON-RPC 2.0 §5: the id "MUST be the same as the value of the id member in the Request Object" |
+//! | `ignores-server-requests` | never answers a request from the server | JSON-RPC 2.0 §1: "one implementation may play both roles"; §5: a request is answered with a Response (SHOULD here: a pure client has no methods) |
+//! | `hangs-on-exit` | waits for replies without a timeout and ignores the server's end | rpcspec client contract: every call ends; MCP stdio: the server exiting ends the session |
+//! | `reuses-id` | gives the concurrent calls one id | JSON-RPC 2.0 §5 (the id correlates); the matcher's `session.id-reused` |
+//! | `crashes-on-unknown-id` | exits when a reply matches no call in flight | JSON-RPC 2.0 §5 (a reply is matched by its id: one that matches none is no call's) |
+//! | `cr-is-line-end` | ends lines at `\r` too | RFC 8259 §2: `\r` is whitespace inside a JSON text; NDJSON 1.0 §3: lines end at `\n` |
+//! | `notification-with-id` | sends its notification with an id | JSON-RPC 2.0 §4.1: "A Notification is a Request object without an "id" member." |
+//! | `no-jsonrpc` | leaves `"jsonrpc": "2.0"` out | JSON-RPC 2.0 §4: `jsonrpc` "MUST be exactly "2.0"" |
+//! | `drops-error-data` | drops an error's `data` | JSON-RPC 2.0 §5.1: `data` holds "additional information about the error" (the caller must see it) |
+//! | `line-limit` | drops lines over 64 KiB | NDJSON 1.0 sets no length limit (SHOULD: a documented limit is tolerated) |
+//! | `splitlines` | ends lines at U+2028, U+2029 and NEL too (Python's `str.splitlines`) | RFC 8259 §7: those characters may stand raw in strings; NDJSON 1.0 §3: lines end at `\n` |
+
+use std::{ffi::OsString, io, process::ExitCode};
+
+use rpcspec::client::reference::{Quirk, run};
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let name = args.next().map(|a| a.to_string_lossy().into_owned());
+    let Some(quirk) = name.as_deref().and_then(Quirk::named) else {
+        let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
+        eprintln!(
+            "usage: rpcspec-mutant-client NAME SERVER...  (NAME: {})",
+            names.join(", ")
+        );
+        return ExitCode::from(2);
+    };
+    let server: Vec<OsString> = args.collect();
+    match run(&server, quirk, &mut io::stdout().lock()) {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        Err(e) => {
+            eprintln!("rpcspec-mutant-client: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

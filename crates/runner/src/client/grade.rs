@@ -1,0 +1,500 @@
+//! The client role's graders: pure functions of what one scenario showed
+//! (what the client wrote to its server, what the script answered, what
+//! the adapter reported, how it ended).
+
+use std::collections::HashMap;
+
+use rpcspec_framer::ProblemKind;
+use rpcspec_matcher::{Dialect, Level, classify};
+use serde_json::Value;
+
+use super::{
+    Decoy, STEPS, Scenario, StepKind,
+    run::Limits,
+    script::{Body, Server, Stop},
+};
+use crate::{
+    report::{Evidence, RuleRef, Verdict},
+    rules::{self, Rule},
+};
+
+/// Findings of one rule listed before the rest are counted.
+const PER_RULE: usize = 5;
+
+/// What one scenario showed.
+pub struct Observed<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The script, with what it answered.
+    pub script: &'a Server<'a>,
+    /// Whether the client started its server (the peer connected).
+    pub connected: bool,
+    /// Whether the deadline passed first.
+    pub timed_out: bool,
+    /// How the adapter exited: its status code, and in words.
+    pub exit: Option<(Option<i32>, String)>,
+    /// The deadlines.
+    pub limits: Limits,
+    /// The adapter's report lines.
+    pub reports: &'a [Vec<u8>],
+    /// What was wrong with the framing of its stdout.
+    pub report_problems: &'a [String],
+    /// Every line the client wrote to its server.
+    pub client_lines: &'a [Vec<u8>],
+    /// Framing problems in what it wrote: kind, line, offset.
+    pub client_problems: &'a [(ProblemKind, u64, u64)],
+}
+
+/// What the adapter said its library returned for one step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A result.
+    Result(Value),
+    /// An error object.
+    Error(Value),
+    /// A failure that is no JSON-RPC error (a timeout, a closed
+    /// connection, an exception).
+    Failed(String),
+    /// The library cannot make this step.
+    Skipped(String),
+    /// A notification, sent.
+    Sent,
+}
+
+impl Outcome {
+    fn describe(&self) -> String {
+        match self {
+            Outcome::Result(v) => format!("result {}", short(v)),
+            Outcome::Error(v) => format!("error {}", short(v)),
+            Outcome::Failed(why) => format!("a failure ({why})"),
+            Outcome::Skipped(why) => format!("skipped ({why})"),
+            Outcome::Sent => "sent".to_owned(),
+        }
+    }
+}
+
+/// `v` as JSON, at most 200 characters of it.
+fn short(v: &Value) -> String {
+    let mut text = v.to_string();
+    if text.len() > 200 {
+        let mut cut = 160;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let total = text.len();
+        text.truncate(cut);
+        text.push_str(&format!("… ({total} bytes)"));
+    }
+    text
+}
+
+fn body_text(b: &Body) -> String {
+    match b {
+        Body::Result(v) => format!("result {}", short_bytes(v)),
+        Body::Error(v) => format!("error {}", short_bytes(v)),
+    }
+}
+
+fn short_bytes(b: &[u8]) -> String {
+    match serde_json::from_slice::<Value>(b) {
+        Ok(v) => short(&v),
+        Err(_) => String::from_utf8_lossy(&b[..b.len().min(200)]).into_owned(),
+    }
+}
+
+/// Evidence for `rule` in a scenario of `level`: a MUST rule broken in a
+/// SHOULD scenario is NON-STRICT, in an INFO one a note.
+fn scoped(rule: &'static Rule, level: Level, message: String) -> Evidence {
+    let mut e = Evidence::broke(rule, message);
+    e.verdict = match (e.verdict, level) {
+        (Verdict::Fail, Level::Should) => Verdict::NonStrict,
+        (Verdict::Fail | Verdict::NonStrict, Level::Info) => Verdict::Pass,
+        (v, _) => v,
+    };
+    e
+}
+
+/// Every piece of evidence of one scenario.
+pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
+    let mut out = Vec::new();
+    if !o.connected {
+        let how = match &o.exit {
+            Some((_, how)) => Evidence::note(
+                Verdict::Crash,
+                format!(
+                    "the client ended ({how}) without starting its server: is `{{server}}` among its arguments, or does it read ${}?",
+                    super::SERVER_ENV
+                ),
+            ),
+            None => Evidence::note(
+                Verdict::Timeout,
+                format!(
+                    "the client did not start its server within {:?} (--startup-timeout): is `{{server}}` among its arguments, or does it read ${}?",
+                    o.limits.startup,
+                    super::SERVER_ENV
+                ),
+            ),
+        };
+        out.push(how);
+        return out;
+    }
+    let outcomes = reports(o, &mut out);
+    steps(o, &outcomes, &mut out);
+    ending(o, &outcomes, &mut out);
+    requirements(o, &outcomes, &mut out);
+    messages(o, &mut out);
+    out
+}
+
+/// The adapter's report lines, read under the contract.
+fn reports(o: &Observed<'_>, out: &mut Vec<Evidence>) -> HashMap<&'static str, Outcome> {
+    let mut outcomes = HashMap::new();
+    let mut wrong = Vec::new();
+    for problem in o.report_problems {
+        wrong.push(problem.clone());
+    }
+    for (n, line) in o.reports.iter().enumerate() {
+        let n = n + 1;
+        let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(line) else {
+            wrong.push(format!(
+                "report line {n} is not a JSON object: {}",
+                String::from_utf8_lossy(&line[..line.len().min(200)])
+            ));
+            continue;
+        };
+        let Some(step) = obj
+            .get("step")
+            .and_then(Value::as_str)
+            .and_then(super::step)
+        else {
+            wrong.push(format!(
+                "report line {n} names no step of the series: {}",
+                short(&Value::Object(obj.clone()))
+            ));
+            continue;
+        };
+        let keys: Vec<&str> = ["result", "error", "failed", "skipped", "sent"]
+            .into_iter()
+            .filter(|k| obj.contains_key(*k))
+            .collect();
+        let outcome = match keys.as_slice() {
+            ["result"] => Outcome::Result(obj["result"].clone()),
+            ["error"] => Outcome::Error(obj["error"].clone()),
+            ["failed"] => Outcome::Failed(text_of(&obj["failed"])),
+            ["skipped"] => Outcome::Skipped(text_of(&obj["skipped"])),
+            ["sent"] => Outcome::Sent,
+            _ => {
+                wrong.push(format!(
+                    "report line {n} (step `{}`) has {} of result, error, failed, skipped, sent: exactly one belongs there",
+                    step.name,
+                    keys.len()
+                ));
+                continue;
+            }
+        };
+        if outcomes.insert(step.name, outcome).is_some() {
+            wrong.push(format!("step `{}` is reported twice", step.name));
+        }
+    }
+    for w in wrong.into_iter().take(PER_RULE) {
+        out.push(Evidence::broke(&rules::CLIENT_CONTRACT, w));
+    }
+    outcomes
+}
+
+fn text_of(v: &Value) -> String {
+    v.as_str().map_or_else(|| v.to_string(), str::to_owned)
+}
+
+/// Each call's outcome against what the server replied to it.
+fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
+    let level = o.scenario.level;
+    for step in &STEPS {
+        let Some(got) = outcomes.get(step.name) else {
+            continue;
+        };
+        if step.kind == StepKind::Notify || matches!(got, Outcome::Skipped(_)) {
+            continue;
+        }
+        let params: Value = serde_json::from_str(step.params).expect("the steps' params are JSON");
+        let batch = step.kind == StepKind::Batch;
+        let answer = o
+            .script
+            .answers
+            .iter()
+            .find(|a| a.method == step.method && a.params == params && a.batch == batch);
+        let call = format!("`{}` ({} {})", step.name, step.method, step.params);
+        match answer.and_then(|a| a.given()) {
+            Some(body) => {
+                let expected = match body {
+                    Body::Result(v) | Body::Error(v) => {
+                        serde_json::from_slice::<Value>(v).unwrap_or(Value::Null)
+                    }
+                };
+                let ok = match (body, got) {
+                    (Body::Result(_), Outcome::Result(v)) => *v == expected,
+                    (Body::Error(_), Outcome::Error(v)) => same_error(&expected, v),
+                    _ => false,
+                };
+                if !ok {
+                    let mut e = scoped(
+                        &rules::CLIENT_RESULT,
+                        level,
+                        format!(
+                            "step {call}: the server replied {}, the library returned {}{}",
+                            body_text(body),
+                            got.describe(),
+                            whose(o, got, step.method, &params)
+                        ),
+                    );
+                    e.expected = vec![body_text(body)];
+                    e.actual = vec![got.describe()];
+                    out.push(e);
+                }
+            }
+            None => {
+                if let Outcome::Result(v) = got {
+                    let why = match answer {
+                        Some(a) if a.replaced => "the line in its place was no valid reply",
+                        Some(_) => "the server never answered it",
+                        None => "it never reached the server",
+                    };
+                    out.push(scoped(
+                        &rules::CLIENT_NO_REPLY,
+                        level,
+                        format!(
+                            "step {call}: {why}, yet the library returned result {}{}",
+                            short(v),
+                            whose(o, got, step.method, &params)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Whether the error the library returned is the one the server sent:
+/// the same code and message, and the same data when the server sent
+/// some.
+fn same_error(sent: &Value, got: &Value) -> bool {
+    let field = |v: &Value, k: &str| v.get(k).cloned();
+    field(sent, "code") == field(got, "code")
+        && field(sent, "message") == field(got, "message")
+        && (sent.get("data").is_none() || field(sent, "data") == field(got, "data"))
+}
+
+/// `" (the reply to …)"` when `got` is what the server replied to another
+/// call: the library paired replies with the wrong calls.
+fn whose(o: &Observed<'_>, got: &Outcome, method: &str, params: &Value) -> String {
+    let got_value = match got {
+        Outcome::Result(v) => v,
+        _ => return String::new(),
+    };
+    if *got_value == serde_json::from_str::<Value>(super::script::DECOY_RESULT).expect("JSON") {
+        return ": the decoy reply, whose id was no id of this call".to_owned();
+    }
+    for a in &o.script.answers {
+        if a.method == method && a.params == *params {
+            continue;
+        }
+        if let Some(Body::Result(v)) = a.given()
+            && serde_json::from_slice::<Value>(v).is_ok_and(|v| v == *got_value)
+        {
+            return format!(
+                ": the reply to {} {} (id {}), paired with the wrong call",
+                a.method, a.params, a.id
+            );
+        }
+    }
+    String::new()
+}
+
+/// How the series ended: every step reported and the adapter exited 0.
+fn ending(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
+    let missing: Vec<&str> = STEPS
+        .iter()
+        .map(|s| s.name)
+        .filter(|n| !outcomes.contains_key(n))
+        .collect();
+    let server = match o.script.stop {
+        Some((at, Stop::Exited(code))) if code != 0 || o.script.eof.is_none() => {
+            format!(
+                "; the server had exited (status {code}) at {} ms",
+                at.as_millis()
+            )
+        }
+        Some((at, Stop::Closed)) => format!(
+            "; the server had closed its stdout at {} ms",
+            at.as_millis()
+        ),
+        _ => String::new(),
+    };
+    let list = |m: &[&str]| {
+        m.iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if o.timed_out {
+        let what = if missing.is_empty() {
+            "every step was reported, but the adapter did not exit".to_owned()
+        } else {
+            format!("steps never reported: {}", list(&missing))
+        };
+        let mut e = Evidence::broke(
+            &rules::CLIENT_ENDS,
+            format!(
+                "the client did not finish within {:?} (--timeout): {what}{server}",
+                o.limits.timeout
+            ),
+        );
+        e.verdict = Verdict::Timeout;
+        out.push(e);
+        return;
+    }
+    match &o.exit {
+        Some((Some(0), _)) if missing.is_empty() => {}
+        Some((Some(0), _)) => out.push(Evidence::broke(
+            &rules::CLIENT_CONTRACT,
+            format!(
+                "the adapter exited with status 0 without reporting steps {}{server}",
+                list(&missing)
+            ),
+        )),
+        Some((_, how)) => {
+            let before = if missing.is_empty() {
+                "after reporting every step".to_owned()
+            } else {
+                format!("before reporting steps {}", list(&missing))
+            };
+            out.push(Evidence::note(
+                Verdict::Crash,
+                format!("the client ended ({how}) {before}{server}"),
+            ));
+        }
+        None => {}
+    }
+}
+
+/// A scenario whose point the client cannot reach is SKIPPED, unless
+/// something failed anyway.
+fn requirements(
+    o: &Observed<'_>,
+    outcomes: &HashMap<&'static str, Outcome>,
+    out: &mut Vec<Evidence>,
+) {
+    let sc = o.scenario;
+    if sc.requires.iter().any(|r| r == "concurrency") && o.script.max_held < 2 {
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            "the client never had two `echo` calls in flight at once (its adapter makes them one at a time): nothing to answer out of order".into(),
+        ));
+    }
+    if sc.requires.iter().any(|r| r == "batch") && !o.script.answers.iter().any(|a| a.batch) {
+        let why = match outcomes.get("batch-x") {
+            Some(Outcome::Skipped(why)) => format!(": {why}"),
+            _ => String::new(),
+        };
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            format!("the client sent no batch{why}"),
+        ));
+    }
+    if sc.decoy == Some(Decoy::RetypedId)
+        && o.script.retyped == 0
+        && o.script.answers.iter().any(|a| a.sent)
+    {
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            "the client's ids have no twin of the other type (they are neither integers nor strings of digits): no decoy could be made".into(),
+        ));
+    }
+}
+
+/// Every message the client wrote: framing, JSON-RPC's rules for requests
+/// and notifications, ids in flight, answers to the server's requests.
+fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
+    let mut count: HashMap<&'static str, usize> = HashMap::new();
+    let mut push = |out: &mut Vec<Evidence>, rule: &'static Rule, message: String| {
+        let n = count.entry(rule.id).or_default();
+        *n += 1;
+        if *n <= PER_RULE {
+            out.push(Evidence::broke(rule, message));
+        }
+    };
+    for &(kind, line, offset) in o.client_problems {
+        let rule = rules::framing(kind);
+        if matches!(kind, ProblemKind::Blank) {
+            continue;
+        }
+        push(
+            out,
+            rule,
+            format!("line {line} the client wrote to its server (byte {offset}): {kind:?}"),
+        );
+    }
+    for (n, line) in o.client_lines.iter().enumerate() {
+        let text = String::from_utf8_lossy(line);
+        let classified = classify(&text, &Dialect::Jsonrpc2);
+        for f in &classified.findings {
+            push(
+                out,
+                f.rule,
+                format!("message {} the client wrote: {}", n + 1, f.detail),
+            );
+        }
+    }
+    for id in &o.script.reused {
+        push(
+            out,
+            &rules::SESSION_ID_REUSED,
+            format!(
+                "the client sent id {id} again while its earlier request with that id awaited its reply"
+            ),
+        );
+    }
+    for a in o.script.answers.iter().filter(|a| a.method == "update") {
+        push(
+            out,
+            &rules::CLIENT_NOTIFICATION,
+            format!(
+                "the notification `update` {} was sent with an id ({})",
+                a.params, a.id
+            ),
+        );
+    }
+    for ask in &o.script.asks {
+        if ask.answer.is_none() {
+            push(
+                out,
+                &rules::CLIENT_SERVER_REQUEST,
+                format!(
+                    "the server's request `{}` (id {}) got no answer within {:?}",
+                    ask.method,
+                    super::script::ASK_ID,
+                    super::ASK_WAIT
+                ),
+            );
+        }
+    }
+    for id in &o.script.stray_answers {
+        push(
+            out,
+            &rules::SESSION_UNKNOWN_ID,
+            format!("the client answered id {id}, which no request of the server's had"),
+        );
+    }
+    for (id, n) in count {
+        if n > PER_RULE {
+            let rule = rules::by_id(id).expect("a registry rule");
+            out.push(Evidence {
+                rule: Some(RuleRef::from_rule(rule)),
+                ..Evidence::note(
+                    Evidence::broke(rule, String::new()).verdict,
+                    format!("{} more of `{id}` not listed", n - PER_RULE),
+                )
+            });
+        }
+    }
+}

@@ -1,0 +1,526 @@
+//! The `client` role: rpcspec plays the server, and tests a JSON-RPC client
+//! over stdio.
+//!
+//! The client under test is a small adapter around a client library
+//! (`spec-cases/client/README.md`, the contract): it spawns the server it
+//! is given (`{server}` in its argv, or `RPCSPEC_SERVER`), makes a fixed
+//! series of calls ([`STEPS`]) and writes, one JSON object per line of
+//! its stdout, what its library returned for each. The server it spawns is
+//! rpcspec itself as a relay (`rpcspec peer`, [`peer`]), which hands every
+//! byte to the runner; the runner plays one scenario ([`Scenario`], from
+//! `spec-cases/client/*.toml`: a server behaviour such as replies out of
+//! order, split across writes, a server that exits mid-call) with the
+//! sans-IO [`script::Server`], and grades ([`grade`], pure) what the client
+//! wrote and what its adapter reported against what the server sent.
+//!
+//! `reference.rs` is the reference client (`rpcspec serve --role client
+//! {server}`), whose `Quirk`s are `rpcspec-mutant-client`'s bugs.
+
+use std::{path::Path, time::Duration};
+
+use rpcspec_matcher::Level;
+use serde::Deserialize;
+use serde_json::Value;
+use toml::Spanned;
+
+use crate::cases::{self, Listing, LoadError, Location};
+
+pub mod grade;
+pub mod peer;
+pub mod reference;
+pub mod run;
+pub mod script;
+
+pub use run::{SERVER_ENV, run_scenario};
+
+/// A call of the adapter's fixed series: what it sends, and what it
+/// reports as `step`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// The name the adapter reports it under.
+    pub name: &'static str,
+    /// The method it calls.
+    pub method: &'static str,
+    /// Its params, as JSON.
+    pub params: &'static str,
+    /// What kind of step it is.
+    pub kind: StepKind,
+}
+
+/// How a step is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// A call on its own, after the one before it returned.
+    Call,
+    /// A notification: nothing comes back.
+    Notify,
+    /// One of the calls made at once, all in flight together.
+    Concurrent,
+    /// A member of the batch (with a notification `update` `[4]`), where
+    /// the library offers batches.
+    Batch,
+}
+
+/// The adapter's series, in order (`spec-cases/client/README.md`).
+pub const STEPS: [Step; 10] = [
+    Step {
+        name: "positional",
+        method: "subtract",
+        params: "[42,23]",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "named",
+        method: "subtract",
+        params: r#"{"minuend":42,"subtrahend":23}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "notify",
+        method: "update",
+        params: "[1,2,3]",
+        kind: StepKind::Notify,
+    },
+    Step {
+        name: "error",
+        method: "fail",
+        params: r#"{"why":"asked"}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "echo-a",
+        method: "echo",
+        params: r#"["a"]"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "echo-b",
+        method: "echo",
+        params: r#"["b"]"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "echo-c",
+        method: "echo",
+        params: r#"["c"]"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "batch-x",
+        method: "echo",
+        params: r#"["x"]"#,
+        kind: StepKind::Batch,
+    },
+    Step {
+        name: "batch-y",
+        method: "echo",
+        params: r#"["y"]"#,
+        kind: StepKind::Batch,
+    },
+    Step {
+        name: "after",
+        method: "subtract",
+        params: "[5,3]",
+        kind: StepKind::Call,
+    },
+];
+
+/// The notification sent in the batch.
+pub const BATCH_NOTIFICATION: (&str, &str) = ("update", "[4]");
+
+/// The step named `name`.
+pub fn step(name: &str) -> Option<&'static Step> {
+    STEPS.iter().find(|s| s.name == name)
+}
+
+/// How long an adapter gives each call before it reports it failed
+/// (`spec-cases/client/README.md`): a call the server never answers must
+/// not hang the series.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A scenario's deadline when `--timeout` is not given: the adapter's
+/// start, a slow reply and a few calls that run into [`CALL_TIMEOUT`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A request of the series a scenario singles out: by method, and by
+/// params when given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallMatch {
+    /// The method.
+    pub method: String,
+    /// The params, when only one call of the method is meant.
+    pub params: Option<Value>,
+}
+
+impl CallMatch {
+    /// Whether a request with `method` and `params` is this one.
+    pub fn matches(&self, method: &str, params: &Value) -> bool {
+        self.method == method && self.params.as_ref().is_none_or(|p| p == params)
+    }
+}
+
+/// In which order held replies go out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// As their requests arrived.
+    Received,
+    /// The last request's reply first.
+    Reverse,
+}
+
+/// How each message the server writes is cut into writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// One write per line.
+    Line,
+    /// Everything due at one moment in one write.
+    Coalesced,
+    /// Each line in two writes, cut in its middle, with a pause between.
+    Split,
+    /// A byte per write (the first [`BYTEWISE_MAX`] bytes of a line; the
+    /// rest in one write).
+    Bytewise,
+}
+
+/// Bytes of a line written one at a time in [`Writes::Bytewise`].
+pub const BYTEWISE_MAX: usize = 256;
+
+/// Lines written around each reply, made from the reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decoy {
+    /// Before it: a reply whose id no request had.
+    UnknownId,
+    /// Before it: a reply with the request's id of the other type
+    /// (`7` ↔ `"7"`).
+    RetypedId,
+    /// After it: the same reply again.
+    Duplicate,
+}
+
+/// One scripted server behaviour and what the client must make of it.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// `client/<file>/<name>`.
+    pub id: String,
+    /// One line saying what it checks.
+    pub title: String,
+    /// Where the rule is written.
+    pub section: String,
+    /// A failed SHOULD scenario is NON-STRICT.
+    pub level: Level,
+    /// What the client must offer for the scenario to test anything:
+    /// `concurrency`, `batch`.
+    pub requires: Vec<String>,
+    /// The order of held replies: the concurrent calls', a batch's.
+    pub order: Order,
+    /// How lines are cut into writes.
+    pub writes: Writes,
+    /// Lines end in `\r\n`.
+    pub crlf: bool,
+    /// Whitespace put after every `,` between a reply's members.
+    pub whitespace: Option<Vec<u8>>,
+    /// Lines written before every reply.
+    pub before: Vec<Vec<u8>>,
+    /// Lines written when a notification arrives.
+    pub on_notification: Vec<Vec<u8>>,
+    /// Lines made from each reply, around it.
+    pub decoy: Option<Decoy>,
+    /// The reply to this call is this line instead (`$id` is its id).
+    pub replace: Option<(CallMatch, Vec<u8>)>,
+    /// The result of this call is this JSON text instead.
+    pub result: Option<(CallMatch, Vec<u8>)>,
+    /// The error `fail` replies with, as JSON text.
+    pub error: Option<Vec<u8>>,
+    /// The server exits with this status when this call arrives.
+    pub exit: Option<(CallMatch, i32)>,
+    /// The server closes its stdout when this call arrives.
+    pub close: Option<CallMatch>,
+    /// Replies to this call wait this long.
+    pub delay: Option<(CallMatch, Duration)>,
+    /// Before its first reply the server asks the client this method, and
+    /// waits for the answer (at most [`ASK_WAIT`]).
+    pub ask: Option<String>,
+    /// Where the scenario is defined.
+    pub source: Location,
+}
+
+/// The longest the server waits for the client to answer its request.
+pub const ASK_WAIT: Duration = Duration::from_secs(2);
+
+/// Largest `$pad(N)`.
+pub const MAX_PAD: usize = 16 << 20;
+
+impl Scenario {
+    /// The scenario as `rpcspec list` shows it.
+    pub fn listing(&self) -> Listing {
+        Listing {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            level: self.level.as_str().to_owned(),
+            requires: self.requires.clone(),
+            plans: vec!["stdio".to_owned()],
+            file: self.source.file.clone(),
+            line: self.source.line,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    #[serde(default)]
+    scenario: Vec<Spanned<ScenarioDef>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CallDef {
+    method: String,
+    params: Option<toml::Value>,
+    line: Option<String>,
+    value: Option<String>,
+    code: Option<i32>,
+    ms: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioDef {
+    name: Spanned<String>,
+    title: String,
+    section: String,
+    level: Option<Spanned<String>>,
+    #[serde(default)]
+    requires: Vec<Spanned<String>>,
+    order: Option<Spanned<String>>,
+    writes: Option<Spanned<String>>,
+    #[serde(default)]
+    crlf: bool,
+    whitespace: Option<Spanned<String>>,
+    #[serde(default)]
+    before: Vec<Spanned<String>>,
+    #[serde(default)]
+    on_notification: Vec<Spanned<String>>,
+    decoy: Option<Spanned<String>>,
+    replace: Option<Spanned<CallDef>>,
+    result: Option<Spanned<CallDef>>,
+    error: Option<Spanned<String>>,
+    exit: Option<Spanned<CallDef>>,
+    close: Option<Spanned<CallDef>>,
+    delay: Option<Spanned<CallDef>>,
+    ask: Option<String>,
+}
+
+/// The shipped scenarios (`spec-cases/client/`).
+pub fn builtin() -> Result<Vec<Scenario>, LoadError> {
+    let mut all = Vec::new();
+    for (rel, text) in cases::builtin_files(Some("client")) {
+        all.extend(load_str(rel, text)?);
+    }
+    Ok(all)
+}
+
+/// The scenarios under `root/client/`.
+pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, LoadError> {
+    let mut all = Vec::new();
+    for (rel, text) in cases::read_tree(root, Some("client"))? {
+        all.extend(load_str(&rel, &text)?);
+    }
+    Ok(all)
+}
+
+/// `text` with `\xNN` escapes and `$pad(N)` expanded.
+fn bytes_of(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("$pad(") {
+        out.extend(crate::unescape::unescape(&rest[..at])?);
+        let after = &rest[at + 5..];
+        let close = after
+            .find(')')
+            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
+        let n: usize = after[..close]
+            .parse()
+            .map_err(|_| format!("`$pad({})`: not a number of bytes", &after[..close]))?;
+        if out.len() + n > MAX_PAD {
+            return Err(format!("`$pad` over {MAX_PAD} bytes in one string"));
+        }
+        out.resize(out.len() + n, b'x');
+        rest = &after[close + 1..];
+    }
+    out.extend(crate::unescape::unescape(rest)?);
+    Ok(out)
+}
+
+/// Loads the scenarios of one file, given its path relative to the cases
+/// root (which makes the ids) and its text.
+pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let def: FileDef = cases::parse_toml(file, text)?;
+    let prefix = cases::id_prefix(file);
+    let lines = cases::Lines::new(text);
+    let mut seen = cases::SeenIds::new();
+    let mut out = Vec::new();
+    for spanned in def.scenario {
+        let span = spanned.span();
+        let d = spanned.into_inner();
+        let line = lines.locate(file, span.start).line;
+        let id = cases::case_id(&prefix, d.name.get_ref(), line, &mut seen)
+            .map_err(|e| at(d.name.span(), e))?;
+        let level = match &d.level {
+            Some(l) => cases::parse_level(l.get_ref()).map_err(|e| at(l.span(), e))?,
+            None => Level::Must,
+        };
+        let bytes = |s: &Spanned<String>| bytes_of(s.get_ref()).map_err(|e| at(s.span(), e));
+        let lines_of = |v: &[Spanned<String>]| -> Result<Vec<Vec<u8>>, LoadError> {
+            v.iter()
+                .map(|s| {
+                    let b = bytes(s)?;
+                    if b.contains(&b'\n') {
+                        return Err(at(s.span(), "a line may not hold `\\x0A`".into()));
+                    }
+                    Ok(b)
+                })
+                .collect()
+        };
+        let mut requires = Vec::new();
+        for r in &d.requires {
+            if !["concurrency", "batch"].contains(&r.get_ref().as_str()) {
+                return Err(at(
+                    r.span(),
+                    format!(
+                        "unknown requirement `{}` (known: concurrency, batch)",
+                        r.get_ref()
+                    ),
+                ));
+            }
+            requires.push(r.get_ref().clone());
+        }
+        let order = match d.order.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("received", _)) => Order::Received,
+            Some(("reverse", _)) => Order::Reverse,
+            Some((other, span)) => {
+                return Err(at(
+                    span,
+                    format!("order `{other}` is not one of received, reverse"),
+                ));
+            }
+        };
+        let writes = match d.writes.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None | Some(("line", _)) => Writes::Line,
+            Some(("coalesced", _)) => Writes::Coalesced,
+            Some(("split", _)) => Writes::Split,
+            Some(("bytewise", _)) => Writes::Bytewise,
+            Some((other, span)) => {
+                return Err(at(
+                    span,
+                    format!("writes `{other}` is not one of line, coalesced, split, bytewise"),
+                ));
+            }
+        };
+        let decoy = match d.decoy.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
+            None => None,
+            Some(("unknown-id", _)) => Some(Decoy::UnknownId),
+            Some(("retyped-id", _)) => Some(Decoy::RetypedId),
+            Some(("duplicate", _)) => Some(Decoy::Duplicate),
+            Some((other, span)) => {
+                return Err(at(
+                    span,
+                    format!("decoy `{other}` is not one of unknown-id, retyped-id, duplicate"),
+                ));
+            }
+        };
+        // A call table: `{ method, params }` and the one field it needs.
+        let call = |c: &Spanned<CallDef>, field: &str| -> Result<CallMatch, LoadError> {
+            let def = c.get_ref();
+            let fields = [
+                ("line", def.line.is_some()),
+                ("value", def.value.is_some()),
+                ("code", def.code.is_some()),
+                ("ms", def.ms.is_some()),
+            ];
+            if let Some((extra, _)) = fields.iter().find(|(f, set)| *set && *f != field) {
+                return Err(at(c.span(), format!("`{extra}` does not belong here")));
+            }
+            if !field.is_empty() && !fields.iter().any(|(f, set)| *set && *f == field) {
+                return Err(at(c.span(), format!("`{field}` is missing")));
+            }
+            let params = def
+                .params
+                .as_ref()
+                .map(serde_json::to_value)
+                .transpose()
+                .map_err(|e| at(c.span(), format!("params: {e}")))?;
+            Ok(CallMatch {
+                method: def.method.clone(),
+                params,
+            })
+        };
+        let text_of = |c: &Spanned<CallDef>, s: &Option<String>| -> Result<Vec<u8>, LoadError> {
+            bytes_of(s.as_deref().unwrap_or_default()).map_err(|e| at(c.span(), e))
+        };
+        let json = |s: &Spanned<String>| -> Result<Vec<u8>, LoadError> {
+            let b = bytes(s)?;
+            serde_json::from_slice::<Value>(&b)
+                .map_err(|e| at(s.span(), format!("not one JSON value: {e}")))?;
+            Ok(b)
+        };
+        let replace = match &d.replace {
+            Some(c) => Some((call(c, "line")?, text_of(c, &c.get_ref().line)?)),
+            None => None,
+        };
+        let result = match &d.result {
+            Some(c) => {
+                let value = text_of(c, &c.get_ref().value)?;
+                if serde_json::from_slice::<Value>(&value).is_err() {
+                    return Err(at(c.span(), "`value` is not one JSON value".into()));
+                }
+                Some((call(c, "value")?, value))
+            }
+            None => None,
+        };
+        let exit = match &d.exit {
+            Some(c) => Some((call(c, "code")?, c.get_ref().code.unwrap_or(1))),
+            None => None,
+        };
+        let close = d.close.as_ref().map(|c| call(c, "")).transpose()?;
+        let delay = match &d.delay {
+            Some(c) => {
+                let ms = c.get_ref().ms.unwrap_or_default();
+                if ms > 10_000 {
+                    return Err(at(c.span(), "a delay of at most 10000 ms".into()));
+                }
+                Some((call(c, "ms")?, Duration::from_millis(ms)))
+            }
+            None => None,
+        };
+        out.push(Scenario {
+            id,
+            title: d.title,
+            section: d.section,
+            level,
+            requires,
+            order,
+            writes,
+            crlf: d.crlf,
+            whitespace: d.whitespace.as_ref().map(bytes).transpose()?,
+            before: lines_of(&d.before)?,
+            on_notification: lines_of(&d.on_notification)?,
+            decoy,
+            replace,
+            result,
+            error: d.error.as_ref().map(json).transpose()?,
+            exit,
+            close,
+            delay,
+            ask: d.ask,
+            source: lines.locate(file, span.start),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,475 @@
+//! The reference client (`rpcspec serve --role client SERVER...`): the
+//! adapter contract's series ([`super::STEPS`]) over a server it spawns,
+//! written from JSON-RPC 2.0's text. Replies are paired by id (the exact
+//! JSON text of the id), lines are framed by the reference framer, a
+//! request from the server is answered with -32601, every call has
+//! [`CALL_TIMEOUT`], and a server that closes its stdout fails every call
+//! in flight and every one after.
+//!
+//! Each [`Quirk`] is one realistic client bug: `rpcspec-mutant-client NAME
+//! SERVER...` runs it, and the self-test proves the scenarios written for
+//! it catch it.
+
+use std::{
+    collections::VecDeque,
+    ffi::OsString,
+    io::{self, Read, Write},
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::{
+        Arc, Mutex,
+        mpsc::{self, Receiver, Sender},
+    },
+    thread,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{Config, Event, Framer};
+use serde_json::{Value, json};
+
+use super::{BATCH_NOTIFICATION, CALL_TIMEOUT, STEPS, StepKind};
+
+/// One realistic client bug, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quirk {
+    /// The reference: no bug.
+    None,
+    /// Pairs each reply with the oldest call in flight, whatever its id.
+    ArrivalOrder,
+    /// Parses each read from the server as one message.
+    ReadIsMessage,
+    /// Splits each read at `\n` and drops a line that arrives in two reads.
+    DropsSplitLine,
+    /// Matches ids by their text without quotes: `7` answers `"7"`.
+    RetypedIdMatches,
+    /// Never answers a request from the server.
+    IgnoresServerRequests,
+    /// Waits for replies without a timeout and ignores the server's end.
+    HangsOnExit,
+    /// Gives the concurrent calls one id.
+    ReusesId,
+    /// Exits when a reply's id matches no call in flight.
+    CrashesOnUnknownId,
+    /// Ends a line at `\r` too.
+    CrIsLineEnd,
+    /// Sends notifications with an id.
+    NotificationWithId,
+    /// Leaves `"jsonrpc": "2.0"` out of its messages.
+    NoJsonrpc,
+    /// Drops the `data` of an error.
+    DropsErrorData,
+    /// Drops lines over 64 KiB (asyncio's default `StreamReader` limit).
+    LineLimit,
+    /// Ends a line at U+2028, U+2029 and NEL too (Python's `splitlines`).
+    Splitlines,
+}
+
+impl Quirk {
+    /// Every quirk by name, the reference (`reference`) first.
+    pub const ALL: [(&'static str, Quirk); 15] = [
+        ("reference", Quirk::None),
+        ("arrival-order", Quirk::ArrivalOrder),
+        ("read-is-message", Quirk::ReadIsMessage),
+        ("drops-split-line", Quirk::DropsSplitLine),
+        ("retyped-id-matches", Quirk::RetypedIdMatches),
+        ("ignores-server-requests", Quirk::IgnoresServerRequests),
+        ("hangs-on-exit", Quirk::HangsOnExit),
+        ("reuses-id", Quirk::ReusesId),
+        ("crashes-on-unknown-id", Quirk::CrashesOnUnknownId),
+        ("cr-is-line-end", Quirk::CrIsLineEnd),
+        ("notification-with-id", Quirk::NotificationWithId),
+        ("no-jsonrpc", Quirk::NoJsonrpc),
+        ("drops-error-data", Quirk::DropsErrorData),
+        ("line-limit", Quirk::LineLimit),
+        ("splitlines", Quirk::Splitlines),
+    ];
+
+    /// The quirk called `name`.
+    pub fn named(name: &str) -> Option<Quirk> {
+        Quirk::ALL.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
+    }
+}
+
+/// What a call came to.
+#[derive(Debug, Clone)]
+enum Outcome {
+    Result(Value),
+    Error(Value),
+    Failed(String),
+}
+
+struct Pending {
+    key: String,
+    tx: Sender<Outcome>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: VecDeque<Pending>,
+    /// Why the server can answer nothing more.
+    closed: Option<String>,
+}
+
+struct Client {
+    quirk: Quirk,
+    state: Arc<Mutex<State>>,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    next_id: u64,
+}
+
+/// Runs the series against the server `server` (argv), reporting to `out`;
+/// returns the exit status.
+pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+    let Some((program, args)) = server.split_first() else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "no server command",
+        ));
+    };
+    let mut child: Child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let stdout = child.stdout.take().expect("piped");
+    let stdin = Arc::new(Mutex::new(child.stdin.take()));
+    let state = Arc::new(Mutex::new(State::default()));
+    {
+        let (state, stdin) = (Arc::clone(&state), Arc::clone(&stdin));
+        thread::spawn(move || read_loop(stdout, quirk, &state, &stdin));
+    }
+    let mut client = Client {
+        quirk,
+        state,
+        stdin,
+        next_id: 0,
+    };
+    let report = |out: &mut dyn Write, step: &str, outcome: &Outcome| -> io::Result<()> {
+        let line = match outcome {
+            Outcome::Result(v) => json!({"step": step, "result": v}),
+            Outcome::Error(v) => json!({"step": step, "error": v}),
+            Outcome::Failed(why) => json!({"step": step, "failed": why}),
+        };
+        writeln!(out, "{line}")?;
+        out.flush()
+    };
+    let params = |s: &super::Step| -> Value { serde_json::from_str(s.params).expect("JSON") };
+    for step in STEPS
+        .iter()
+        .filter(|s| s.kind == StepKind::Call && s.name != "after")
+    {
+        let outcome = client.call(step.method, params(step));
+        report(out, step.name, &outcome)?;
+        if step.name == "named" {
+            let notify = &STEPS[2];
+            let sent = client.notify(notify.method, params(notify));
+            let line = match sent {
+                Ok(()) => json!({"step": notify.name, "sent": true}),
+                Err(why) => json!({"step": notify.name, "failed": why}),
+            };
+            writeln!(out, "{line}")?;
+        }
+    }
+    let concurrent: Vec<_> = STEPS
+        .iter()
+        .filter(|s| s.kind == StepKind::Concurrent)
+        .collect();
+    let calls: Vec<(&str, String, Value)> = concurrent
+        .iter()
+        .map(|s| (s.method, s.name.to_owned(), params(s)))
+        .collect();
+    for (name, outcome) in client.together(&calls, false) {
+        report(out, &name, &outcome)?;
+    }
+    let batch: Vec<_> = STEPS.iter().filter(|s| s.kind == StepKind::Batch).collect();
+    let calls: Vec<(&str, String, Value)> = batch
+        .iter()
+        .map(|s| (s.method, s.name.to_owned(), params(s)))
+        .collect();
+    for (name, outcome) in client.together(&calls, true) {
+        report(out, &name, &outcome)?;
+    }
+    let after = STEPS.iter().find(|s| s.name == "after").expect("a step");
+    let outcome = client.call(after.method, params(after));
+    report(out, after.name, &outcome)?;
+    // Closing: stdin ends, the server exits (or is killed after 2 s).
+    client
+        .stdin
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        if let Ok(Some(_)) = child.try_wait() {
+            return Ok(0);
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok(0)
+}
+
+impl Client {
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn message(&self, method: &str, params: &Value, id: Option<u64>) -> Value {
+        let mut m = json!({"method": method, "params": params});
+        if self.quirk != Quirk::NoJsonrpc {
+            m["jsonrpc"] = json!("2.0");
+        }
+        if let Some(id) = id {
+            m["id"] = json!(id);
+        }
+        m
+    }
+
+    fn write(&self, line: &Value) -> Result<(), String> {
+        let mut guard = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
+        let stdin = guard.as_mut().ok_or("stdin is closed")?;
+        let mut bytes = line.to_string().into_bytes();
+        bytes.push(b'\n');
+        stdin
+            .write_all(&bytes)
+            .and_then(|()| stdin.flush())
+            .map_err(|e| format!("cannot write to the server: {e}"))
+    }
+
+    /// Registers a call awaiting the reply with `id`.
+    fn expect(&self, id: u64) -> Result<Receiver<Outcome>, String> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(why) = &state.closed
+            && self.quirk != Quirk::HangsOnExit
+        {
+            return Err(why.clone());
+        }
+        let (tx, rx) = mpsc::channel();
+        let key = if self.quirk == Quirk::RetypedIdMatches {
+            id.to_string()
+        } else {
+            json!(id).to_string()
+        };
+        state.pending.push_back(Pending { key, tx });
+        Ok(rx)
+    }
+
+    fn wait(&self, rx: &Receiver<Outcome>, until: Instant) -> Outcome {
+        if self.quirk == Quirk::HangsOnExit {
+            return rx
+                .recv()
+                .unwrap_or_else(|_| Outcome::Failed("the reader ended".into()));
+        }
+        match rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(o) => o,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                Outcome::Failed(format!("no reply within {CALL_TIMEOUT:?}"))
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Outcome::Failed("the reader ended".into()),
+        }
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Outcome {
+        let id = self.id();
+        let rx = match self.expect(id) {
+            Ok(rx) => rx,
+            Err(why) => return Outcome::Failed(why),
+        };
+        if let Err(why) = self.write(&self.message(method, &params, Some(id))) {
+            return Outcome::Failed(why);
+        }
+        self.wait(&rx, Instant::now() + CALL_TIMEOUT)
+    }
+
+    fn notify(&mut self, method: &str, params: Value) -> Result<(), String> {
+        let id = (self.quirk == Quirk::NotificationWithId).then(|| self.id());
+        self.write(&self.message(method, &params, id))
+    }
+
+    /// Several calls in flight at once (or as one batch, with the batch
+    /// notification), each reported under its name.
+    fn together(&mut self, calls: &[(&str, String, Value)], batch: bool) -> Vec<(String, Outcome)> {
+        let shared = self.id();
+        let mut waits = Vec::new();
+        let mut messages = Vec::new();
+        for (n, (method, name, params)) in calls.iter().enumerate() {
+            let id = if self.quirk == Quirk::ReusesId || n == 0 {
+                shared
+            } else {
+                self.id()
+            };
+            match self.expect(id) {
+                Ok(rx) => waits.push((name.clone(), Ok(rx))),
+                Err(why) => waits.push((name.clone(), Err(why))),
+            }
+            messages.push(self.message(method, params, Some(id)));
+        }
+        let written = if batch {
+            let (method, params) = BATCH_NOTIFICATION;
+            let params: Value = serde_json::from_str(params).expect("JSON");
+            messages.push(self.message(method, &params, None));
+            self.write(&Value::Array(messages))
+        } else {
+            messages.iter().try_for_each(|m| self.write(m))
+        };
+        let until = Instant::now() + CALL_TIMEOUT;
+        waits
+            .into_iter()
+            .map(|(name, rx)| {
+                let outcome = match (rx, &written) {
+                    (Err(why), _) => Outcome::Failed(why),
+                    (Ok(_), Err(why)) => Outcome::Failed(why.clone()),
+                    (Ok(rx), Ok(())) => self.wait(&rx, until),
+                };
+                (name, outcome)
+            })
+            .collect()
+    }
+}
+
+/// Reads the server's stdout into lines (as the quirk frames them) and
+/// hands each to [`on_message`]; at the end, fails every call in flight.
+fn read_loop(
+    mut stdout: impl Read,
+    quirk: Quirk,
+    state: &Mutex<State>,
+    stdin: &Mutex<Option<ChildStdin>>,
+) {
+    let mut framer = Framer::new(Config::default());
+    let mut carry: Vec<u8> = Vec::new();
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match stdout.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        match quirk {
+            Quirk::ReadIsMessage => lines.push(chunk.to_vec()),
+            Quirk::DropsSplitLine => {
+                let mut pieces: Vec<&[u8]> = chunk.split(|b| *b == b'\n').collect();
+                pieces.pop(); // the unterminated tail
+                let skip_head = !carry.is_empty();
+                carry.clear();
+                if !chunk.ends_with(b"\n") {
+                    carry.push(1);
+                }
+                lines.extend(
+                    pieces
+                        .into_iter()
+                        .skip(usize::from(skip_head))
+                        .map(<[u8]>::to_vec),
+                );
+            }
+            Quirk::CrIsLineEnd | Quirk::Splitlines => {
+                carry.extend_from_slice(chunk);
+                // Decoded only when a line may have ended: a long line is
+                // not decoded again at every read.
+                let ends_here = if quirk == Quirk::CrIsLineEnd {
+                    chunk.iter().any(|b| *b == b'\n' || *b == b'\r')
+                } else {
+                    chunk
+                        .iter()
+                        .any(|b| *b == b'\n' || *b == 0x85 || *b == 0xA8 || *b == 0xA9)
+                };
+                if !ends_here {
+                    continue;
+                }
+                let text = String::from_utf8_lossy(&carry).into_owned();
+                let ends: &[char] = if quirk == Quirk::CrIsLineEnd {
+                    &['\n', '\r']
+                } else {
+                    &['\n', '\u{2028}', '\u{2029}', '\u{85}']
+                };
+                let mut pieces: Vec<&str> = text.split(ends).collect();
+                let tail = pieces.pop().unwrap_or_default().as_bytes().to_vec();
+                lines.extend(pieces.into_iter().map(|p| p.as_bytes().to_vec()));
+                carry = tail;
+            }
+            _ => framer.push(chunk, |e| {
+                if let Event::Line(l) = e {
+                    lines.push(l.bytes.into_owned());
+                }
+            }),
+        }
+        for line in lines {
+            if quirk == Quirk::LineLimit && line.len() > 64 * 1024 {
+                continue;
+            }
+            on_message(&line, quirk, state, stdin);
+        }
+    }
+    if quirk == Quirk::HangsOnExit {
+        return;
+    }
+    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+    state.closed = Some("the server closed its stdout".into());
+    for p in state.pending.drain(..) {
+        let _ =
+            p.tx.send(Outcome::Failed("the server closed its stdout".into()));
+    }
+}
+
+fn on_message(line: &[u8], quirk: Quirk, state: &Mutex<State>, stdin: &Mutex<Option<ChildStdin>>) {
+    let Ok(value) = serde_json::from_slice::<Value>(line) else {
+        return;
+    };
+    let members = match value {
+        Value::Array(v) => v,
+        other => vec![other],
+    };
+    for m in members {
+        let Value::Object(o) = m else { continue };
+        if o.get("method").is_some() {
+            if let Some(id) = o.get("id")
+                && quirk != Quirk::IgnoresServerRequests
+            {
+                let answer = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
+                let mut guard = stdin.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(s) = guard.as_mut() {
+                    let _ = s.write_all(format!("{answer}\n").as_bytes());
+                    let _ = s.flush();
+                }
+            }
+            continue;
+        }
+        let outcome = match (o.get("result"), o.get("error")) {
+            (Some(r), None) => Outcome::Result(r.clone()),
+            (None, Some(e)) => {
+                let mut e = e.clone();
+                if quirk == Quirk::DropsErrorData
+                    && let Some(obj) = e.as_object_mut()
+                {
+                    obj.remove("data");
+                }
+                Outcome::Error(e)
+            }
+            _ => continue,
+        };
+        let id = o.get("id").cloned().unwrap_or(Value::Null);
+        let key = match (&id, quirk) {
+            (Value::String(s), Quirk::RetypedIdMatches) => s.clone(),
+            _ => id.to_string(),
+        };
+        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        let at = if quirk == Quirk::ArrivalOrder {
+            (!state.pending.is_empty()).then_some(0)
+        } else {
+            state.pending.iter().position(|p| p.key == key)
+        };
+        match at {
+            Some(i) => {
+                let p = state.pending.remove(i).expect("in range");
+                let _ = p.tx.send(outcome);
+            }
+            None if quirk == Quirk::CrashesOnUnknownId => {
+                eprintln!("client: a reply to no call in flight (id {id}): giving up");
+                std::process::exit(101);
+            }
+            None => {}
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! One scenario against a client: spawn it with the peer's argv in place of
+//! `{server}`, wait for the peer to connect, play the scenario's script on
+//! what the client writes, read what its adapter reports, and hand all of
+//! it to the graders.
+//!
+//! | wait | how long | ends in |
+//! |---|---|---|
+//! | the client starting its server (the peer connecting) | `--startup-timeout` (10 s) from the spawn | TIMEOUT, or CRASH if the client exited |
+//! | the series: every step reported, the adapter exited | `--timeout` (20 s for this role) from the connection | TIMEOUT (`client.ends`), both process groups killed |
+//! | what the peer had still to say once the adapter exited | 200 ms | the scenario is graded |
+//!
+//! The peer is the client's descendant: it carries the client's mark
+//! (`crate::reap`) or, when the client cleared its environment, lies in
+//! its process tree, and is killed with it when the scenario ends.
+
+use std::{
+    ffi::OsString,
+    path::Path,
+    process::ExitStatus,
+    time::{Duration, Instant},
+};
+
+use rpcspec_framer::{Config, Event, Framer, ProblemKind};
+
+use super::{
+    Scenario,
+    grade::{self, Observed},
+    peer::{FromPeer, Link, Listener, ToPeer},
+    script::Server,
+};
+use crate::{
+    budget::Budget,
+    drive::{Drive, Meter},
+    report::{Bytes, CaseResult, Evidence, Received, Sent, Verdict},
+    target::{Msg, Target, describe_exit},
+};
+
+/// The environment variable holding the server's argv as a JSON array of
+/// strings, for clients that read their server from a config.
+pub const SERVER_ENV: &str = "RPCSPEC_SERVER";
+
+/// The argument replaced by the server's argv.
+pub const PLACEHOLDER: &str = "{server}";
+
+/// How long the peer's last reports are waited for once the adapter
+/// exited.
+const PEER_GRACE: Duration = Duration::from_millis(200);
+
+/// How often the case thread looks at the peer while it waits on the
+/// client.
+const POLL: Duration = Duration::from_millis(2);
+
+/// The deadlines of a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// From the spawn to the peer's connection.
+    pub startup: Duration,
+    /// From the connection to the adapter's exit.
+    pub timeout: Duration,
+}
+
+/// The client's argv with the server's in place of `{server}`: an
+/// argument that is `{server}` becomes the server's arguments; one that
+/// holds it among other text (`sh -c "… {server}"`) gets the server's
+/// command line, quoted for a POSIX shell.
+pub fn client_argv(client: &[OsString], server: &[OsString]) -> Vec<OsString> {
+    let mut out = Vec::new();
+    for arg in client {
+        if arg == PLACEHOLDER {
+            out.extend(server.iter().cloned());
+        } else if let Some(text) = arg.to_str().filter(|t| t.contains(PLACEHOLDER)) {
+            let line: Vec<String> = server
+                .iter()
+                .map(|a| shell_quote(&a.to_string_lossy()))
+                .collect();
+            out.push(text.replace(PLACEHOLDER, &line.join(" ")).into());
+        } else {
+            out.push(arg.clone());
+        }
+    }
+    out
+}
+
+/// `text` quoted for a POSIX shell (left bare when it needs no quotes).
+fn shell_quote(text: &str) -> String {
+    if !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/-_.=:,+@".contains(&b))
+    {
+        return text.to_owned();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// What the run saw, beside the script's own record.
+struct Seen {
+    reports: Vec<Vec<u8>>,
+    report_problems: Vec<String>,
+    client_lines: Vec<Vec<u8>>,
+    client_problems: Vec<(ProblemKind, u64, u64)>,
+    sent: Vec<Sent>,
+    received: Vec<Received>,
+    evidence: Vec<Evidence>,
+}
+
+/// Runs `sc` against `client`, whose server is `peer` (`rpcspec peer`).
+pub fn run_scenario(
+    sc: &Scenario,
+    client: &Target,
+    peer: &Path,
+    limits: Limits,
+    budget: &Budget,
+) -> CaseResult {
+    let started = Instant::now();
+    let mut result = CaseResult {
+        id: sc.id.clone(),
+        plan: "stdio".to_owned(),
+        title: sc.title.clone(),
+        section: sc.section.clone(),
+        verdict: Verdict::Pass,
+        evidence: Vec::new(),
+        sent: Vec::new(),
+        received: Vec::new(),
+        stderr: String::new(),
+        exit: None,
+        duration: Duration::ZERO,
+        baselined: false,
+        prologue: None,
+        gaps: Default::default(),
+    };
+    let listener = match Listener::new() {
+        Ok(l) => l,
+        Err(e) => {
+            result.evidence.push(Evidence::note(
+                Verdict::Error,
+                format!("cannot make the peer's socket: {e}"),
+            ));
+            result.settle();
+            return result;
+        }
+    };
+    let server: Vec<OsString> = vec![
+        peer.as_os_str().to_owned(),
+        "peer".into(),
+        "--connect".into(),
+        listener.path().into_os_string(),
+    ];
+    let server_json = serde_json::to_string(
+        &server
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>(),
+    )
+    .expect("strings serialize");
+    let target = Target {
+        argv: client_argv(&client.argv, &server),
+    };
+    let mut drive = match Drive::spawn_with(&target, &[(SERVER_ENV, &server_json)], budget) {
+        Ok(d) => d,
+        Err(e) => {
+            result.evidence.push(*e);
+            result.settle();
+            return result;
+        }
+    };
+    let mut script = Server::new(sc);
+    let mut seen = Seen {
+        reports: Vec::new(),
+        report_problems: Vec::new(),
+        client_lines: Vec::new(),
+        client_problems: Vec::new(),
+        sent: Vec::new(),
+        received: Vec::new(),
+        evidence: Vec::new(),
+    };
+    let kept = budget.kept_bytes();
+    let mut reports = Framer::new(Config::default());
+    let mut from_client = Framer::new(Config::default());
+    let mut client_meter = Meter::new(budget);
+    let mut link: Option<Link> = None;
+    let mut deadline = started + limits.startup;
+    let (mut exit, mut closed, mut timed_out) = (None::<ExitStatus>, false, false);
+    let mut peer_gone = false;
+    let mut ended_at: Option<Instant> = None;
+    loop {
+        let now = Instant::now();
+        if link.is_none()
+            && let Some(l) = listener.accept()
+        {
+            link = Some(l);
+            deadline = now + limits.timeout;
+        }
+        if let Some(l) = &link {
+            while let Some(ev) = l.try_next() {
+                let at = drive.elapsed();
+                let orders = match ev {
+                    FromPeer::Hello(_) => Vec::new(),
+                    FromPeer::Input(mut bytes) => {
+                        let cap = client_meter.take(&mut bytes);
+                        let mut orders = Vec::new();
+                        from_client.push(&bytes, |e| {
+                            on_client_event(e, at, kept, &mut seen, &mut script, &mut orders)
+                        });
+                        if let Some(cap) = cap {
+                            seen.evidence.push(Evidence::flood(
+                                format!("the client wrote more than {cap} to its server; stopped"),
+                                budget,
+                            ));
+                            drive.kill();
+                        }
+                        orders
+                    }
+                    FromPeer::Eof => {
+                        let mut orders = Vec::new();
+                        from_client.finish(|e| {
+                            on_client_event(e, at, kept, &mut seen, &mut script, &mut orders)
+                        });
+                        orders.extend(script.on_eof(at));
+                        orders
+                    }
+                    FromPeer::Gone => {
+                        peer_gone = true;
+                        Vec::new()
+                    }
+                };
+                send(l, orders, at, kept, &mut seen.sent);
+            }
+            let at = drive.elapsed();
+            if script.next_due().is_some_and(|due| due <= at) {
+                let orders = script.on_tick(at);
+                send(l, orders, at, kept, &mut seen.sent);
+            }
+        }
+        if closed && exit.is_some() {
+            let end = *ended_at.get_or_insert(now);
+            if peer_gone || link.is_none() || now >= end + PEER_GRACE {
+                break;
+            }
+        }
+        if now >= deadline {
+            timed_out = true;
+            break;
+        }
+        let wait = (now + POLL).min(deadline);
+        match drive.next(wait) {
+            Some(Msg::Stdout(bytes)) => {
+                reports.push(&bytes, |e| on_report(e, &mut seen));
+            }
+            Some(Msg::StdoutClosed) => {
+                closed = true;
+                reports.finish(|e| on_report(e, &mut seen));
+            }
+            Some(Msg::Exited(status)) => exit = Some(status),
+            Some(_) => {}
+            None => {}
+        }
+        if let Some(flood) = drive.take_flood() {
+            seen.evidence.push(flood);
+        }
+    }
+    let connected = link.is_some();
+    if connected && listener.accept().is_some() {
+        seen.evidence.push(Evidence::note(
+            Verdict::Pass,
+            "the client started its server more than once: only the first one was scripted".into(),
+        ));
+    }
+    if timed_out {
+        drive.kill();
+    }
+    let stderr = drive.stderr_tail();
+    drop(link);
+    drop(drive);
+    result.exit = exit.map(describe_exit);
+    result.stderr = String::from_utf8_lossy(&stderr).into_owned();
+    let observed = Observed {
+        scenario: sc,
+        script: &script,
+        connected,
+        timed_out,
+        exit: exit.map(|s| (s.code(), describe_exit(s))),
+        limits,
+        reports: &seen.reports,
+        report_problems: &seen.report_problems,
+        client_lines: &seen.client_lines,
+        client_problems: &seen.client_problems,
+    };
+    result.evidence = grade::grade(&observed);
+    result.evidence.append(&mut seen.evidence);
+    result.sent = seen.sent;
+    result.received = seen.received;
+    result.duration = started.elapsed();
+    result.settle();
+    result.fit(budget);
+    result
+}
+
+/// Hands the script's orders to the peer, keeping each write for the
+/// report.
+fn send(link: &Link, orders: Vec<ToPeer>, at: Duration, kept: usize, sent: &mut Vec<Sent>) {
+    for order in orders {
+        if let ToPeer::Write(bytes) = &order {
+            sent.push(Sent {
+                at_ms: at.as_millis() as u64,
+                bytes: Bytes::head(bytes, kept),
+            });
+        }
+        link.send(order);
+    }
+}
+
+fn on_client_event(
+    e: Event<'_>,
+    at: Duration,
+    kept: usize,
+    seen: &mut Seen,
+    script: &mut Server<'_>,
+    orders: &mut Vec<ToPeer>,
+) {
+    match e {
+        Event::Line(line) => {
+            seen.received.push(Received {
+                at_ms: at.as_millis() as u64,
+                line: line.number,
+                offset: line.offset,
+                bytes: Bytes::head(&line.bytes, kept),
+            });
+            orders.extend(script.on_line(&line.bytes, at));
+            seen.client_lines.push(line.bytes.into_owned());
+        }
+        Event::Problem(p) => {
+            if !p.bytes.is_empty() {
+                seen.received.push(Received {
+                    at_ms: at.as_millis() as u64,
+                    line: p.number,
+                    offset: p.offset,
+                    bytes: Bytes::head(&p.bytes, kept),
+                });
+            }
+            seen.client_problems.push((p.kind, p.number, p.offset));
+        }
+    }
+}
+
+fn on_report(e: Event<'_>, seen: &mut Seen) {
+    match e {
+        Event::Line(line) => seen.reports.push(line.bytes.into_owned()),
+        Event::Problem(p) if matches!(p.kind, ProblemKind::Blank | ProblemKind::Bom) => {}
+        Event::Problem(p) => seen.report_problems.push(format!(
+            "line {} of its stdout (byte {}): {:?}",
+            p.number, p.offset, p.kind
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_replaces_its_placeholder_alone_or_inside_a_shell_line() {
+        let server: Vec<OsString> = vec![
+            "/bin/rpcspec".into(),
+            "peer".into(),
+            "--connect".into(),
+            "/tmp/a b/s".into(),
+        ];
+        let argv = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            client_argv(&argv(&["python3", "a.py", "{server}", "-v"]), &server),
+            argv(&[
+                "python3",
+                "a.py",
+                "/bin/rpcspec",
+                "peer",
+                "--connect",
+                "/tmp/a b/s",
+                "-v"
+            ])
+        );
+        assert_eq!(
+            client_argv(&argv(&["sh", "-c", "exec node c.js {server}"]), &server),
+            argv(&[
+                "sh",
+                "-c",
+                "exec node c.js /bin/rpcspec peer --connect '/tmp/a b/s'"
+            ])
+        );
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+}

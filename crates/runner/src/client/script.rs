@@ -1,0 +1,570 @@
+//! The scripted server, sans-IO: lines from the client in, orders for the
+//! peer out ([`ToPeer`]: writes, pauses, a close, an exit), time given by
+//! the caller. What it answered to each request is kept ([`Answer`]) for
+//! the graders.
+//!
+//! Its methods, whatever the scenario: `subtract` (`[a, b]` or
+//! `{"minuend", "subtrahend"}`), `echo` (`[x]` → `x`), `fail` (an error,
+//! code -32000), and -32601 for anything else. Replies to `echo` are held
+//! until three are waiting, or [`HOLD_WAIT`] has passed since the last one
+//! came, so that concurrent calls can be answered in any order; a client
+//! that calls one at a time waits [`HOLD_WAIT`] a call.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{ASK_WAIT, BYTEWISE_MAX, Decoy, Order, Scenario, Writes, peer::ToPeer};
+
+/// How long held `echo` replies wait for more concurrent calls.
+pub const HOLD_WAIT: Duration = Duration::from_millis(300);
+
+/// How many held `echo` replies are released at once.
+pub const HOLD_COUNT: usize = 3;
+
+/// The pause between the two writes of [`Writes::Split`].
+pub const SPLIT_PAUSE: Duration = Duration::from_millis(20);
+
+/// The id of the requests the server makes (`ask`).
+pub const ASK_ID: &str = "\"rpcspec-ask-1\"";
+
+/// The result of a decoy reply.
+pub const DECOY_RESULT: &str = "\"rpcspec decoy: the reply to no request of yours\"";
+
+/// An id no client uses, for [`Decoy::UnknownId`].
+pub const UNKNOWN_ID: &str = "987654321";
+
+/// What a reply carries.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// `result`, as JSON text.
+    Result(Vec<u8>),
+    /// `error`, as JSON text.
+    Error(Vec<u8>),
+}
+
+impl Body {
+    fn error(code: i64, message: &str) -> Body {
+        Body::Error(
+            serde_json::json!({"code": code, "message": message})
+                .to_string()
+                .into_bytes(),
+        )
+    }
+}
+
+/// A request the client made, and what the server did with it.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// Its method.
+    pub method: String,
+    /// Its params (`null` when it had none).
+    pub params: Value,
+    /// Its id, as JSON text.
+    pub id: String,
+    /// What the server would reply.
+    pub body: Body,
+    /// Whether that reply was written (a line holding it, valid).
+    pub sent: bool,
+    /// Whether another line was written in its place (`replace`).
+    pub replaced: bool,
+    /// Whether it came in a batch.
+    pub batch: bool,
+}
+
+impl Answer {
+    /// The reply the client was given, if a valid one was written.
+    pub fn given(&self) -> Option<&Body> {
+        (self.sent && !self.replaced).then_some(&self.body)
+    }
+}
+
+/// A request the server made, and the client's answer.
+#[derive(Debug, Clone)]
+pub struct Ask {
+    /// Its method.
+    pub method: String,
+    /// The client's answer, when one came.
+    pub answer: Option<Value>,
+}
+
+/// Why the server stopped answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// It exited with this status.
+    Exited(i32),
+    /// It closed its stdout.
+    Closed,
+}
+
+/// The scripted server of one scenario.
+pub struct Server<'a> {
+    sc: &'a Scenario,
+    /// Every request, in arrival order.
+    pub answers: Vec<Answer>,
+    /// The requests the server made.
+    pub asks: Vec<Ask>,
+    /// Ids of answers to requests nobody made (not the ask's id).
+    pub stray_answers: Vec<String>,
+    /// Ids the client sent again while a request with that id was in
+    /// flight.
+    pub reused: Vec<String>,
+    /// Most `echo` requests held at once: the client's concurrency.
+    pub max_held: usize,
+    /// Decoys with a retyped id written.
+    pub retyped: usize,
+    /// When and why it stopped.
+    pub stop: Option<(Duration, Stop)>,
+    /// When its stdin ended.
+    pub eof: Option<Duration>,
+    held: Vec<usize>,
+    last_held: Duration,
+    delayed: Vec<(Duration, usize)>,
+    /// Replies queued until the client answers the ask, and its deadline.
+    waiting: Option<(Duration, Vec<usize>)>,
+}
+
+impl<'a> Server<'a> {
+    /// The server of `sc`, nothing received yet.
+    pub fn new(sc: &'a Scenario) -> Server<'a> {
+        Server {
+            sc,
+            answers: Vec::new(),
+            asks: Vec::new(),
+            stray_answers: Vec::new(),
+            reused: Vec::new(),
+            max_held: 0,
+            retyped: 0,
+            stop: None,
+            eof: None,
+            held: Vec::new(),
+            last_held: Duration::ZERO,
+            delayed: Vec::new(),
+            waiting: None,
+        }
+    }
+
+    /// One line from the client (without its terminator), at `now`.
+    pub fn on_line(&mut self, line: &[u8], now: Duration) -> Vec<ToPeer> {
+        let mut out = Vec::new();
+        if self.stop.is_some_and(|(_, s)| matches!(s, Stop::Exited(_))) {
+            return out;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(line) else {
+            return out;
+        };
+        match value {
+            Value::Array(members) => self.batch(members, now, &mut out),
+            Value::Object(ref o) if o.get("method").is_some_and(Value::is_string) => {
+                let method = o["method"].as_str().unwrap_or_default().to_owned();
+                let params = o.get("params").cloned().unwrap_or(Value::Null);
+                match o.get("id") {
+                    Some(id) => self.request(method, params, id.to_string(), now, &mut out),
+                    None => self.notification(&mut out),
+                }
+            }
+            Value::Object(o) => {
+                let id = o.get("id").map(Value::to_string).unwrap_or_default();
+                if id == ASK_ID && !self.asks.is_empty() {
+                    let ask = self.asks.last_mut().expect("not empty");
+                    if ask.answer.is_none() {
+                        ask.answer = Some(Value::Object(o));
+                        if let Some((_, queued)) = self.waiting.take() {
+                            let lines = queued
+                                .into_iter()
+                                .flat_map(|i| self.reply_lines(i))
+                                .collect();
+                            self.emit(lines, &mut out);
+                        }
+                    }
+                } else {
+                    self.stray_answers.push(id);
+                }
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// The client closed the server's stdin, at `now`: the server exits.
+    pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
+        self.eof.get_or_insert(now);
+        match self.stop {
+            Some((_, Stop::Exited(_))) => Vec::new(),
+            _ => {
+                self.stop = Some((now, Stop::Exited(0)));
+                vec![ToPeer::Exit(0)]
+            }
+        }
+    }
+
+    /// When [`Server::on_tick`] has something to do.
+    pub fn next_due(&self) -> Option<Duration> {
+        let held = (!self.held.is_empty()).then_some(self.last_held + HOLD_WAIT);
+        let delayed = self.delayed.iter().map(|(at, _)| *at).min();
+        let waiting = self.waiting.as_ref().map(|(at, _)| *at);
+        [held, delayed, waiting].into_iter().flatten().min()
+    }
+
+    /// Writes what has fallen due by `now`.
+    pub fn on_tick(&mut self, now: Duration) -> Vec<ToPeer> {
+        let mut out = Vec::new();
+        if self.stop.is_some() {
+            return out;
+        }
+        if !self.held.is_empty() && now >= self.last_held + HOLD_WAIT {
+            self.release_held(&mut out);
+        }
+        let (due, later): (Vec<_>, Vec<_>) = self.delayed.drain(..).partition(|(at, _)| *at <= now);
+        self.delayed = later;
+        for (_, i) in due {
+            self.reply(i, &mut out);
+        }
+        if self.waiting.as_ref().is_some_and(|(at, _)| *at <= now) {
+            let (_, queued) = self.waiting.take().expect("checked");
+            let lines = queued
+                .into_iter()
+                .flat_map(|i| self.reply_lines(i))
+                .collect();
+            self.emit(lines, &mut out);
+        }
+        out
+    }
+
+    fn notification(&mut self, out: &mut Vec<ToPeer>) {
+        if self.stop.is_none() && !self.sc.on_notification.is_empty() {
+            let lines = self.sc.on_notification.clone();
+            self.emit(lines, out);
+        }
+    }
+
+    fn request(
+        &mut self,
+        method: String,
+        params: Value,
+        id: String,
+        now: Duration,
+        out: &mut Vec<ToPeer>,
+    ) {
+        if self
+            .answers
+            .iter()
+            .any(|a| a.id == id && !a.sent && !a.replaced)
+        {
+            self.reused.push(id.clone());
+        }
+        let i = self.record(method, params, id, false);
+        if self.stop.is_some() {
+            return;
+        }
+        let a = &self.answers[i];
+        if let Some((_, code)) = self
+            .sc
+            .exit
+            .as_ref()
+            .filter(|(c, _)| c.matches(&a.method, &a.params))
+        {
+            self.stop = Some((now, Stop::Exited(*code)));
+            out.push(ToPeer::Exit(*code));
+            return;
+        }
+        if self
+            .sc
+            .close
+            .as_ref()
+            .is_some_and(|c| c.matches(&a.method, &a.params))
+        {
+            self.stop = Some((now, Stop::Closed));
+            out.push(ToPeer::CloseStdout);
+            return;
+        }
+        if a.method == "echo" {
+            self.held.push(i);
+            self.last_held = now;
+            self.max_held = self.max_held.max(self.held.len());
+            if self.held.len() >= HOLD_COUNT {
+                self.release_held(out);
+            }
+            return;
+        }
+        if let Some((_, d)) = self
+            .sc
+            .delay
+            .as_ref()
+            .filter(|(c, _)| c.matches(&a.method, &a.params))
+        {
+            self.delayed.push((now + *d, i));
+            return;
+        }
+        if let Some(method) = self.sc.ask.clone()
+            && self.asks.is_empty()
+        {
+            self.asks.push(Ask {
+                method: method.clone(),
+                answer: None,
+            });
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":{ASK_ID},"method":{}}}"#,
+                Value::from(method)
+            );
+            self.emit(vec![line.into_bytes()], out);
+            self.waiting = Some((now + ASK_WAIT, vec![i]));
+            return;
+        }
+        self.reply(i, out);
+    }
+
+    fn batch(&mut self, members: Vec<Value>, now: Duration, out: &mut Vec<ToPeer>) {
+        if self.stop.is_some() {
+            return;
+        }
+        let _ = now;
+        let mut replies = Vec::new();
+        let mut notified = false;
+        if members.is_empty() {
+            let line = br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}"#;
+            self.emit(vec![line.to_vec()], out);
+            return;
+        }
+        for m in members {
+            match m {
+                Value::Object(o) if o.get("method").is_some_and(Value::is_string) => {
+                    let method = o["method"].as_str().unwrap_or_default().to_owned();
+                    let params = o.get("params").cloned().unwrap_or(Value::Null);
+                    match o.get("id") {
+                        Some(id) => replies.push(self.record(method, params, id.to_string(), true)),
+                        None => notified = true,
+                    }
+                }
+                _ => {}
+            }
+        }
+        if self.sc.order == Order::Reverse {
+            replies.reverse();
+        }
+        let mut lines = self.sc.before.clone();
+        if !replies.is_empty() {
+            let mut line = b"[".to_vec();
+            for (n, &i) in replies.iter().enumerate() {
+                if n > 0 {
+                    line.push(b',');
+                }
+                line.extend(self.encode(&self.answers[i].id, &self.answers[i].body));
+                self.answers[i].sent = true;
+            }
+            line.push(b']');
+            lines.push(line);
+        }
+        if notified {
+            lines.extend(self.sc.on_notification.iter().cloned());
+        }
+        self.emit(lines, out);
+    }
+
+    fn record(&mut self, method: String, params: Value, id: String, batch: bool) -> usize {
+        let body = self.body(&method, &params);
+        self.answers.push(Answer {
+            method,
+            params,
+            id,
+            body,
+            sent: false,
+            replaced: false,
+            batch,
+        });
+        self.answers.len() - 1
+    }
+
+    /// What the server replies to `method` with `params`.
+    fn body(&self, method: &str, params: &Value) -> Body {
+        if let Some((_, value)) = self
+            .sc
+            .result
+            .as_ref()
+            .filter(|(c, _)| c.matches(method, params))
+        {
+            return Body::Result(value.clone());
+        }
+        match method {
+            "subtract" => {
+                let (a, b) = match params {
+                    Value::Array(v) if v.len() == 2 => (&v[0], &v[1]),
+                    Value::Object(o) => match (o.get("minuend"), o.get("subtrahend")) {
+                        (Some(a), Some(b)) => (a, b),
+                        _ => return Body::error(-32602, "Invalid params"),
+                    },
+                    _ => return Body::error(-32602, "Invalid params"),
+                };
+                match (a.as_i64(), b.as_i64(), a.as_f64(), b.as_f64()) {
+                    (Some(a), Some(b), _, _) => {
+                        Body::Result(a.wrapping_sub(b).to_string().into_bytes())
+                    }
+                    (_, _, Some(a), Some(b)) => {
+                        Body::Result(Value::from(a - b).to_string().into_bytes())
+                    }
+                    _ => Body::error(-32602, "Invalid params"),
+                }
+            }
+            "echo" => match params {
+                Value::Array(v) if v.len() == 1 => Body::Result(v[0].to_string().into_bytes()),
+                _ => Body::error(-32602, "Invalid params"),
+            },
+            "fail" => match &self.sc.error {
+                Some(e) => Body::Error(e.clone()),
+                None => Body::error(-32000, "asked to fail"),
+            },
+            _ => Body::error(-32601, "Method not found"),
+        }
+    }
+
+    fn release_held(&mut self, out: &mut Vec<ToPeer>) {
+        let mut held = std::mem::take(&mut self.held);
+        if self.sc.order == Order::Reverse {
+            held.reverse();
+        }
+        let lines = held.into_iter().flat_map(|i| self.reply_lines(i)).collect();
+        self.emit(lines, out);
+    }
+
+    fn reply(&mut self, i: usize, out: &mut Vec<ToPeer>) {
+        if let Some((_, queued)) = &mut self.waiting {
+            queued.push(i);
+            return;
+        }
+        let lines = self.reply_lines(i);
+        self.emit(lines, out);
+    }
+
+    /// The lines answering request `i`, its decoys and the scenario's
+    /// `before` lines included; marks it answered.
+    fn reply_lines(&mut self, i: usize) -> Vec<Vec<u8>> {
+        let mut lines = self.sc.before.clone();
+        let a = &self.answers[i];
+        if let Some((_, template)) = self
+            .sc
+            .replace
+            .as_ref()
+            .filter(|(c, _)| c.matches(&a.method, &a.params))
+        {
+            lines.push(replace_id(template, a.id.as_bytes()));
+            self.answers[i].replaced = true;
+            return lines;
+        }
+        let line = self.encode(&a.id, &a.body);
+        let decoy = Body::Result(DECOY_RESULT.as_bytes().to_vec());
+        match self.sc.decoy {
+            Some(Decoy::UnknownId) => lines.push(self.encode(UNKNOWN_ID, &decoy)),
+            Some(Decoy::RetypedId) => {
+                if let Some(other) = retype(&a.id) {
+                    lines.push(self.encode(&other, &decoy));
+                    self.retyped += 1;
+                }
+            }
+            _ => {}
+        }
+        lines.push(line.clone());
+        if self.sc.decoy == Some(Decoy::Duplicate) {
+            lines.push(line);
+        }
+        self.answers[i].sent = true;
+        lines
+    }
+
+    /// A reply as one line (no terminator), with the scenario's whitespace
+    /// after each `,` between members.
+    fn encode(&self, id: &str, body: &Body) -> Vec<u8> {
+        let ws: &[u8] = self.sc.whitespace.as_deref().unwrap_or_default();
+        let mut line = br#"{"jsonrpc":"2.0","#.to_vec();
+        line.extend(ws);
+        line.extend(b"\"id\":");
+        line.extend(id.as_bytes());
+        line.push(b',');
+        line.extend(ws);
+        let (key, value) = match body {
+            Body::Result(v) => (&b"\"result\":"[..], v),
+            Body::Error(v) => (&b"\"error\":"[..], v),
+        };
+        line.extend(key);
+        line.extend(value);
+        line.push(b'}');
+        line
+    }
+
+    /// Cuts `lines` into orders as the scenario writes.
+    fn emit(&self, lines: Vec<Vec<u8>>, out: &mut Vec<ToPeer>) {
+        if lines.is_empty() {
+            return;
+        }
+        let end: &[u8] = if self.sc.crlf { b"\r\n" } else { b"\n" };
+        let lines: Vec<Vec<u8>> = lines
+            .into_iter()
+            .map(|mut l| {
+                l.extend(end);
+                l
+            })
+            .collect();
+        match self.sc.writes {
+            Writes::Line => {
+                for l in lines {
+                    // Drained, not paused: each line is read alone, never
+                    // with the one before it by chance.
+                    out.push(ToPeer::Pause(Duration::ZERO));
+                    out.push(ToPeer::Write(l));
+                }
+            }
+            Writes::Coalesced => out.push(ToPeer::Write(lines.concat())),
+            Writes::Split => {
+                for l in lines {
+                    let cut = l.len() / 2;
+                    out.push(ToPeer::Write(l[..cut].to_vec()));
+                    out.push(ToPeer::Pause(SPLIT_PAUSE));
+                    out.push(ToPeer::Write(l[cut..].to_vec()));
+                }
+            }
+            Writes::Bytewise => {
+                for l in lines {
+                    let n = l.len().min(BYTEWISE_MAX);
+                    for b in &l[..n] {
+                        // Drained, not paused: each byte is read alone.
+                        out.push(ToPeer::Pause(Duration::ZERO));
+                        out.push(ToPeer::Write(vec![*b]));
+                    }
+                    if n < l.len() {
+                        out.push(ToPeer::Pause(Duration::ZERO));
+                        out.push(ToPeer::Write(l[n..].to_vec()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `template` with every `$id` replaced by `id`.
+fn replace_id(template: &[u8], id: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(template.len());
+    let mut i = 0;
+    while i < template.len() {
+        if template[i..].starts_with(b"$id") {
+            out.extend(id);
+            i += 3;
+        } else {
+            out.push(template[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `id` as JSON text of the other type: `7` → `"7"`, `"7"` → `7`; `None`
+/// for a string that is not a plain integer, or anything else.
+pub fn retype(id: &str) -> Option<String> {
+    if let Some(inner) = id.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        let digits = inner.strip_prefix('-').unwrap_or(inner);
+        let plain = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        return plain.then(|| inner.to_owned());
+    }
+    let number = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+    number.then(|| format!("\"{id}\""))
+}

@@ -1,0 +1,180 @@
+use std::path::Path;
+
+use super::{
+    peer::ToPeer,
+    script::{HOLD_WAIT, Server, retype},
+    *,
+};
+
+fn scenario(toml: &str) -> Scenario {
+    let text = format!("[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\n{toml}\n");
+    load_str(Path::new("client/t.toml"), &text)
+        .unwrap()
+        .remove(0)
+}
+
+fn writes(orders: &[ToPeer]) -> Vec<String> {
+    orders
+        .iter()
+        .filter_map(|o| match o {
+            ToPeer::Write(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_shipped_scenarios_load_with_unique_ids() {
+    let all = builtin().unwrap();
+    assert!(all.len() >= 20, "{} scenarios", all.len());
+    let mut ids: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), all.len());
+    assert!(all.iter().all(|s| s.id.starts_with("client/")));
+}
+
+#[test]
+fn a_bad_scenario_is_an_error_at_its_line_and_column() {
+    let text = "[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\norder = \"sideways\"\n";
+    let e = load_str(Path::new("client/t.toml"), text).unwrap_err();
+    assert_eq!((e.location.line, e.location.column), (5, 9), "{e}");
+    assert!(e.to_string().contains("sideways"), "{e}");
+    let text = "[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\nexit = { method = \"echo\", line = \"x\" }\n";
+    let e = load_str(Path::new("client/t.toml"), text).unwrap_err();
+    assert!(e.to_string().contains("`line` does not belong here"), "{e}");
+    let text = "[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\nunknown = 1\n";
+    assert!(load_str(Path::new("client/t.toml"), text).is_err());
+}
+
+#[test]
+fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
+    let sc = scenario("");
+    let mut s = Server::new(&sc);
+    let t = Duration::ZERO;
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"a1"}"#,
+        t,
+    );
+    assert_eq!(
+        writes(&out),
+        [r#"{"jsonrpc":"2.0","id":"a1","result":19}"#.to_owned() + "\n"]
+    );
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"fail","params":{},"id":2}"#,
+        t,
+    );
+    assert!(
+        writes(&out)[0].contains(r#""error":{"code":-32000"#),
+        "{out:?}"
+    );
+    let out = s.on_line(br#"{"jsonrpc":"2.0","method":"nope","id":3}"#, t);
+    assert!(writes(&out)[0].contains("-32601"), "{out:?}");
+    assert!(
+        s.on_line(br#"{"jsonrpc":"2.0","method":"update"}"#, t)
+            .is_empty()
+    );
+    assert_eq!(s.answers.len(), 3);
+    assert!(s.answers.iter().all(|a| a.given().is_some()));
+}
+
+#[test]
+fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
+    let sc = scenario("order = \"reverse\"");
+    let mut s = Server::new(&sc);
+    let t = Duration::from_millis(10);
+    for (id, x) in [(1, "a"), (2, "b")] {
+        let line = format!(r#"{{"jsonrpc":"2.0","method":"echo","params":["{x}"],"id":{id}}}"#);
+        assert!(s.on_line(line.as_bytes(), t).is_empty());
+    }
+    assert_eq!(s.next_due(), Some(t + HOLD_WAIT));
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"echo","params":["c"],"id":3}"#,
+        t,
+    );
+    let w = writes(&out);
+    assert_eq!(w.len(), 3);
+    assert!(
+        w[0].contains(r#""id":3"#) && w[2].contains(r#""id":1"#),
+        "{w:?}"
+    );
+    assert_eq!(s.max_held, 3);
+    // One at a time: released after the hold.
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"echo","params":["x"],"id":4}"#,
+        t,
+    );
+    assert!(out.is_empty());
+    assert!(s.on_tick(t + HOLD_WAIT / 2).is_empty());
+    assert_eq!(writes(&s.on_tick(t + HOLD_WAIT)).len(), 1);
+}
+
+#[test]
+fn a_scenario_can_exit_close_replace_and_decoy() {
+    let sc = scenario("exit = { method = \"echo\", params = [\"b\"], code = 3 }");
+    let mut s = Server::new(&sc);
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"echo","params":["b"],"id":1}"#,
+        Duration::ZERO,
+    );
+    assert_eq!(out, [ToPeer::Exit(3)]);
+    assert!(s.answers[0].given().is_none());
+
+    let sc =
+        scenario("replace = { method = \"subtract\", line = 'x $id y' }\ndecoy = \"retyped-id\"");
+    let mut s = Server::new(&sc);
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[1,1],"id":7}"#,
+        Duration::ZERO,
+    );
+    assert_eq!(writes(&out), ["x 7 y\n"]);
+    assert!(s.answers[0].replaced && s.answers[0].given().is_none());
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"fail","id":8}"#,
+        Duration::ZERO,
+    );
+    let w = writes(&out);
+    assert!(
+        w[0].contains(r#""id":"8""#) && w[1].contains(r#""id":8"#),
+        "{w:?}"
+    );
+    assert_eq!(s.retyped, 1);
+}
+
+#[test]
+fn ids_retype_only_when_the_other_type_exists() {
+    assert_eq!(retype("7").as_deref(), Some("\"7\""));
+    assert_eq!(retype("\"12\"").as_deref(), Some("12"));
+    assert_eq!(retype("\"-3\"").as_deref(), Some("-3"));
+    assert_eq!(retype("\"07\""), None);
+    assert_eq!(retype("\"abc\""), None);
+    assert_eq!(retype("1.5"), None);
+}
+
+#[test]
+fn every_write_mode_delivers_the_same_bytes() {
+    let line = br#"{"jsonrpc":"2.0","method":"subtract","params":[5,3],"id":1}"#;
+    let mut seen = Vec::new();
+    for w in ["line", "coalesced", "split", "bytewise"] {
+        let sc = scenario(&format!("writes = \"{w}\"\nbefore = ['n']"));
+        let mut s = Server::new(&sc);
+        let out = s.on_line(line, Duration::ZERO);
+        seen.push((w, writes(&out).concat(), writes(&out).len()));
+    }
+    assert!(seen.iter().all(|(_, b, _)| *b == seen[0].1), "{seen:?}");
+    let counts: Vec<usize> = seen.iter().map(|(_, _, n)| *n).collect();
+    assert_eq!(counts[..3], [2, 1, 4]);
+    let sc = scenario("before = ['n']");
+    let out = Server::new(&sc).on_line(line, Duration::ZERO);
+    assert_eq!(
+        out[0],
+        ToPeer::Pause(Duration::ZERO),
+        "lines are drained apart"
+    );
+    assert_eq!(
+        out[2],
+        ToPeer::Pause(Duration::ZERO),
+        "lines are drained apart"
+    );
+    assert_eq!(counts[3], seen[0].1.len());
+}
