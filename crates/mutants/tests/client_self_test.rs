@@ -1,15 +1,16 @@
 //! The client scenarios must be able to fail: the reference client
 //! (`rpcspec serve --role client`) passes every scenario, and each mutant
 //! client (`rpcspec-mutant-client NAME`, the reference with one realistic
-//! bug) is caught by the scenarios written for its bug. The whole table of
-//! which scenarios catch which mutant is a snapshot
-//! (`snapshots/client_self_test__client_catches.snap`).
+//! bug) is caught by the scenarios written for its bug, in JSON-RPC and in
+//! MCP. The whole tables of which scenarios catch which mutant are
+//! snapshots (`snapshots/client_self_test__client_catches.snap`,
+//! `…__mcp_client_catches.snap`).
 
 use std::{collections::BTreeMap, path::Path, thread, time::Duration};
 
 use rpcspec::{
     budget::Budget,
-    client::{self, reference::Quirk, run::Limits},
+    client::{self, Protocol, reference::Quirk, run::Limits},
     report::{CaseResult, Verdict},
     target::Target,
 };
@@ -17,7 +18,7 @@ use rpcspec::{
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-client");
 const PEER: &str = env!("CARGO_BIN_EXE_rpcspec-peer");
 
-/// Each mutant, and the scenarios that must catch it.
+/// Each mutant, and the JSON-RPC scenarios that must catch it.
 const EXPECTED: &[(&str, &[&str])] = &[
     (
         "arrival-order",
@@ -62,12 +63,75 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("splitlines", &["framing/u2028-in-result"]),
 ];
 
-/// Every scenario against client `name`.
-fn run(name: &str) -> Vec<CaseResult> {
-    let scenarios = client::builtin().expect("the shipped scenarios load");
-    let target = Target {
-        argv: vec![MUTANT.into(), name.into(), "{server}".into()],
-    };
+/// Each mutant that shows in an MCP session, and the MCP scenarios that
+/// must catch it (`hangs-on-exit` is left to the JSON-RPC table: in MCP
+/// every scenario would wait out the deadline on its abandoned call).
+const EXPECTED_MCP: &[(&str, &[&str])] = &[
+    (
+        "arrival-order",
+        &["mcp/session/out-of-order", "mcp/session/unknown-id"],
+    ),
+    (
+        "read-is-message",
+        &[
+            "mcp/session/notifications-coalesced",
+            "mcp/session/split-mid-line",
+            "mcp/session/bytewise",
+        ],
+    ),
+    (
+        "drops-split-line",
+        &["mcp/session/split-mid-line", "mcp/session/bytewise"],
+    ),
+    (
+        "ignores-server-requests",
+        &["mcp/session/ping", "mcp/session/roots"],
+    ),
+    ("reuses-id", &["mcp/session/out-of-order"]),
+    (
+        "crashes-on-unknown-id",
+        &["mcp/session/unknown-id", "mcp/session/duplicate-reply"],
+    ),
+    ("no-jsonrpc", &["mcp/session/baseline"]),
+    ("line-limit", &["mcp/session/long-line"]),
+    ("requests-before-initialized", &["mcp/session/baseline"]),
+    ("no-cancel", &["mcp/session/baseline"]),
+    ("kills-server", &["mcp/session/baseline"]),
+    ("accepts-any-version", &["mcp/session/version-unknown"]),
+];
+
+/// The mutants of one protocol only.
+const JSONRPC_ONLY: [&str; 6] = [
+    "retyped-id-matches",
+    "cr-is-line-end",
+    "notification-with-id",
+    "drops-error-data",
+    "splitlines",
+    "hangs-on-exit",
+];
+const MCP_ONLY: [&str; 4] = [
+    "requests-before-initialized",
+    "no-cancel",
+    "kills-server",
+    "accepts-any-version",
+];
+
+/// Scenarios whose verdict for a mutant can hang on the machine's load.
+const TIMED: [&str; 2] = ["/long-line", "/slow-reply"];
+
+/// Every scenario of `protocol` against client `name`.
+fn run(name: &str, protocol: Protocol) -> Vec<CaseResult> {
+    let scenarios: Vec<_> = client::builtin()
+        .expect("the shipped scenarios load")
+        .into_iter()
+        .filter(|s| s.protocol == protocol)
+        .collect();
+    let mut argv = vec![MUTANT.into(), name.into()];
+    if protocol == Protocol::Mcp {
+        argv.push("--mcp".into());
+    }
+    argv.push("{server}".into());
+    let target = Target { argv };
     let limits = Limits {
         startup: Duration::from_secs(10),
         timeout: Duration::from_secs(8),
@@ -88,30 +152,51 @@ fn short(id: &str) -> &str {
 
 #[test]
 fn the_reference_passes_and_every_mutant_is_caught() {
-    assert!(EXPECTED.len() >= 10);
     let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
-    // Every mutant has its row, and every row a mutant.
-    for (name, _) in EXPECTED {
+    for (name, _) in EXPECTED.iter().chain(EXPECTED_MCP) {
         assert!(names.contains(name), "no mutant `{name}`");
     }
+    // Every mutant has its row in each table of its protocols.
+    let jsonrpc: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !MCP_ONLY.contains(n))
+        .collect();
+    let mcp: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !JSONRPC_ONLY.contains(n))
+        .collect();
     assert_eq!(
-        names.len(),
+        jsonrpc.len(),
         EXPECTED.len() + 1,
-        "a mutant without expected catches"
+        "a JSON-RPC mutant without its row"
     );
+    assert_eq!(
+        mcp.len(),
+        EXPECTED_MCP.len() + 1,
+        "an MCP mutant without its row"
+    );
+    check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches");
+    check(Protocol::Mcp, &mcp, EXPECTED_MCP, "mcp_client_catches");
+}
+
+/// Runs the reference and the mutants `names` in `protocol`: the reference
+/// passes everything, each mutant is caught by its `expected` scenarios,
+/// and the whole catch table is the snapshot `snapshot`.
+fn check(protocol: Protocol, names: &[&str], expected: &[(&str, &[&str])], snapshot: &str) {
     // The clients mostly wait (on replies, on timeouts): all at once.
     let results: BTreeMap<&str, Vec<CaseResult>> = thread::scope(|s| {
         let handles: Vec<_> = names
             .iter()
-            .map(|n| (*n, s.spawn(move || run(n))))
+            .map(|n| (*n, s.spawn(move || run(n, protocol))))
             .collect();
         handles
             .into_iter()
             .map(|(n, h)| (n, h.join().expect("a run does not panic")))
             .collect()
     });
-    let reference = &results["reference"];
-    for r in reference {
+    for r in &results["reference"] {
         assert_eq!(
             r.verdict,
             Verdict::Pass,
@@ -123,11 +208,19 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         );
     }
     let mut table = String::new();
-    for (name, expected) in EXPECTED {
+    for (name, expected) in expected {
         let caught: Vec<&str> = results[name]
             .iter()
             .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Skipped))
             .map(|r| short(&r.id))
+            .collect();
+        // Scenarios whose verdict hangs on time (a 10 MB line parsed by a
+        // debug build under 30 clients at once, a 1.5 s reply against a 3 s
+        // timeout) are in the table only where they are expected.
+        let shown: Vec<&str> = caught
+            .iter()
+            .copied()
+            .filter(|id| !TIMED.iter().any(|t| id.ends_with(t)) || expected.contains(id))
             .collect();
         for want in *expected {
             let r = results[name]
@@ -139,7 +232,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
                 "mutant `{name}` passed `{want}`, which must catch it: {r:#?}"
             );
         }
-        table.push_str(&format!("{name}: {}\n", caught.join(", ")));
+        table.push_str(&format!("{name}: {}\n", shown.join(", ")));
     }
-    insta::assert_snapshot!("client_catches", table);
+    insta::assert_snapshot!(snapshot, table);
 }

@@ -90,7 +90,7 @@ fn serve_cmd(args: ServeArgs) -> u8 {
             })
         }
         Role::Decoder => rpcspec::decoder::serve(input, output),
-        Role::Client => return serve_client(&args.server),
+        Role::Client => return serve_client(&args.server, &args.dialect),
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(
                 &profile,
@@ -111,7 +111,7 @@ fn serve_cmd(args: ServeArgs) -> u8 {
 
 /// The reference client against `server`, or the server `RPCSPEC_SERVER`
 /// names (a JSON array of strings).
-fn serve_client(server: &[OsString]) -> u8 {
+fn serve_client(server: &[OsString], dialect: &str) -> u8 {
     use rpcspec::client::{SERVER_ENV, reference};
     let mut argv = server.to_vec();
     if argv.is_empty()
@@ -131,7 +131,16 @@ fn serve_client(server: &[OsString]) -> u8 {
             "serve --role client needs its server: `rpcspec serve --role client CMD ARGS...`, or ${SERVER_ENV}"
         ));
     }
-    match reference::run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
+    let run = match dialect {
+        "jsonrpc2" => reference::run,
+        "mcp" => reference::run_mcp,
+        other => {
+            return fail(&format!(
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp"
+            ));
+        }
+    };
+    match run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => fail(&format!("serve --role client: {e}")),
     }
@@ -179,6 +188,9 @@ fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, 
         argv.extend(["--role".into(), role.name().into()]);
     }
     if role == Role::Client {
+        if dialect == "mcp" {
+            argv.extend(["--dialect".into(), "mcp".into()]);
+        }
         argv.extend(["--".into(), rpcspec::client::run::PLACEHOLDER.into()]);
     }
     if role == Role::Producer {
@@ -576,13 +588,16 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
 }
 
 fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    use rpcspec::client;
-    if args.dialect() != "jsonrpc2" {
-        return Err(fail(&format!(
-            "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`); `{}` clients are not checked yet",
-            args.dialect()
-        )));
-    }
+    use rpcspec::client::{self, Protocol};
+    let protocol = match args.dialect() {
+        "jsonrpc2" => Protocol::JsonRpc,
+        "mcp" => Protocol::Mcp,
+        other => {
+            return Err(fail(&format!(
+                "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default) and MCP clients (`--dialect mcp`), not `{other}`"
+            )));
+        }
+    };
     if !args.plans.is_empty() {
         return Err(fail(
             "the client role has no plans: each scenario scripts its own writes",
@@ -593,6 +608,10 @@ fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         None => client::builtin(),
     }
     .map_err(|e| fail(&format!("case file error: {e}")))?;
+    let scenarios: Vec<_> = scenarios
+        .into_iter()
+        .filter(|s| s.protocol == protocol)
+        .collect();
     let scenarios = filtered(scenarios, |s| &s.id, &args.filters)?;
     let target = target_of(args)?;
     let peer = std::env::current_exe().map_err(|e| {
@@ -616,7 +635,7 @@ fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
     );
     Ok(RoleRun {
         target: target.display(),
-        dialect: "jsonrpc2".to_owned(),
+        dialect: args.dialect().to_owned(),
         results,
     })
 }

@@ -81,8 +81,8 @@ rpcspec_matcher::rule_table! { RUNNER;
     DECODER_CONTRACT = "decoder.contract", Must, "spec-cases/decoder/README.md (the adapter contract)",
         "the adapter writes one JSON object per line: value, error, then one end";
 
-    CLIENT_RESULT = "client.result", Must, "JSON-RPC 2.0 §5 (\"id … MUST be the same as the value of the id member in the Request Object\": it correlates the two)",
-        "each call returns what the server replied to it, paired by id: the result, or the error's code, message and data";
+    CLIENT_RESULT = "client.result", Must, "JSON-RPC 2.0 §5 (a Response carries the result or the error of the Request whose id it has); NDJSON 1.0 §3 (a reply is the line it arrived on)",
+        "each call returns what the server replied to it, paired by id and read whole: the result, or the error's code and message (and its data, where the scenario is about data)";
     CLIENT_NO_REPLY = "client.no-reply", Must, "JSON-RPC 2.0 §5; rpcspec client contract",
         "a call the server never validly answered fails; the library returns no result for it";
     CLIENT_ENDS = "client.ends", Must, "rpcspec client contract (every call has a timeout); MCP stdio transport (a closed stream ends the session)",
@@ -93,6 +93,20 @@ rpcspec_matcher::rule_table! { RUNNER;
         "a request from the server is answered with its id: a result, or an error (-32601 for a method the client does not have)";
     CLIENT_CONTRACT = "client.contract", Must, "spec-cases/client/README.md (the adapter contract)",
         "the adapter reports each step once, as one JSON object per line of its stdout, and exits with status 0";
+    CLIENT_MCP_INITIALIZE_FIRST = "client.mcp-initialize-first", Must, "MCP 2025-11-25 basic/lifecycle (\"The initialization phase MUST be the first interaction between client and server\"); 2026-07-28 basic/versioning (`server/discover`, or every request carries its version)",
+        "an MCP client's first request opens the session: `initialize`, or in 2026-07-28 `server/discover` or a request carrying its protocol version";
+    CLIENT_MCP_INITIALIZED = "client.mcp-initialized", Must, "MCP 2025-11-25 basic/lifecycle (\"After successful initialization, the client MUST send an initialized notification\")",
+        "after the `initialize` result, the client sends `notifications/initialized` before its other requests";
+    CLIENT_MCP_OPERATION_ORDER = "client.mcp-operation-order", Should, "MCP 2025-11-25 basic/lifecycle (\"SHOULD NOT send requests other than pings before the server has responded to the initialize request\"; `initialized` tells the server the client \"is ready to begin normal operations\")",
+        "no request but `ping` before the `initialize` result, nor before `notifications/initialized`";
+    CLIENT_MCP_VERSION = "client.mcp-version", Should, "MCP 2025-11-25 basic/lifecycle (\"If the client does not support the version in the server's response, it SHOULD disconnect\")",
+        "a client answered with a protocol version it does not speak disconnects: no `initialized`, no further request";
+    CLIENT_MCP_SERVER_REQUEST = "client.mcp-server-request", Must, "MCP 2025-11-25 basic/utilities/ping (\"The receiver MUST respond promptly with an empty response\"); client/roots (a client that declares `roots` answers `roots/list`)",
+        "the server's `ping`, and `roots/list` to a client that declared `roots`, are answered with their id and a result";
+    CLIENT_MCP_CANCEL = "client.mcp-cancel", Should, "MCP 2025-11-25 basic/lifecycle, timeouts (\"the sender SHOULD issue a cancellation notification for that request and stop waiting\")",
+        "a call the client gives up on is cancelled: `notifications/cancelled` with its `requestId`";
+    CLIENT_MCP_SHUTDOWN = "client.mcp-shutdown", Should, "MCP 2025-11-25 basic/lifecycle, shutdown over stdio (\"First, closing the input stream to the child process\")",
+        "the client ends the session by closing the server's stdin (then waits, then SIGTERM, then SIGKILL), not by killing it first";
 }
 
 /// Every rule: the matcher's, then the runner's, then the MCP checks'

@@ -1,6 +1,7 @@
-//! `rpcspec-mutant-client NAME SERVER...`: the reference client
-//! (`rpcspec serve --role client`) with one realistic bug, run against the
-//! server SERVER (in `rpcspec run --role client`, `{server}`).
+//! `rpcspec-mutant-client NAME [--mcp] SERVER...`: the reference client
+//! (`rpcspec serve --role client [--dialect mcp]`) with one realistic bug,
+//! run against the server SERVER (in `rpcspec run --role client`,
+//! `{server}`); with `--mcp`, the MCP series.
 //! `reference` has none. Each bug breaks one sentence; the scenarios of
 //! `spec-cases/client/` must catch every one
 //! (`tests/client_self_test.rs`).
@@ -21,10 +22,14 @@
 //! | `drops-error-data` | drops an error's `data` | JSON-RPC 2.0 §5.1: `data` holds "additional information about the error" (the caller must see it) |
 //! | `line-limit` | drops lines over 64 KiB | NDJSON 1.0 sets no length limit (SHOULD: a documented limit is tolerated) |
 //! | `splitlines` | ends lines at U+2028, U+2029 and NEL too (Python's `str.splitlines`) | RFC 8259 §7: those characters may stand raw in strings; NDJSON 1.0 §3: lines end at `\n` |
+//! | `requests-before-initialized` | MCP: sends `tools/list` before `notifications/initialized` | MCP 2025-11-25 basic/lifecycle: `initialized` tells the server the client "is ready to begin normal operations" (SHOULD) |
+//! | `no-cancel` | MCP: gives up on a call without `notifications/cancelled` | MCP 2025-11-25 basic/lifecycle (timeouts): "the sender SHOULD issue a cancellation notification for that request" |
+//! | `kills-server` | MCP: kills its server instead of closing its stdin | MCP 2025-11-25 basic/lifecycle (shutdown, stdio): the client SHOULD first close "the input stream to the child process" |
+//! | `accepts-any-version` | MCP: goes on with a protocol version it does not speak | MCP 2025-11-25 basic/lifecycle: "If the client does not support the version in the server's response, it SHOULD disconnect." |
 
 use std::{ffi::OsString, io, process::ExitCode};
 
-use rpcspec::client::reference::{Quirk, run};
+use rpcspec::client::reference::{Quirk, run, run_mcp};
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -32,12 +37,17 @@ fn main() -> ExitCode {
     let Some(quirk) = name.as_deref().and_then(Quirk::named) else {
         let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         eprintln!(
-            "usage: rpcspec-mutant-client NAME SERVER...  (NAME: {})",
+            "usage: rpcspec-mutant-client NAME [--mcp] SERVER...  (NAME: {})",
             names.join(", ")
         );
         return ExitCode::from(2);
     };
-    let server: Vec<OsString> = args.collect();
+    let mut server: Vec<OsString> = args.collect();
+    let mcp = server.first().is_some_and(|a| a == "--mcp");
+    if mcp {
+        server.remove(0);
+    }
+    let run = if mcp { run_mcp } else { run };
     match run(&server, quirk, &mut io::stdout().lock()) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {

@@ -9,10 +9,11 @@ use rpcspec_matcher::{Dialect, Level, classify};
 use serde_json::Value;
 
 use super::{
-    Decoy, STEPS, Scenario, StepKind,
+    Decoy, Protocol, Scenario, StepKind, holds, pattern,
     run::Limits,
-    script::{Body, Server, Stop},
+    script::{ASK_ID, Body, Server, Stop},
 };
+use crate::mcp::{Revision, schema};
 use crate::{
     report::{Evidence, RuleRef, Verdict},
     rules::{self, Rule},
@@ -43,6 +44,19 @@ pub struct Observed<'a> {
     pub client_lines: &'a [Vec<u8>],
     /// Framing problems in what it wrote: kind, line, offset.
     pub client_problems: &'a [(ProblemKind, u64, u64)],
+    /// How the server's process ended, as far as the client went.
+    pub server_end: ServerEnd,
+}
+
+/// How the server's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerEnd {
+    /// The client closed its stdin.
+    InputClosed,
+    /// It ended with its stdin open: killed by the client.
+    Killed,
+    /// It was still running when the client had exited.
+    Running,
 }
 
 /// What the adapter said its library returned for one step.
@@ -143,6 +157,9 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
     messages(o, &mut out);
+    if o.scenario.protocol == Protocol::Mcp {
+        mcp_session(o, &outcomes, &mut out);
+    }
     out
 }
 
@@ -165,7 +182,7 @@ fn reports(o: &Observed<'_>, out: &mut Vec<Evidence>) -> HashMap<&'static str, O
         let Some(step) = obj
             .get("step")
             .and_then(Value::as_str)
-            .and_then(super::step)
+            .and_then(|n| o.scenario.protocol.steps().iter().find(|s| s.name == n))
         else {
             wrong.push(format!(
                 "report line {n} names no step of the series: {}",
@@ -209,32 +226,64 @@ fn text_of(v: &Value) -> String {
 /// Each call's outcome against what the server replied to it.
 fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
     let level = o.scenario.level;
-    for step in &STEPS {
+    let mcp = o.scenario.protocol == Protocol::Mcp;
+    for step in o.scenario.protocol.steps() {
         let Some(got) = outcomes.get(step.name) else {
             continue;
         };
         if step.kind == StepKind::Notify || matches!(got, Outcome::Skipped(_)) {
             continue;
         }
-        let params: Value = serde_json::from_str(step.params).expect("the steps' params are JSON");
+        let params = pattern(step);
         let batch = step.kind == StepKind::Batch;
-        let answer = o
-            .script
-            .answers
-            .iter()
-            .find(|a| a.method == step.method && a.params == params && a.batch == batch);
-        let call = format!("`{}` ({} {})", step.name, step.method, step.params);
+        let find = |method: &str| {
+            o.script
+                .answers
+                .iter()
+                .find(|a| a.method == method && holds(&params, &a.params) && a.batch == batch)
+        };
+        let answer = match step.kind {
+            StepKind::Connect => find("initialize").or_else(|| find("server/discover")),
+            _ => find(step.method),
+        };
+        let call = if step.params.is_empty() {
+            format!("`{}` ({})", step.name, step.method)
+        } else {
+            format!("`{}` ({} {})", step.name, step.method, step.params)
+        };
+        // A client may refuse the version a scenario makes the server
+        // answer with: disconnecting is what the lifecycle asks then.
+        let refused = step.kind == StepKind::Connect
+            && o.scenario.version.is_some()
+            && matches!(got, Outcome::Failed(_) | Outcome::Error(_));
+        if refused {
+            continue;
+        }
         match answer.and_then(|a| a.given()) {
             Some(body) => {
-                let expected = match body {
+                let raw = match body {
                     Body::Result(v) | Body::Error(v) => {
                         serde_json::from_slice::<Value>(v).unwrap_or(Value::Null)
                     }
                 };
-                let ok = match (body, got) {
-                    (Body::Result(_), Outcome::Result(v)) => *v == expected,
-                    (Body::Error(_), Outcome::Error(v)) => same_error(&expected, v),
+                let method = answer.map_or("", |a| a.method.as_str());
+                // MCP: what the adapter reports of a result (the contract).
+                let expected = match body {
+                    Body::Result(_) if mcp => reported(method, &raw),
+                    _ => Some(raw.clone()),
+                };
+                let ok = match (body, got, &expected) {
+                    // A 2026-07-28 opening: any version the client settled on.
+                    (Body::Result(_), Outcome::Result(v), None) => v.is_string(),
+                    (Body::Result(_), Outcome::Result(v), Some(e)) => v == e,
+                    (Body::Error(_), Outcome::Error(v), _) => same_error(&raw, v),
                     _ => false,
+                };
+                let body_text = |b: &Body| match (b, &expected) {
+                    (Body::Result(_), Some(e)) if mcp => {
+                        format!("result {} (as the contract reports it)", short(e))
+                    }
+                    _ => body_text(b),
                 };
                 if !ok {
                     let mut e = scoped(
@@ -271,6 +320,47 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 }
             }
         }
+    }
+}
+
+/// MCP: what the contract has the adapter report of `method`'s `result`:
+/// the negotiated version of `initialize`, the tool names of
+/// `tools/list`, the first text and `isError` of `tools/call`; `None`
+/// when any string will do (`server/discover`: the client picks).
+fn reported(method: &str, result: &Value) -> Option<Value> {
+    match method {
+        "initialize" => Some(result.get("protocolVersion").cloned().unwrap_or_default()),
+        "server/discover" => None,
+        "tools/list" => Some(Value::Array(
+            result
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter_map(|t| t.get("name").cloned())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )),
+        "tools/call" => {
+            let text = result
+                .get("content")
+                .and_then(Value::as_array)
+                .and_then(|c| {
+                    c.iter()
+                        .find(|i| i.get("type").and_then(Value::as_str) == Some("text"))
+                })
+                .and_then(|i| i.get("text"))
+                .cloned()
+                .unwrap_or_default();
+            let is_error = result
+                .get("isError")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            Some(serde_json::json!({"text": text, "isError": is_error}))
+        }
+        _ => Some(result.clone()),
     }
 }
 
@@ -312,7 +402,10 @@ fn whose(o: &Observed<'_>, got: &Outcome, method: &str, params: &Value) -> Strin
 
 /// How the series ended: every step reported and the adapter exited 0.
 fn ending(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
-    let missing: Vec<&str> = STEPS
+    let missing: Vec<&str> = o
+        .scenario
+        .protocol
+        .steps()
         .iter()
         .map(|s| s.name)
         .filter(|n| !outcomes.contains_key(n))
@@ -431,12 +524,16 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
         push(
             out,
             rule,
-            format!("line {line} the client wrote to its server (byte {offset}): {kind:?}"),
+            format!("line {line} the client wrote to its server (byte {offset}): {kind}"),
         );
     }
     for (n, line) in o.client_lines.iter().enumerate() {
         let text = String::from_utf8_lossy(line);
-        let classified = classify(&text, &Dialect::Jsonrpc2);
+        let dialect = match o.scenario.protocol {
+            Protocol::JsonRpc => Dialect::Jsonrpc2,
+            Protocol::Mcp => Dialect::Mcp,
+        };
+        let classified = classify(&text, &dialect);
         for f in &classified.findings {
             push(
                 out,
@@ -464,7 +561,8 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             ),
         );
     }
-    for ask in &o.script.asks {
+    let jsonrpc = o.scenario.protocol == Protocol::JsonRpc;
+    for ask in o.script.asks.iter().filter(|_| jsonrpc) {
         if ask.answer.is_none() {
             push(
                 out,
@@ -496,5 +594,217 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
                 )
             });
         }
+    }
+}
+
+/// The MCP session as the client ran it: its opening, `initialized`,
+/// the version it accepted, its answers to the server's requests, the
+/// call it gave up on, how it ended, and every message against the
+/// negotiated revision's schema.
+fn mcp_session(
+    o: &Observed<'_>,
+    outcomes: &HashMap<&'static str, Outcome>,
+    out: &mut Vec<Evidence>,
+) {
+    let messages: Vec<Value> = o
+        .client_lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    let method = |m: &Value| m.get("method").and_then(Value::as_str).map(str::to_owned);
+    let is_request = |m: &Value| m.get("id").is_some() && method(m).is_some();
+    let versioned = |m: &Value| {
+        m.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    // The opening.
+    if let Some(first) = messages.iter().find(|m| is_request(m)) {
+        let name = method(first).unwrap_or_default();
+        if name != "initialize" && name != "server/discover" && versioned(first).is_none() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_INITIALIZE_FIRST,
+                format!("the client's first request is `{name}`, before any `initialize`"),
+            ));
+        }
+    }
+    let initialize = o.script.answers.iter().find(|a| a.method == "initialize");
+    let answered = initialize.and_then(|a| a.given()).and_then(|b| match b {
+        Body::Result(raw) => serde_json::from_slice::<Value>(raw).ok(),
+        Body::Error(_) => None,
+    });
+    let version = answered
+        .as_ref()
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let known = version.as_deref().and_then(|v| v.parse::<Revision>().ok());
+    if let Some(init) = initialize.filter(|_| answered.is_some()) {
+        let at = messages
+            .iter()
+            .position(|m| is_request(m) && m.get("id").is_some_and(|id| id.to_string() == init.id))
+            .unwrap_or(0);
+        let after = &messages[at + 1..];
+        let initialized = after
+            .iter()
+            .position(|m| method(m).as_deref() == Some("notifications/initialized"));
+        let early: Vec<String> = after[..initialized.unwrap_or(after.len())]
+            .iter()
+            .filter(|m| is_request(m))
+            .filter_map(method)
+            .filter(|m| m != "ping")
+            .collect();
+        if known.is_none() {
+            // A version no revision has: the client should have left.
+            let went_on: Vec<String> = after
+                .iter()
+                .filter(|m| {
+                    is_request(m) || method(m).as_deref() == Some("notifications/initialized")
+                })
+                .filter_map(method)
+                .collect();
+            if !went_on.is_empty() {
+                out.push(Evidence::broke(
+                    &rules::CLIENT_MCP_VERSION,
+                    format!(
+                        "the server answered `initialize` with protocol version {}, which no MCP revision has; the client went on: {}",
+                        version.as_deref().unwrap_or("(none)"),
+                        went_on.join(", ")
+                    ),
+                ));
+            }
+        } else if initialized.is_none() && !early.is_empty() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_INITIALIZED,
+                format!(
+                    "the client never sent `notifications/initialized`, and made requests: {}",
+                    early.join(", ")
+                ),
+            ));
+        } else if !early.is_empty() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_OPERATION_ORDER,
+                format!(
+                    "requests before `notifications/initialized`: {}",
+                    early.join(", ")
+                ),
+            ));
+        }
+    }
+    // The server's requests.
+    for ask in &o.script.asks {
+        let ok = ask
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.get("result").is_some_and(Value::is_object));
+        if !ok {
+            let what = match &ask.answer {
+                Some(a) => format!("was answered with {}", short(a)),
+                None => format!("got no answer within {:?}", super::ASK_WAIT),
+            };
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_SERVER_REQUEST,
+                format!("the server's `{}` (id {ASK_ID}) {what}", ask.method),
+            ));
+        }
+    }
+    if let Some(asked) = &o.scenario.ask
+        && o.script.asks.is_empty()
+    {
+        let why = if initialize.is_none() {
+            "the session was a 2026-07-28 one, whose servers send no requests over stdio"
+        } else if asked == "roots/list" {
+            "the client did not declare `roots`"
+        } else {
+            "the client made no tool call to answer after it"
+        };
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            format!("the server never sent `{asked}`: {why}"),
+        ));
+    }
+    // The call given up on.
+    let slow = o.script.answers.iter().find(|a| {
+        a.method == "tools/call" && a.params.get("name").and_then(Value::as_str) == Some("slow")
+    });
+    if let Some(slow) = slow
+        && slow.given().is_none()
+        && matches!(
+            outcomes.get("slow"),
+            Some(Outcome::Failed(_) | Outcome::Error(_))
+        )
+    {
+        let cancelled = messages.iter().any(|m| {
+            method(m).as_deref() == Some("notifications/cancelled")
+                && m.pointer("/params/requestId")
+                    .is_some_and(|id| id.to_string() == slow.id)
+        });
+        if !cancelled {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_CANCEL,
+                format!(
+                    "the client gave up on `slow` (id {}) but sent no `notifications/cancelled` for it",
+                    slow.id
+                ),
+            ));
+        }
+    }
+    // The end.
+    let stopped = o.script.stop.is_some_and(|(_, s)| s != Stop::Exited(0));
+    if !stopped && !o.timed_out && matches!(o.exit, Some((Some(0), _))) {
+        let why = match o.server_end {
+            ServerEnd::InputClosed => None,
+            ServerEnd::Killed => Some(
+                "the server ended with its stdin still open: the client killed it instead of closing its input first",
+            ),
+            ServerEnd::Running => {
+                Some("the client exited with its server still running and its stdin open")
+            }
+        };
+        if let Some(why) = why {
+            out.push(Evidence::broke(&rules::CLIENT_MCP_SHUTDOWN, why.into()));
+        }
+    }
+    // Every message against the negotiated revision's schema.
+    let revision = known.or_else(|| {
+        messages
+            .iter()
+            .find_map(|m| versioned(m)?.parse::<Revision>().ok())
+    });
+    let Some(revision) = revision else {
+        return;
+    };
+    let ask_method = o.script.asks.first().map(|a| a.method.as_str());
+    let mut found = 0;
+    for (n, m) in messages.iter().enumerate() {
+        let name = method(m);
+        let role = match &name {
+            Some(name) => schema::Role::Call(name),
+            None if m.get("id").is_some_and(|id| id.to_string() == ASK_ID) => {
+                schema::Role::Reply(ask_method)
+            }
+            None => schema::Role::Reply(None),
+        };
+        for e in schema::validate(revision, m, role) {
+            found += 1;
+            if found <= PER_RULE {
+                out.push(Evidence::broke(
+                    &crate::mcp::rules::MCP_SCHEMA,
+                    format!(
+                        "message {} the client wrote, against MCP {revision}'s schema: {e}",
+                        n + 1
+                    ),
+                ));
+            }
+        }
+    }
+    if found > PER_RULE {
+        out.push(Evidence::broke(
+            &crate::mcp::rules::MCP_SCHEMA,
+            format!(
+                "{} more schema findings in the client's messages not listed",
+                found - PER_RULE
+            ),
+        ));
     }
 }

@@ -50,6 +50,13 @@ pub struct Step {
 /// How a step is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepKind {
+    /// MCP: the session's opening (`initialize`, or `server/discover` in
+    /// 2026-07-28), however the library makes it.
+    Connect,
+    /// MCP: a call the adapter gives up on after [`ABANDON_AFTER`] (the
+    /// server answers it only after [`SLOW_MS`]): it must fail, and the
+    /// library should cancel it.
+    Abandoned,
     /// A call on its own, after the one before it returned.
     Call,
     /// A notification: nothing comes back.
@@ -125,6 +132,123 @@ pub const STEPS: [Step; 10] = [
     },
 ];
 
+/// The MCP adapter's series, in order (`spec-cases/client/README.md`).
+/// `params` is a pattern: the request's params must hold it (an empty
+/// pattern holds anything).
+pub const MCP_STEPS: [Step; 9] = [
+    Step {
+        name: "connect",
+        method: "initialize",
+        params: "",
+        kind: StepKind::Connect,
+    },
+    Step {
+        name: "tools",
+        method: "tools/list",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "echo",
+        method: "tools/call",
+        params: r#"{"name":"echo","arguments":{"text":"hi"}}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "tool-error",
+        method: "tools/call",
+        params: r#"{"name":"fail"}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "echo-a",
+        method: "tools/call",
+        params: r#"{"name":"echo","arguments":{"text":"a"}}"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "echo-b",
+        method: "tools/call",
+        params: r#"{"name":"echo","arguments":{"text":"b"}}"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "echo-c",
+        method: "tools/call",
+        params: r#"{"name":"echo","arguments":{"text":"c"}}"#,
+        kind: StepKind::Concurrent,
+    },
+    Step {
+        name: "slow",
+        method: "tools/call",
+        params: r#"{"name":"slow","arguments":{"ms":10000}}"#,
+        kind: StepKind::Abandoned,
+    },
+    Step {
+        name: "after",
+        method: "tools/call",
+        params: r#"{"name":"echo","arguments":{"text":"after"}}"#,
+        kind: StepKind::Call,
+    },
+];
+
+/// How long the MCP adapter waits for the `slow` call before it gives up.
+pub const ABANDON_AFTER: Duration = Duration::from_secs(1);
+
+/// What the `slow` call asks the server to take, in milliseconds.
+pub const SLOW_MS: u64 = 10_000;
+
+/// The protocols a client is checked in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// JSON-RPC 2.0: the scenarios outside `client/mcp/`.
+    JsonRpc,
+    /// MCP over stdio: `client/mcp/`, behind the reference MCP server.
+    Mcp,
+}
+
+impl Protocol {
+    /// The adapter's series in this protocol.
+    pub fn steps(self) -> &'static [Step] {
+        match self {
+            Protocol::JsonRpc => &STEPS,
+            Protocol::Mcp => &MCP_STEPS,
+        }
+    }
+}
+
+/// Whether `actual` holds `pattern`: every member of a pattern object is
+/// in `actual` and holds its value; anything else is equal. `Null` holds
+/// anything (a step whose params do not matter).
+pub fn holds(pattern: &Value, actual: &Value) -> bool {
+    match (pattern, actual) {
+        (Value::Null, _) => true,
+        (Value::Object(p), Value::Object(a)) => p
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|av| holds_exactly(v, av))),
+        _ => pattern == actual,
+    }
+}
+
+/// [`holds`] below the top: `null` is a value there.
+fn holds_exactly(pattern: &Value, actual: &Value) -> bool {
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => p
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|av| holds_exactly(v, av))),
+        _ => pattern == actual,
+    }
+}
+
+/// A step's params pattern, parsed (`Null` for an empty one).
+pub fn pattern(step: &Step) -> Value {
+    if step.params.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(step.params).expect("the steps' params are JSON")
+    }
+}
+
 /// The notification sent in the batch.
 pub const BATCH_NOTIFICATION: (&str, &str) = ("update", "[4]");
 
@@ -148,14 +272,15 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct CallMatch {
     /// The method.
     pub method: String,
-    /// The params, when only one call of the method is meant.
+    /// The params, when only some calls of the method are meant: a
+    /// pattern the request's params hold ([`holds`]).
     pub params: Option<Value>,
 }
 
 impl CallMatch {
     /// Whether a request with `method` and `params` is this one.
     pub fn matches(&self, method: &str, params: &Value) -> bool {
-        self.method == method && self.params.as_ref().is_none_or(|p| p == params)
+        self.method == method && self.params.as_ref().is_none_or(|p| holds(p, params))
     }
 }
 
@@ -240,6 +365,11 @@ pub struct Scenario {
     /// Before its first reply the server asks the client this method, and
     /// waits for the answer (at most [`ASK_WAIT`]).
     pub ask: Option<String>,
+    /// MCP: the version the server's `initialize` result names instead of
+    /// the one it would choose.
+    pub version: Option<String>,
+    /// JSON-RPC, or MCP (the scenarios under `client/mcp/`).
+    pub protocol: Protocol,
     /// Where the scenario is defined.
     pub source: Location,
 }
@@ -310,6 +440,7 @@ struct ScenarioDef {
     close: Option<Spanned<CallDef>>,
     delay: Option<Spanned<CallDef>>,
     ask: Option<String>,
+    version: Option<String>,
 }
 
 /// The shipped scenarios (`spec-cases/client/`).
@@ -360,6 +491,11 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = cases::parse_toml(file, text)?;
     let prefix = cases::id_prefix(file);
+    let protocol = if prefix.starts_with("client/mcp/") {
+        Protocol::Mcp
+    } else {
+        Protocol::JsonRpc
+    };
     let lines = cases::Lines::new(text);
     let mut seen = cases::SeenIds::new();
     let mut out = Vec::new();
@@ -496,6 +632,12 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             }
             None => None,
         };
+        if protocol == Protocol::JsonRpc && d.version.is_some() {
+            return Err(at(
+                span.clone(),
+                "`version` belongs to MCP scenarios (client/mcp/)".into(),
+            ));
+        }
         out.push(Scenario {
             id,
             title: d.title,
@@ -516,6 +658,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             close,
             delay,
             ask: d.ask,
+            version: d.version,
+            protocol,
             source: lines.locate(file, span.start),
         });
     }

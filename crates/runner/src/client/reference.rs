@@ -61,11 +61,19 @@ pub enum Quirk {
     LineLimit,
     /// Ends a line at U+2028, U+2029 and NEL too (Python's `splitlines`).
     Splitlines,
+    /// MCP: makes its first request before `notifications/initialized`.
+    RequestsBeforeInitialized,
+    /// MCP: gives up on a call without cancelling it.
+    NoCancel,
+    /// MCP: kills its server at the end instead of closing its stdin.
+    KillsServer,
+    /// MCP: goes on with whatever version the server answers.
+    AcceptsAnyVersion,
 }
 
 impl Quirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 15] = [
+    pub const ALL: [(&'static str, Quirk); 19] = [
         ("reference", Quirk::None),
         ("arrival-order", Quirk::ArrivalOrder),
         ("read-is-message", Quirk::ReadIsMessage),
@@ -81,6 +89,13 @@ impl Quirk {
         ("drops-error-data", Quirk::DropsErrorData),
         ("line-limit", Quirk::LineLimit),
         ("splitlines", Quirk::Splitlines),
+        (
+            "requests-before-initialized",
+            Quirk::RequestsBeforeInitialized,
+        ),
+        ("no-cancel", Quirk::NoCancel),
+        ("kills-server", Quirk::KillsServer),
+        ("accepts-any-version", Quirk::AcceptsAnyVersion),
     ];
 
     /// The quirk called `name`.
@@ -116,9 +131,8 @@ struct Client {
     next_id: u64,
 }
 
-/// Runs the series against the server `server` (argv), reporting to `out`;
-/// returns the exit status.
-pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+/// Starts `server` (argv) and a reader thread on its stdout.
+fn connect(server: &[OsString], quirk: Quirk) -> io::Result<(Child, Client)> {
     let Some((program, args)) = server.split_first() else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -138,12 +152,44 @@ pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result
         let (state, stdin) = (Arc::clone(&state), Arc::clone(&stdin));
         thread::spawn(move || read_loop(stdout, quirk, &state, &stdin));
     }
-    let mut client = Client {
+    let client = Client {
         quirk,
         state,
         stdin,
         next_id: 0,
     };
+    Ok((child, client))
+}
+
+/// Ends the session: stdin closed, the server given 2 s to exit, then
+/// killed (with [`Quirk::KillsServer`], killed at once).
+fn close(mut child: Child, client: &Client) -> io::Result<i32> {
+    if client.quirk == Quirk::KillsServer {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Ok(0);
+    }
+    client
+        .stdin
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let until = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < until {
+        if let Ok(Some(_)) = child.try_wait() {
+            return Ok(0);
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Ok(0)
+}
+
+/// Runs the series against the server `server` (argv), reporting to `out`;
+/// returns the exit status.
+pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+    let (child, mut client) = connect(server, quirk)?;
     let report = |out: &mut dyn Write, step: &str, outcome: &Outcome| -> io::Result<()> {
         let line = match outcome {
             Outcome::Result(v) => json!({"step": step, "result": v}),
@@ -192,22 +238,134 @@ pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result
     let after = STEPS.iter().find(|s| s.name == "after").expect("a step");
     let outcome = client.call(after.method, params(after));
     report(out, after.name, &outcome)?;
-    // Closing: stdin ends, the server exits (or is killed after 2 s).
-    client
-        .stdin
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
-    let until = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < until {
-        if let Ok(Some(_)) = child.try_wait() {
-            return Ok(0);
+    close(child, &client)
+}
+
+/// The MCP revisions the reference client speaks (it offers the newest).
+const MCP_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
+
+/// What the contract has an MCP adapter report of a tool call's result.
+fn tool_outcome(v: &Value) -> Value {
+    let text = v
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|c| c.iter().find(|i| i["type"] == "text"))
+        .map(|i| i["text"].clone())
+        .unwrap_or_default();
+    let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    json!({"text": text, "isError": is_error})
+}
+
+/// Runs the MCP series ([`super::MCP_STEPS`]) against `server`, as a
+/// 2025-11-25 client that declares `roots`; returns the exit status.
+pub fn run_mcp(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+    use super::{ABANDON_AFTER, MCP_STEPS};
+    let (child, mut client) = connect(server, quirk)?;
+    let report = |out: &mut dyn Write,
+                  step: &str,
+                  outcome: &Outcome,
+                  shape: &dyn Fn(&Value) -> Value|
+     -> io::Result<()> {
+        let line = match outcome {
+            Outcome::Result(v) => json!({"step": step, "result": shape(v)}),
+            Outcome::Error(v) => json!({"step": step, "error": v}),
+            Outcome::Failed(why) => json!({"step": step, "failed": why}),
+        };
+        writeln!(out, "{line}")?;
+        out.flush()
+    };
+    let same = |v: &Value| v.clone();
+    let names = |v: &Value| -> Value {
+        v.get("tools")
+            .and_then(Value::as_array)
+            .map(|t| t.iter().map(|t| t["name"].clone()).collect())
+            .unwrap_or_default()
+    };
+    let params = |s: &super::Step| -> Value { serde_json::from_str(s.params).unwrap_or(json!({})) };
+    let opened = client.call(
+        "initialize",
+        json!({
+            "protocolVersion": MCP_VERSIONS[0],
+            "capabilities": {"roots": {"listChanged": false}},
+            "clientInfo": {"name": "rpcspec-reference-client", "version": env!("CARGO_PKG_VERSION")},
+        }),
+    );
+    let version = match &opened {
+        Outcome::Result(r) => r["protocolVersion"].as_str().unwrap_or_default().to_owned(),
+        _ => String::new(),
+    };
+    let speaks = MCP_VERSIONS.contains(&version.as_str()) || quirk == Quirk::AcceptsAnyVersion;
+    let connected = match (&opened, speaks) {
+        (Outcome::Result(_), true) => Outcome::Result(json!(version)),
+        (Outcome::Result(_), false) => Outcome::Failed(format!(
+            "the server answered with protocol version {version}, which this client does not speak"
+        )),
+        (other, _) => other.clone(),
+    };
+    report(out, "connect", &connected, &same)?;
+    if !matches!(connected, Outcome::Result(_)) {
+        for step in &MCP_STEPS[1..] {
+            report(
+                out,
+                step.name,
+                &Outcome::Failed("not connected".into()),
+                &same,
+            )?;
         }
-        thread::sleep(Duration::from_millis(5));
+        return close(child, &client);
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    Ok(0)
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    if quirk != Quirk::RequestsBeforeInitialized {
+        let _ = client.write(&initialized);
+    }
+    let tools = client.call("tools/list", json!({}));
+    report(out, "tools", &tools, &names)?;
+    if quirk == Quirk::RequestsBeforeInitialized {
+        let _ = client.write(&initialized);
+    }
+    for step in MCP_STEPS
+        .iter()
+        .filter(|s| s.name == "echo" || s.name == "tool-error")
+    {
+        let outcome = client.call(step.method, params(step));
+        report(out, step.name, &outcome, &tool_outcome)?;
+    }
+    let calls: Vec<(&str, String, Value)> = MCP_STEPS
+        .iter()
+        .filter(|s| s.kind == StepKind::Concurrent)
+        .map(|s| (s.method, s.name.to_owned(), params(s)))
+        .collect();
+    for (name, outcome) in client.together(&calls, false) {
+        report(out, &name, &outcome, &tool_outcome)?;
+    }
+    let slow = MCP_STEPS.iter().find(|s| s.name == "slow").expect("a step");
+    let id = client.id();
+    let outcome = match client.expect(id) {
+        Err(why) => Outcome::Failed(why),
+        Ok(rx) => match client.write(&client.message(slow.method, &params(slow), Some(id))) {
+            Err(why) => Outcome::Failed(why),
+            Ok(()) => match client.wait(&rx, Instant::now() + ABANDON_AFTER) {
+                Outcome::Failed(_) => {
+                    client.forget(id);
+                    if quirk != Quirk::NoCancel {
+                        let _ = client.write(&json!({"jsonrpc": "2.0",
+                            "method": "notifications/cancelled",
+                            "params": {"requestId": id, "reason": "timed out"}}));
+                    }
+                    Outcome::Failed(format!("gave up after {ABANDON_AFTER:?}"))
+                }
+                other => other,
+            },
+        },
+    };
+    report(out, "slow", &outcome, &tool_outcome)?;
+    let after = MCP_STEPS
+        .iter()
+        .find(|s| s.name == "after")
+        .expect("a step");
+    let outcome = client.call(after.method, params(after));
+    report(out, after.name, &outcome, &tool_outcome)?;
+    close(child, &client)
 }
 
 impl Client {
@@ -269,6 +427,13 @@ impl Client {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => Outcome::Failed("the reader ended".into()),
         }
+    }
+
+    /// Stops waiting for the reply with `id`.
+    fn forget(&self, id: u64) {
+        let key = json!(id).to_string();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.pending.retain(|p| p.key != key);
     }
 
     fn call(&mut self, method: &str, params: Value) -> Outcome {
@@ -427,7 +592,14 @@ fn on_message(line: &[u8], quirk: Quirk, state: &Mutex<State>, stdin: &Mutex<Opt
             if let Some(id) = o.get("id")
                 && quirk != Quirk::IgnoresServerRequests
             {
-                let answer = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "Method not found"}});
+                // MCP's `ping` and `roots/list` (declared); -32601 else.
+                let answer = match o.get("method").and_then(Value::as_str) {
+                    Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
+                    Some("roots/list") => json!({"jsonrpc": "2.0", "id": id,
+                        "result": {"roots": [{"uri": "file:///tmp/rpcspec", "name": "rpcspec"}]}}),
+                    _ => json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32601, "message": "Method not found"}}),
+                };
                 let mut guard = stdin.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(s) = guard.as_mut() {
                     let _ = s.write_all(format!("{answer}\n").as_bytes());

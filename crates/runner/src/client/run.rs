@@ -24,7 +24,7 @@ use rpcspec_framer::{Config, Event, Framer, ProblemKind};
 
 use super::{
     Scenario,
-    grade::{self, Observed},
+    grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
     script::Server,
 };
@@ -164,7 +164,7 @@ pub fn run_scenario(
             return result;
         }
     };
-    let mut script = Server::new(sc);
+    let mut script = Server::new(sc, started);
     let mut seen = Seen {
         reports: Vec::new(),
         report_problems: Vec::new(),
@@ -181,7 +181,7 @@ pub fn run_scenario(
     let mut link: Option<Link> = None;
     let mut deadline = started + limits.startup;
     let (mut exit, mut closed, mut timed_out) = (None::<ExitStatus>, false, false);
-    let mut peer_gone = false;
+    let (mut peer_gone, mut peer_eof) = (false, false);
     let mut ended_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
@@ -212,6 +212,7 @@ pub fn run_scenario(
                         orders
                     }
                     FromPeer::Eof => {
+                        peer_eof = !peer_gone;
                         let mut orders = Vec::new();
                         from_client.finish(|e| {
                             on_client_event(e, at, kept, &mut seen, &mut script, &mut orders)
@@ -285,6 +286,11 @@ pub fn run_scenario(
         report_problems: &seen.report_problems,
         client_lines: &seen.client_lines,
         client_problems: &seen.client_problems,
+        server_end: match (peer_eof, peer_gone) {
+            (true, _) => ServerEnd::InputClosed,
+            (false, true) => ServerEnd::Killed,
+            (false, false) => ServerEnd::Running,
+        },
     };
     result.evidence = grade::grade(&observed);
     result.evidence.append(&mut seen.evidence);
@@ -348,7 +354,7 @@ fn on_report(e: Event<'_>, seen: &mut Seen) {
         Event::Line(line) => seen.reports.push(line.bytes.into_owned()),
         Event::Problem(p) if matches!(p.kind, ProblemKind::Blank | ProblemKind::Bom) => {}
         Event::Problem(p) => seen.report_problems.push(format!(
-            "line {} of its stdout (byte {}): {:?}",
+            "line {} of its stdout (byte {}): {}",
             p.number, p.offset, p.kind
         )),
     }

@@ -9,12 +9,19 @@
 //! until three are waiting, or [`HOLD_WAIT`] has passed since the last one
 //! came, so that concurrent calls can be answered in any order; a client
 //! that calls one at a time waits [`HOLD_WAIT`] a call.
+//!
+//! In MCP (`client/mcp/`) the answers are the reference MCP server's
+//! (`crate::mcp::reference`, every revision): the script passes each
+//! line to it and plays the scenario on its replies (held, reordered,
+//! cut, replaced) as on its own; what else it writes (progress, logs)
+//! goes out at once. The `echo` tool's calls are the ones held.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ASK_WAIT, BYTEWISE_MAX, Decoy, Order, Scenario, Writes, peer::ToPeer};
+use super::{ASK_WAIT, BYTEWISE_MAX, Decoy, Order, Protocol, Scenario, Writes, peer::ToPeer};
+use crate::mcp::{Revision, reference::Server as McpServer};
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
@@ -70,6 +77,8 @@ pub struct Answer {
     pub replaced: bool,
     /// Whether it came in a batch.
     pub batch: bool,
+    /// MCP: the reference server has not replied yet.
+    pub awaiting: bool,
 }
 
 impl Answer {
@@ -104,8 +113,12 @@ pub struct Server<'a> {
     pub answers: Vec<Answer>,
     /// The requests the server made.
     pub asks: Vec<Ask>,
-    /// Ids of answers to requests nobody made (not the ask's id).
+    /// Ids of answers to requests nobody made (not the ask's id, not
+    /// null).
     pub stray_answers: Vec<String>,
+    /// Errors with id null the client wrote: its answers to lines it
+    /// could not read.
+    pub null_errors: usize,
     /// Ids the client sent again while a request with that id was in
     /// flight.
     pub reused: Vec<String>,
@@ -118,26 +131,37 @@ pub struct Server<'a> {
     /// When its stdin ended.
     pub eof: Option<Duration>,
     held: Vec<usize>,
+    /// MCP: answers the reference just replied to, to be routed.
+    pending: Vec<usize>,
     last_held: Duration,
     delayed: Vec<(Duration, usize)>,
     /// Replies queued until the client answers the ask, and its deadline.
     waiting: Option<(Duration, Vec<usize>)>,
+    /// MCP: the reference server behind the script, and the instant the
+    /// script's times count from.
+    mcp: Option<(Box<McpServer>, Instant)>,
 }
 
 impl<'a> Server<'a> {
-    /// The server of `sc`, nothing received yet.
-    pub fn new(sc: &'a Scenario) -> Server<'a> {
+    /// The scripted server of `sc`, nothing received yet; its times are
+    /// durations since `epoch` (the MCP reference counts in instants).
+    pub fn new(sc: &'a Scenario, epoch: Instant) -> Server<'a> {
+        let mcp = (sc.protocol == Protocol::Mcp)
+            .then(|| (Box::new(McpServer::new(Revision::ALL)), epoch));
         Server {
+            mcp,
             sc,
             answers: Vec::new(),
             asks: Vec::new(),
             stray_answers: Vec::new(),
+            null_errors: 0,
             reused: Vec::new(),
             max_held: 0,
             retyped: 0,
             stop: None,
             eof: None,
             held: Vec::new(),
+            pending: Vec::new(),
             last_held: Duration::ZERO,
             delayed: Vec::new(),
             waiting: None,
@@ -154,17 +178,32 @@ impl<'a> Server<'a> {
             return out;
         };
         match value {
+            // MCP has no batches: the reference refuses them.
+            Value::Array(_) if self.mcp.is_some() => {
+                let lines = self.backend(line, now);
+                self.emit(lines, &mut out);
+            }
             Value::Array(members) => self.batch(members, now, &mut out),
             Value::Object(ref o) if o.get("method").is_some_and(Value::is_string) => {
                 let method = o["method"].as_str().unwrap_or_default().to_owned();
                 let params = o.get("params").cloned().unwrap_or(Value::Null);
                 match o.get("id") {
-                    Some(id) => self.request(method, params, id.to_string(), now, &mut out),
-                    None => self.notification(&mut out),
+                    Some(id) => self.request(line, method, params, id.to_string(), now, &mut out),
+                    None => {
+                        let lines = self.backend(line, now);
+                        self.emit(lines, &mut out);
+                        self.notification(&mut out);
+                    }
                 }
             }
             Value::Object(o) => {
                 let id = o.get("id").map(Value::to_string).unwrap_or_default();
+                if id != ASK_ID && self.mcp.is_some() {
+                    // The reference's own requests (the `roots` tool's).
+                    let lines = self.backend(line, now);
+                    self.emit(lines, &mut out);
+                    return out;
+                }
                 if id == ASK_ID && !self.asks.is_empty() {
                     let ask = self.asks.last_mut().expect("not empty");
                     if ask.answer.is_none() {
@@ -177,6 +216,11 @@ impl<'a> Server<'a> {
                             self.emit(lines, &mut out);
                         }
                     }
+                } else if id == "null" && o.contains_key("error") {
+                    // An error for a line the client could not read (JSON-RPC
+                    // 2.0 §5: "If there was an error in detecting the id …
+                    // it MUST be Null"): a peer playing both roles answers so.
+                    self.null_errors += 1;
                 } else {
                     self.stray_answers.push(id);
                 }
@@ -189,6 +233,9 @@ impl<'a> Server<'a> {
     /// The client closed the server's stdin, at `now`: the server exits.
     pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
         self.eof.get_or_insert(now);
+        if let Some((mcp, _)) = &mut self.mcp {
+            mcp.on_eof();
+        }
         match self.stop {
             Some((_, Stop::Exited(_))) => Vec::new(),
             _ => {
@@ -203,7 +250,67 @@ impl<'a> Server<'a> {
         let held = (!self.held.is_empty()).then_some(self.last_held + HOLD_WAIT);
         let delayed = self.delayed.iter().map(|(at, _)| *at).min();
         let waiting = self.waiting.as_ref().map(|(at, _)| *at);
-        [held, delayed, waiting].into_iter().flatten().min()
+        let mcp = self
+            .mcp
+            .as_ref()
+            .and_then(|(m, epoch)| Some(m.next_due()?.saturating_duration_since(*epoch)));
+        [held, delayed, waiting, mcp].into_iter().flatten().min()
+    }
+
+    /// MCP: what the reference server writes for `line` (or, with an empty
+    /// line, what falls due by `now`), its replies to requests the script
+    /// awaits taken out (into `pending`, to be routed as the scenario says).
+    fn backend(&mut self, line: &[u8], now: Duration) -> Vec<Vec<u8>> {
+        let Some((mcp, epoch)) = &mut self.mcp else {
+            return Vec::new();
+        };
+        let at = *epoch + now;
+        let written = if line.is_empty() {
+            mcp.on_tick(at)
+        } else {
+            match std::str::from_utf8(line) {
+                Ok(text) => mcp.on_line(text, at),
+                Err(_) => mcp.on_unreadable(),
+            }
+        };
+        let mut lines = Vec::new();
+        for w in written {
+            if let Some((id, body)) = reply_of(&w)
+                && let Some(i) = self.answers.iter().position(|a| a.id == id && a.awaiting)
+            {
+                let body = self.shaped(i, body);
+                self.answers[i].body = body;
+                self.answers[i].awaiting = false;
+                self.pending.push(i);
+                continue;
+            }
+            lines.push(w.into_bytes());
+        }
+        lines
+    }
+
+    /// The body the scenario makes of answer `i`'s reply `body`: its
+    /// `result` or `version` in place.
+    fn shaped(&self, i: usize, body: Body) -> Body {
+        let a = &self.answers[i];
+        if let Some((_, value)) = self
+            .sc
+            .result
+            .as_ref()
+            .filter(|(c, _)| c.matches(&a.method, &a.params))
+        {
+            return Body::Result(value.clone());
+        }
+        match (&self.sc.version, a.method.as_str(), body) {
+            (Some(version), "initialize", Body::Result(raw)) => {
+                let mut v: Value = serde_json::from_slice(&raw).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("protocolVersion".into(), Value::from(version.as_str()));
+                }
+                Body::Result(v.to_string().into_bytes())
+            }
+            (_, _, body) => body,
+        }
     }
 
     /// Writes what has fallen due by `now`.
@@ -211,6 +318,17 @@ impl<'a> Server<'a> {
         let mut out = Vec::new();
         if self.stop.is_some() {
             return out;
+        }
+        let mcp_due = self
+            .mcp
+            .as_ref()
+            .and_then(|(m, epoch)| m.next_due().map(|d| d <= *epoch + now));
+        if mcp_due == Some(true) {
+            let lines = self.backend(b"", now);
+            self.emit(lines, &mut out);
+            for i in std::mem::take(&mut self.pending) {
+                self.route(i, now, &mut out);
+            }
         }
         if !self.held.is_empty() && now >= self.last_held + HOLD_WAIT {
             self.release_held(&mut out);
@@ -240,6 +358,7 @@ impl<'a> Server<'a> {
 
     fn request(
         &mut self,
+        line: &[u8],
         method: String,
         params: Value,
         id: String,
@@ -254,6 +373,38 @@ impl<'a> Server<'a> {
             self.reused.push(id.clone());
         }
         let i = self.record(method, params, id, false);
+        if self.stop.is_some() {
+            return;
+        }
+        if self.mcp.is_some() {
+            self.answers[i].awaiting = true;
+            let a = &self.answers[i];
+            // Exits and closes come before the reference sees the call.
+            let stops = self
+                .sc
+                .exit
+                .as_ref()
+                .is_some_and(|(c, _)| c.matches(&a.method, &a.params))
+                || self
+                    .sc
+                    .close
+                    .as_ref()
+                    .is_some_and(|c| c.matches(&a.method, &a.params));
+            if !stops {
+                let lines = self.backend(line, now);
+                self.emit(lines, out);
+                if !std::mem::take(&mut self.pending).contains(&i) {
+                    // Answered later (`slow`), through `on_tick`.
+                    return;
+                }
+            }
+        }
+        self.route(i, now, out);
+    }
+
+    /// Answers request `i` as the scenario says: an exit, a close, held,
+    /// delayed, after the ask, or at once.
+    fn route(&mut self, i: usize, now: Duration, out: &mut Vec<ToPeer>) {
         if self.stop.is_some() {
             return;
         }
@@ -278,7 +429,14 @@ impl<'a> Server<'a> {
             out.push(ToPeer::CloseStdout);
             return;
         }
-        if a.method == "echo" {
+        let held = match self.mcp {
+            None => a.method == "echo",
+            Some(_) => {
+                a.method == "tools/call"
+                    && a.params.get("name").and_then(Value::as_str) == Some("echo")
+            }
+        };
+        if held {
             self.held.push(i);
             self.last_held = now;
             self.max_held = self.max_held.max(self.held.len());
@@ -298,6 +456,7 @@ impl<'a> Server<'a> {
         }
         if let Some(method) = self.sc.ask.clone()
             && self.asks.is_empty()
+            && self.may_ask(i, &method)
         {
             self.asks.push(Ask {
                 method: method.clone(),
@@ -312,6 +471,22 @@ impl<'a> Server<'a> {
             return;
         }
         self.reply(i, out);
+    }
+
+    /// Whether the scenario's request goes out before answer `i`: in
+    /// JSON-RPC, before the first reply; in MCP, before the first tool
+    /// call's, in a session opened with `initialize` (2026-07-28 servers
+    /// send no requests over stdio), and `roots/list` only to a client
+    /// that declared `roots`.
+    fn may_ask(&self, i: usize, method: &str) -> bool {
+        if self.mcp.is_none() {
+            return true;
+        }
+        let Some(init) = self.answers.iter().find(|a| a.method == "initialize") else {
+            return false;
+        };
+        self.answers[i].method == "tools/call"
+            && (method != "roots/list" || init.params.pointer("/capabilities/roots").is_some())
     }
 
     fn batch(&mut self, members: Vec<Value>, now: Duration, out: &mut Vec<ToPeer>) {
@@ -362,7 +537,11 @@ impl<'a> Server<'a> {
     }
 
     fn record(&mut self, method: String, params: Value, id: String, batch: bool) -> usize {
-        let body = self.body(&method, &params);
+        let body = match self.mcp {
+            // The reference's reply, once it comes.
+            Some(_) => Body::error(-32603, "no reply yet"),
+            None => self.body(&method, &params),
+        };
         self.answers.push(Answer {
             method,
             params,
@@ -371,6 +550,7 @@ impl<'a> Server<'a> {
             sent: false,
             replaced: false,
             batch,
+            awaiting: false,
         });
         self.answers.len() - 1
     }
@@ -536,6 +716,21 @@ impl<'a> Server<'a> {
                 }
             }
         }
+    }
+}
+
+/// The id (as JSON text) and body of `line` if it is a reply.
+fn reply_of(line: &str) -> Option<(String, Body)> {
+    let v: Value = serde_json::from_str(line).ok()?;
+    let o = v.as_object()?;
+    if o.contains_key("method") {
+        return None;
+    }
+    let id = o.get("id")?.to_string();
+    match (o.get("result"), o.get("error")) {
+        (Some(r), None) => Some((id, Body::Result(r.to_string().into_bytes()))),
+        (None, Some(e)) => Some((id, Body::Error(e.to_string().into_bytes()))),
+        _ => None,
     }
 }
 

@@ -50,7 +50,7 @@ fn a_bad_scenario_is_an_error_at_its_line_and_column() {
 #[test]
 fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
     let sc = scenario("");
-    let mut s = Server::new(&sc);
+    let mut s = Server::new(&sc, std::time::Instant::now());
     let t = Duration::ZERO;
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"a1"}"#,
@@ -81,7 +81,7 @@ fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
 #[test]
 fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
     let sc = scenario("order = \"reverse\"");
-    let mut s = Server::new(&sc);
+    let mut s = Server::new(&sc, std::time::Instant::now());
     let t = Duration::from_millis(10);
     for (id, x) in [(1, "a"), (2, "b")] {
         let line = format!(r#"{{"jsonrpc":"2.0","method":"echo","params":["{x}"],"id":{id}}}"#);
@@ -112,7 +112,7 @@ fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
 #[test]
 fn a_scenario_can_exit_close_replace_and_decoy() {
     let sc = scenario("exit = { method = \"echo\", params = [\"b\"], code = 3 }");
-    let mut s = Server::new(&sc);
+    let mut s = Server::new(&sc, std::time::Instant::now());
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"echo","params":["b"],"id":1}"#,
         Duration::ZERO,
@@ -122,7 +122,7 @@ fn a_scenario_can_exit_close_replace_and_decoy() {
 
     let sc =
         scenario("replace = { method = \"subtract\", line = 'x $id y' }\ndecoy = \"retyped-id\"");
-    let mut s = Server::new(&sc);
+    let mut s = Server::new(&sc, std::time::Instant::now());
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"subtract","params":[1,1],"id":7}"#,
         Duration::ZERO,
@@ -157,7 +157,7 @@ fn every_write_mode_delivers_the_same_bytes() {
     let mut seen = Vec::new();
     for w in ["line", "coalesced", "split", "bytewise"] {
         let sc = scenario(&format!("writes = \"{w}\"\nbefore = ['n']"));
-        let mut s = Server::new(&sc);
+        let mut s = Server::new(&sc, std::time::Instant::now());
         let out = s.on_line(line, Duration::ZERO);
         seen.push((w, writes(&out).concat(), writes(&out).len()));
     }
@@ -165,7 +165,7 @@ fn every_write_mode_delivers_the_same_bytes() {
     let counts: Vec<usize> = seen.iter().map(|(_, _, n)| *n).collect();
     assert_eq!(counts[..3], [2, 1, 4]);
     let sc = scenario("before = ['n']");
-    let out = Server::new(&sc).on_line(line, Duration::ZERO);
+    let out = Server::new(&sc, std::time::Instant::now()).on_line(line, Duration::ZERO);
     assert_eq!(
         out[0],
         ToPeer::Pause(Duration::ZERO),
