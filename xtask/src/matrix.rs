@@ -12,7 +12,8 @@
 //! whole report to FILE instead. `--decoders` does the same for the real
 //! NDJSON decoders of `xtask/matrix/decoders.toml` (standard libraries and
 //! two adapters of `crates/mutants`: nothing to install), into
-//! `docs/decoders.md`.
+//! `docs/decoders.md`; `--clients` for the real client libraries of
+//! `xtask/matrix/clients.toml` (`--role client`), into `docs/clients.md`.
 
 use std::{
     fs,
@@ -22,7 +23,7 @@ use std::{
 
 const MATRIX_USAGE: &str = "\
 usage: cargo xtask matrix --install
-       cargo xtask matrix [--decoders] [--format md|html|json] [--output FILE]
+       cargo xtask matrix [--decoders|--clients] [--format md|html|json] [--output FILE]
 
 --install   pip, npm and cargo install the pinned implementations of
             xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
@@ -31,6 +32,8 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
             --output names a file
 --decoders  the real NDJSON decoders of xtask/matrix/decoders.toml instead, into
             docs/decoders.md (nothing to install)
+--clients   the real JSON-RPC and MCP client libraries of xtask/matrix/clients.toml
+            instead (rpcspec plays the server), into docs/clients.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build
@@ -76,6 +79,17 @@ const DECODERS: Which = Which {
     jobs: "2",
 };
 
+const CLIENTS: Which = Which {
+    manifest: "clients.toml",
+    results: "docs/clients.md",
+    build: &["build", "--release", "-p", "rpcspec"],
+    needs_install: true,
+    // A client's scenario runs its whole series, a few calls of which
+    // wait out their 3 s timeout; an interpreter's start is in it too.
+    timeout: "30",
+    jobs: "1",
+};
+
 /// The published table lives between these two lines of its page.
 const BEGIN: &str = "<!-- matrix:begin (cargo xtask matrix writes this part) -->";
 const END: &str = "<!-- matrix:end -->";
@@ -90,6 +104,7 @@ pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
         match a.as_str() {
             "--install" => install = true,
             "--decoders" => which = &DECODERS,
+            "--clients" => which = &CLIENTS,
             "--format" => match it.next().map(String::as_str) {
                 Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
                 _ => return usage("--format takes md, html or json"),

@@ -323,6 +323,11 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
     }
 }
 
+/// Whether `id` is the id whose JSON text is `text`.
+fn same_id(id: &Value, text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|t| t == *id)
+}
+
 /// MCP: what the contract has the adapter report of `method`'s `result`:
 /// the negotiated version of `initialize`, the tool names of
 /// `tools/list`, the first text and `isError` of `tools/call`; `None`
@@ -642,7 +647,7 @@ fn mcp_session(
     if let Some(init) = initialize.filter(|_| answered.is_some()) {
         let at = messages
             .iter()
-            .position(|m| is_request(m) && m.get("id").is_some_and(|id| id.to_string() == init.id))
+            .position(|m| is_request(m) && m.get("id").is_some_and(|id| same_id(id, &init.id)))
             .unwrap_or(0);
         let after = &messages[at + 1..];
         let initialized = after
@@ -737,7 +742,7 @@ fn mcp_session(
         let cancelled = messages.iter().any(|m| {
             method(m).as_deref() == Some("notifications/cancelled")
                 && m.pointer("/params/requestId")
-                    .is_some_and(|id| id.to_string() == slow.id)
+                    .is_some_and(|id| same_id(id, &slow.id))
         });
         if !cancelled {
             out.push(Evidence::broke(
@@ -780,7 +785,7 @@ fn mcp_session(
         let name = method(m);
         let role = match &name {
             Some(name) => schema::Role::Call(name),
-            None if m.get("id").is_some_and(|id| id.to_string() == ASK_ID) => {
+            None if m.get("id").is_some_and(|id| same_id(id, ASK_ID)) => {
                 schema::Role::Reply(ask_method)
             }
             None => schema::Role::Reply(None),

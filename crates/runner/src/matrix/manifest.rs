@@ -109,7 +109,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-const ROLES: [&str; 3] = ["server", "producer", "decoder"];
+const ROLES: [&str; 4] = ["server", "producer", "decoder", "client"];
 
 /// Parses a manifest (see the [module docs](self)); `file` is used in
 /// error locations and its directory becomes [`Manifest::dir`].
@@ -151,7 +151,7 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
                 return Err(at(
                     r.span(),
                     format!(
-                        "unknown role `{}` (known: server, producer, decoder)",
+                        "unknown role `{}` (known: server, producer, decoder, client)",
                         r.get_ref()
                     ),
                 ));

@@ -27,7 +27,7 @@ pub fn run_argv(
         .map(OsString::from)
         .to_vec();
     match spec.role.as_str() {
-        "server" => argv.extend(["--dialect".into(), spec.dialect.clone().into()]),
+        "server" | "client" => argv.extend(["--dialect".into(), spec.dialect.clone().into()]),
         "producer" => {
             if let Some(p) = &spec.profile {
                 argv.extend(["--profile".into(), p.into()]);
