@@ -252,11 +252,6 @@ pub fn pattern(step: &Step) -> Value {
 /// The notification sent in the batch.
 pub const BATCH_NOTIFICATION: (&str, &str) = ("update", "[4]");
 
-/// The step named `name`.
-pub fn step(name: &str) -> Option<&'static Step> {
-    STEPS.iter().find(|s| s.name == name)
-}
-
 /// How long an adapter gives each call before it reports it failed
 /// (`spec-cases/client/README.md`): a call the server never answers must
 /// not hang the series.

@@ -291,13 +291,6 @@ impl Link {
     pub fn try_next(&self) -> Option<FromPeer> {
         self.events.try_recv().ok()
     }
-
-    /// The next report by `until`.
-    pub fn next(&self, until: Instant) -> Option<FromPeer> {
-        self.events
-            .recv_timeout(until.saturating_duration_since(Instant::now()))
-            .ok()
-    }
 }
 
 impl Drop for Link {

@@ -183,7 +183,7 @@ impl<'a> Server<'a> {
                 let lines = self.backend(line, now);
                 self.emit(lines, &mut out);
             }
-            Value::Array(members) => self.batch(members, now, &mut out),
+            Value::Array(members) => self.batch(members, &mut out),
             Value::Object(ref o) if o.get("method").is_some_and(Value::is_string) => {
                 let method = o["method"].as_str().unwrap_or_default().to_owned();
                 let params = o.get("params").cloned().unwrap_or(Value::Null);
@@ -489,11 +489,10 @@ impl<'a> Server<'a> {
             && (method != "roots/list" || init.params.pointer("/capabilities/roots").is_some())
     }
 
-    fn batch(&mut self, members: Vec<Value>, now: Duration, out: &mut Vec<ToPeer>) {
+    fn batch(&mut self, members: Vec<Value>, out: &mut Vec<ToPeer>) {
         if self.stop.is_some() {
             return;
         }
-        let _ = now;
         let mut replies = Vec::new();
         let mut notified = false;
         if members.is_empty() {
