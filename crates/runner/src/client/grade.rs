@@ -713,6 +713,20 @@ fn mcp_session(
             ));
         }
     }
+    if let Some(version) = &o.scenario.version
+        && initialize.is_none()
+        && o.script
+            .answers
+            .iter()
+            .any(|a| a.method == "server/discover" || a.params.pointer("/_meta").is_some())
+    {
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            format!(
+                "the client opened a 2026-07-28 session (no `initialize`), whose result this scenario rewrites to protocol version {version}: nothing to test"
+            ),
+        ));
+    }
     if let Some(asked) = &o.scenario.ask
         && o.script.asks.is_empty()
     {

@@ -299,6 +299,15 @@ impl<'a> Server<'a> {
             .as_ref()
             .filter(|(c, _)| c.matches(&a.method, &a.params))
         {
+            // 2026-07-28 basic/index: "The `result` MUST include a
+            // `resultType` field".
+            if modern(&a.params)
+                && let Ok(Value::Object(mut o)) = serde_json::from_slice::<Value>(value)
+                && !o.contains_key("resultType")
+            {
+                o.insert("resultType".into(), Value::from("complete"));
+                return Body::Result(Value::Object(o).to_string().into_bytes());
+            }
             return Body::Result(value.clone());
         }
         match (&self.sc.version, a.method.as_str(), body) {
@@ -617,8 +626,15 @@ impl<'a> Server<'a> {
     /// The lines answering request `i`, its decoys and the scenario's
     /// `before` lines included; marks it answered.
     fn reply_lines(&mut self, i: usize) -> Vec<Vec<u8>> {
-        let mut lines = self.sc.before.clone();
         let a = &self.answers[i];
+        // A 2026-07-28 server sends no log a request did not ask for
+        // (server/utilities/logging: "MUST NOT emit notifications/message
+        // for a request that does not include" a log level).
+        let mut lines = if modern(&a.params) {
+            Vec::new()
+        } else {
+            self.sc.before.clone()
+        };
         if let Some((_, template)) = self
             .sc
             .replace
@@ -716,6 +732,14 @@ impl<'a> Server<'a> {
             }
         }
     }
+}
+
+/// Whether a request with `params` is a 2026-07-28 one: its `_meta`
+/// carries its protocol version.
+fn modern(params: &Value) -> bool {
+    params
+        .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")
+        .is_some()
 }
 
 /// The id (as JSON text) and body of `line` if it is a reply.

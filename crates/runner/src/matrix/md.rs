@@ -43,7 +43,7 @@ pub fn render(m: &Matrix) -> String {
     out.push_str(&"---:|".repeat(verdicts.len()));
     out.push('\n');
     for t in &m.targets {
-        let role = if t.dialect.is_empty() || t.role != "server" {
+        let role = if t.dialect.is_empty() || !matches!(t.role.as_str(), "server" | "client") {
             t.role.clone()
         } else {
             format!("{} ({})", t.role, t.dialect)
