@@ -198,3 +198,18 @@ fn a_flooding_client_is_bounded_on_stdout_and_towards_its_server() {
         assert!(peak_kib < 256 << 10, "{client:?}: peak RSS {peak_kib} KiB");
     }
 }
+
+/// README's example: the standard-library client in `examples/clients/`
+/// passes every JSON-RPC scenario.
+#[test]
+fn the_example_client_passes_every_scenario() {
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/clients/jsonrpc_client.py"
+    );
+    let (code, results) = run(&[], &["python3", example, "{server}"]);
+    let not_passing: Vec<_> = results.iter().filter(|r| r.1 != "PASS").collect();
+    assert!(not_passing.is_empty(), "{not_passing:?}");
+    assert_eq!(code, Some(0));
+    assert!(results.len() >= 20, "{results:?}");
+}
