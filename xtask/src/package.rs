@@ -10,7 +10,8 @@
 //!    serve, nothing from the checkout.
 //! 3. `cargo install --path` the unpacked `rpcspec` (debug, for time: the
 //!    release profile changes codegen, not what is packaged) and run every
-//!    role's default suite from that folder, where no `spec-cases/` exists:
+//!    role's default suite (the client role's in JSON-RPC and MCP too)
+//!    from that folder, where no `spec-cases/` exists:
 //!    at least [`MIN_SERVER_RESULTS`] results for the server role, every one
 //!    a PASS; for the producer and decoder roles nothing but PASS and the
 //!    SKIPPED of what needs an opt-in (and, for `--dialect mcp`, the N/A
@@ -167,6 +168,12 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
         ("decoder", &["run", "--role", "decoder", "--format", "json"]),
         // The MCP checks, with the vendored schemas inside the package.
         ("mcp", &["run", "--dialect", "mcp", "--format", "json"]),
+        // The client role: the installed binary is its own peer.
+        ("client", &["run", "--role", "client", "--format", "json"]),
+        (
+            "mcp client",
+            &["run", "--role", "client", "--dialect", "mcp", "--format", "json"],
+        ),
     ];
     for (role, args) in runs {
         let out = Command::new(&rpcspec)
