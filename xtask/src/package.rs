@@ -172,7 +172,15 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
         ("client", &["run", "--role", "client", "--format", "json"]),
         (
             "mcp client",
-            &["run", "--role", "client", "--dialect", "mcp", "--format", "json"],
+            &[
+                "run",
+                "--role",
+                "client",
+                "--dialect",
+                "mcp",
+                "--format",
+                "json",
+            ],
         ),
     ];
     for (role, args) in runs {

@@ -8,6 +8,7 @@
 //! | the client starting its server (the peer connecting) | `--startup-timeout` (10 s) from the spawn | TIMEOUT, or CRASH if the client exited |
 //! | the series: every step reported, the adapter exited | `--timeout` (20 s for this role) from the connection | TIMEOUT (`client.ends`), both process groups killed |
 //! | what the peer had still to say once the adapter exited | 200 ms | the scenario is graded |
+//! | the adapter's stdout, held open by a descendant after it exited | 1 s | the scenario is graded on what it reported |
 //!
 //! The peer is the client's descendant: it carries the client's mark
 //! (`crate::reap`) or, when the client cleared its environment, lies in
@@ -45,6 +46,10 @@ pub const PLACEHOLDER: &str = "{server}";
 /// How long the peer's last reports are waited for once the adapter
 /// exited.
 const PEER_GRACE: Duration = Duration::from_millis(200);
+
+/// How long the adapter's stdout may stay open after it exited (held by
+/// a descendant) before the scenario ends anyway.
+const STDOUT_GRACE: Duration = Duration::from_secs(1);
 
 /// How often the case thread looks at the peer while it waits on the
 /// client.
@@ -183,6 +188,7 @@ pub fn run_scenario(
     let (mut exit, mut closed, mut timed_out) = (None::<ExitStatus>, false, false);
     let (mut peer_gone, mut peer_eof) = (false, false);
     let mut ended_at: Option<Instant> = None;
+    let mut exited_at: Option<Instant> = None;
     loop {
         let now = Instant::now();
         if link.is_none()
@@ -233,7 +239,10 @@ pub fn run_scenario(
                 send(l, orders, at, kept, &mut seen.sent);
             }
         }
-        if closed && exit.is_some() {
+        // A descendant may hold the adapter's stdout open after it exited:
+        // what it reported by then is what counts.
+        let stdout_done = closed || exited_at.is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
+        if stdout_done && exit.is_some() {
             let end = *ended_at.get_or_insert(now);
             if peer_gone || link.is_none() || now >= end + PEER_GRACE {
                 break;
@@ -252,7 +261,10 @@ pub fn run_scenario(
                 closed = true;
                 reports.finish(|e| on_report(e, &mut seen));
             }
-            Some(Msg::Exited(status)) => exit = Some(status),
+            Some(Msg::Exited(status)) => {
+                exit = Some(status);
+                exited_at = Some(Instant::now());
+            }
             Some(_) => {}
             None => {}
         }
