@@ -252,8 +252,8 @@ fn bad_manifests_name_file_line_and_column() {
             "manifest.toml:3:11: `command` is empty",
         ),
         (
-            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\nrole = \"client\"\n",
-            "manifest.toml:4:8: unknown role `client`",
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\nrole = \"tester\"\n",
+            "manifest.toml:4:8: unknown role `tester` (known: server, producer, decoder, client)",
         ),
         (
             "[[target]]\nname = \"a\"\ncommand = [\"x\"]\ndialect = \"xml-rpc\"\n",
