@@ -372,9 +372,6 @@ pub struct Scenario {
 /// The longest the server waits for the client to answer its request.
 pub const ASK_WAIT: Duration = Duration::from_secs(2);
 
-/// Largest `$pad(N)`.
-pub const MAX_PAD: usize = 16 << 20;
-
 impl Scenario {
     /// The scenario as `rpcspec list` shows it.
     pub fn listing(&self) -> Listing {
@@ -456,29 +453,6 @@ pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, LoadError> {
     Ok(all)
 }
 
-/// `text` with `\xNN` escapes and `$pad(N)` expanded.
-fn bytes_of(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("$pad(") {
-        out.extend(crate::unescape::unescape(&rest[..at])?);
-        let after = &rest[at + 5..];
-        let close = after
-            .find(')')
-            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
-        let n: usize = after[..close]
-            .parse()
-            .map_err(|_| format!("`$pad({})`: not a number of bytes", &after[..close]))?;
-        if out.len() + n > MAX_PAD {
-            return Err(format!("`$pad` over {MAX_PAD} bytes in one string"));
-        }
-        out.resize(out.len() + n, b'x');
-        rest = &after[close + 1..];
-    }
-    out.extend(crate::unescape::unescape(rest)?);
-    Ok(out)
-}
-
 /// Loads the scenarios of one file, given its path relative to the cases
 /// root (which makes the ids) and its text.
 pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
@@ -504,7 +478,9 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             Some(l) => cases::parse_level(l.get_ref()).map_err(|e| at(l.span(), e))?,
             None => Level::Must,
         };
-        let bytes = |s: &Spanned<String>| bytes_of(s.get_ref()).map_err(|e| at(s.span(), e));
+        let bytes = |s: &Spanned<String>| {
+            crate::decoder::stream_text(s.get_ref()).map_err(|e| at(s.span(), e))
+        };
         let lines_of = |v: &[Spanned<String>]| -> Result<Vec<Vec<u8>>, LoadError> {
             v.iter()
                 .map(|s| {
@@ -590,7 +566,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             })
         };
         let text_of = |c: &Spanned<CallDef>, s: &Option<String>| -> Result<Vec<u8>, LoadError> {
-            bytes_of(s.as_deref().unwrap_or_default()).map_err(|e| at(c.span(), e))
+            crate::decoder::stream_text(s.as_deref().unwrap_or_default())
+                .map_err(|e| at(c.span(), e))
         };
         let json = |s: &Spanned<String>| -> Result<Vec<u8>, LoadError> {
             let b = bytes(s)?;

@@ -118,22 +118,12 @@ pub fn run_scenario(
     budget: &Budget,
 ) -> CaseResult {
     let started = Instant::now();
-    let mut result = CaseResult {
-        id: sc.id.clone(),
-        plan: "stdio".to_owned(),
-        title: sc.title.clone(),
-        section: sc.section.clone(),
-        verdict: Verdict::Pass,
-        evidence: Vec::new(),
-        sent: Vec::new(),
-        received: Vec::new(),
-        stderr: String::new(),
-        exit: None,
-        duration: Duration::ZERO,
-        baselined: false,
-        prologue: None,
-        gaps: Default::default(),
-    };
+    let mut result = CaseResult::new(
+        sc.id.clone(),
+        "stdio".to_owned(),
+        sc.title.clone(),
+        sc.section.clone(),
+    );
     let listener = match Listener::new() {
         Ok(l) => l,
         Err(e) => {

@@ -361,10 +361,10 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
     Ok(cases)
 }
 
-/// A string of a case's stream: `$pad(N)` becomes N bytes `x` (so lines
+/// A string of a case's stream (or a client scenario's line): `$pad(N)` becomes N bytes `x` (so lines
 /// over 64 KiB and 1 MiB need not be stored), then `\xNN` becomes the byte
 /// 0xNN.
-pub(super) fn stream_text(text: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn stream_text(text: &str) -> Result<Vec<u8>, String> {
     const PAD: &str = "$pad(";
     let mut expanded = String::with_capacity(text.len());
     let mut rest = text;
