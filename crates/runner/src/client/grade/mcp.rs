@@ -1,0 +1,238 @@
+//! The MCP session's graders: the lifecycle as the client ran it, and
+//! every message it wrote against its revision's schema.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{
+    ASK_ID, Body, Evidence, Observed, Outcome, PER_RULE, ServerEnd, Stop, Verdict, rules, same_id,
+    short,
+};
+use crate::mcp::{Revision, schema};
+
+/// The MCP session as the client ran it: its opening, `initialized`,
+/// the version it accepted, its answers to the server's requests, the
+/// call it gave up on, how it ended, and every message against the
+/// negotiated revision's schema.
+pub(super) fn mcp_session(
+    o: &Observed<'_>,
+    outcomes: &HashMap<&'static str, Outcome>,
+    out: &mut Vec<Evidence>,
+) {
+    let messages: Vec<Value> = o
+        .client_lines
+        .iter()
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    let method = |m: &Value| m.get("method").and_then(Value::as_str).map(str::to_owned);
+    let is_request = |m: &Value| m.get("id").is_some() && method(m).is_some();
+    let versioned = |m: &Value| {
+        m.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    // The opening.
+    if let Some(first) = messages.iter().find(|m| is_request(m)) {
+        let name = method(first).unwrap_or_default();
+        if name != "initialize" && name != "server/discover" && versioned(first).is_none() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_INITIALIZE_FIRST,
+                format!("the client's first request is `{name}`, before any `initialize`"),
+            ));
+        }
+    }
+    let initialize = o.script.answers.iter().find(|a| a.method == "initialize");
+    let answered = initialize.and_then(|a| a.given()).and_then(|b| match b {
+        Body::Result(raw) => serde_json::from_slice::<Value>(raw).ok(),
+        Body::Error(_) => None,
+    });
+    let version = answered
+        .as_ref()
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let known = version.as_deref().and_then(|v| v.parse::<Revision>().ok());
+    if let Some(init) = initialize.filter(|_| answered.is_some()) {
+        let at = messages
+            .iter()
+            .position(|m| is_request(m) && m.get("id").is_some_and(|id| same_id(id, &init.id)))
+            .unwrap_or(0);
+        let after = &messages[at + 1..];
+        let initialized = after
+            .iter()
+            .position(|m| method(m).as_deref() == Some("notifications/initialized"));
+        let early: Vec<String> = after[..initialized.unwrap_or(after.len())]
+            .iter()
+            .filter(|m| is_request(m))
+            .filter_map(method)
+            .filter(|m| m != "ping")
+            .collect();
+        if known.is_none() {
+            // A version no revision has: the client should have left.
+            let went_on: Vec<String> = after
+                .iter()
+                .filter(|m| {
+                    is_request(m) || method(m).as_deref() == Some("notifications/initialized")
+                })
+                .filter_map(method)
+                .collect();
+            if !went_on.is_empty() {
+                out.push(Evidence::broke(
+                    &rules::CLIENT_MCP_VERSION,
+                    format!(
+                        "the server answered `initialize` with protocol version {}, which no MCP revision has; the client went on: {}",
+                        version.as_deref().unwrap_or("(none)"),
+                        went_on.join(", ")
+                    ),
+                ));
+            }
+        } else if initialized.is_none() && !early.is_empty() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_INITIALIZED,
+                format!(
+                    "the client never sent `notifications/initialized`, and made requests: {}",
+                    early.join(", ")
+                ),
+            ));
+        } else if !early.is_empty() {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_OPERATION_ORDER,
+                format!(
+                    "requests before `notifications/initialized`: {}",
+                    early.join(", ")
+                ),
+            ));
+        }
+    }
+    // The server's requests.
+    for ask in &o.script.asks {
+        let ok = ask
+            .answer
+            .as_ref()
+            .is_some_and(|a| a.get("result").is_some_and(Value::is_object));
+        if !ok {
+            let what = match &ask.answer {
+                Some(a) => format!("was answered with {}", short(a)),
+                None => format!("got no answer within {:?}", crate::client::ASK_WAIT),
+            };
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_SERVER_REQUEST,
+                format!("the server's `{}` (id {ASK_ID}) {what}", ask.method),
+            ));
+        }
+    }
+    if let Some(version) = &o.scenario.version
+        && initialize.is_none()
+        && o.script
+            .answers
+            .iter()
+            .any(|a| a.method == "server/discover" || a.params.pointer("/_meta").is_some())
+    {
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            format!(
+                "the client opened a 2026-07-28 session (no `initialize`), whose result this scenario rewrites to protocol version {version}: nothing to test"
+            ),
+        ));
+    }
+    if let Some(asked) = &o.scenario.ask
+        && o.script.asks.is_empty()
+    {
+        let why = if initialize.is_none() {
+            "the session was a 2026-07-28 one, whose servers send no requests over stdio"
+        } else if asked == "roots/list" {
+            "the client did not declare `roots`"
+        } else {
+            "the client made no tool call to answer after it"
+        };
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            format!("the server never sent `{asked}`: {why}"),
+        ));
+    }
+    // The call given up on.
+    let slow = o.script.answers.iter().find(|a| {
+        a.method == "tools/call" && a.params.get("name").and_then(Value::as_str) == Some("slow")
+    });
+    if let Some(slow) = slow
+        && slow.given().is_none()
+        && matches!(
+            outcomes.get("slow"),
+            Some(Outcome::Failed(_) | Outcome::Error(_))
+        )
+    {
+        let cancelled = messages.iter().any(|m| {
+            method(m).as_deref() == Some("notifications/cancelled")
+                && m.pointer("/params/requestId")
+                    .is_some_and(|id| same_id(id, &slow.id))
+        });
+        if !cancelled {
+            out.push(Evidence::broke(
+                &rules::CLIENT_MCP_CANCEL,
+                format!(
+                    "the client gave up on `slow` (id {}) but sent no `notifications/cancelled` for it",
+                    slow.id
+                ),
+            ));
+        }
+    }
+    // The end.
+    let stopped = o.script.stop.is_some_and(|(_, s)| s != Stop::Exited(0));
+    if !stopped && !o.timed_out && matches!(o.exit, Some((Some(0), _))) {
+        let why = match o.server_end {
+            ServerEnd::InputClosed => None,
+            ServerEnd::Killed => Some(
+                "the server ended with its stdin still open: the client killed it instead of closing its input first",
+            ),
+            ServerEnd::Running => {
+                Some("the client exited with its server still running and its stdin open")
+            }
+        };
+        if let Some(why) = why {
+            out.push(Evidence::broke(&rules::CLIENT_MCP_SHUTDOWN, why.into()));
+        }
+    }
+    // Every message against the negotiated revision's schema.
+    let revision = known.or_else(|| {
+        messages
+            .iter()
+            .find_map(|m| versioned(m)?.parse::<Revision>().ok())
+    });
+    let Some(revision) = revision else {
+        return;
+    };
+    let ask_method = o.script.asks.first().map(|a| a.method.as_str());
+    let mut found = 0;
+    for (n, m) in messages.iter().enumerate() {
+        let name = method(m);
+        let role = match &name {
+            Some(name) => schema::Role::Call(name),
+            None if m.get("id").is_some_and(|id| same_id(id, ASK_ID)) => {
+                schema::Role::Reply(ask_method)
+            }
+            None => schema::Role::Reply(None),
+        };
+        for e in schema::validate(revision, m, role) {
+            found += 1;
+            if found <= PER_RULE {
+                out.push(Evidence::broke(
+                    &crate::mcp::rules::MCP_SCHEMA,
+                    format!(
+                        "message {} the client wrote, against MCP {revision}'s schema: {e}",
+                        n + 1
+                    ),
+                ));
+            }
+        }
+    }
+    if found > PER_RULE {
+        out.push(Evidence::broke(
+            &crate::mcp::rules::MCP_SCHEMA,
+            format!(
+                "{} more schema findings in the client's messages not listed",
+                found - PER_RULE
+            ),
+        ));
+    }
+}
