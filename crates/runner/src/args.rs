@@ -5,11 +5,19 @@ use super::*;
 
 /// Conformance tests for JSON-RPC 2.0 and NDJSON over lines.
 #[derive(Parser)]
-#[command(name = "rpcspec", version, about)]
+#[command(
+    name = "rpcspec",
+    version,
+    about,
+    after_help = EXIT_CODES
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
 }
+
+/// The exit codes (`rpcspec::exit`), in every command's `--help`.
+pub(crate) const EXIT_CODES: &str = "Exit codes: 0 nothing failed; 1 something failed; 2 bad usage, case file or baseline; 3 the target cannot be started (a missing program, one that may not be executed, a missing #! interpreter) or check's input cannot be opened; 4 no case matched the filters";
 
 #[derive(Subcommand)]
 // Parsed once per process: the size of its largest variant costs nothing.
@@ -102,6 +110,7 @@ pub(crate) struct ServeArgs {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub(crate) struct FuzzArgs {
     /// Stop after this long: `300`, `300s`, `5m`, `2h` (at most 30 days).
     #[arg(long, value_name = "DURATION", default_value = "60", value_parser = duration_upto(30.0 * 86400.0))]
@@ -150,6 +159,7 @@ pub(crate) struct FuzzArgs {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub(crate) struct RunArgs {
     /// What the target is: a JSON-RPC server, an event-stream producer or an
     /// NDJSON decoder.
@@ -343,6 +353,7 @@ pub(crate) struct RulesArgs {
 }
 
 #[derive(clap::Args)]
+#[command(after_help = EXIT_CODES)]
 pub(crate) struct CheckArgs {
     /// The stream to check; `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,

@@ -18,7 +18,10 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
         Err(e) => return fail(&format!("case file error: {e}")),
     };
     let seeds = rpcspec::fuzz::seed_lines(&builtin);
-    let target = Target { argv: args.target };
+    let target = match startable(Target { argv: args.target }) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let jobs = usize::from(args.jobs);
     let opts = FuzzOptions {
         seed: args.seed,

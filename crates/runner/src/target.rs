@@ -50,6 +50,137 @@ impl Target {
     }
 }
 
+/// Why a target cannot start, found before it is run ([`Target::preflight`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CannotStart {
+    /// The program as given.
+    pub program: String,
+    /// Why, in a few words, with a hint where one helps.
+    pub why: String,
+}
+
+impl std::fmt::Display for CannotStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot start `{}`: {}", self.program, self.why)
+    }
+}
+
+impl Target {
+    /// Whether the program can be started, looked up as the spawn would
+    /// (a name without `/` on `$PATH`, like `execvp`), without starting it:
+    /// it exists, is a file, may be executed, and a script's `#!`
+    /// interpreter exists too (`/usr/bin/env NAME` looks NAME up). A
+    /// target that passes may still fail at its spawn (an unknown binary
+    /// format), which each role reports as ERROR.
+    pub fn preflight(&self) -> Result<(), CannotStart> {
+        let Some(program) = self.argv.first() else {
+            return Err(CannotStart {
+                program: String::new(),
+                why: "no command given".to_owned(),
+            });
+        };
+        let fail = |why: String| CannotStart {
+            program: program.to_string_lossy().into_owned(),
+            why,
+        };
+        let path = resolve(Path::new(program)).map_err(fail)?;
+        interpreter(&path).map_err(|why| {
+            fail(if path.as_os_str() == program {
+                why
+            } else {
+                format!("{} ({why})", path.display())
+            })
+        })
+    }
+}
+
+/// Where `program` is: itself when it names a path, else the first
+/// executable file of that name on `$PATH`.
+fn resolve(program: &Path) -> Result<PathBuf, String> {
+    if program.as_os_str().is_empty() {
+        return Err("an empty program name".to_owned());
+    }
+    if program.as_os_str().as_bytes().contains(&b'/') {
+        return executable(program).map(|()| program.to_path_buf());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut last = None;
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(program);
+        match executable(&candidate) {
+            Ok(()) => return Ok(candidate),
+            // A file that is there but may not be run says more than the
+            // folders without it.
+            Err(why) if candidate.exists() => {
+                last = Some(format!("{}: {why}", candidate.display()))
+            }
+            Err(_) => {}
+        }
+    }
+    let name = program.to_string_lossy();
+    let hint = match &*name {
+        "npx" | "node" | "npm" => " (is Node.js installed?)",
+        "python" | "python3" | "uv" | "uvx" | "pip" => {
+            " (is Python installed, or is it in a virtualenv that is not active?)"
+        }
+        "cargo" => " (is Rust installed?)",
+        _ => "",
+    };
+    Err(last.unwrap_or_else(|| format!("not found on $PATH{hint}")))
+}
+
+/// Whether `path` is a file this process may execute.
+fn executable(path: &Path) -> Result<(), String> {
+    let meta = std::fs::metadata(path).map_err(|e| io_why(&e))?;
+    if meta.is_dir() {
+        return Err("is a folder".to_owned());
+    }
+    let mode = rustix::fs::Access::EXEC_OK;
+    rustix::fs::access(path, mode).map_err(|e| match io::Error::from(e) {
+        e if e.kind() == io::ErrorKind::PermissionDenied => {
+            "not executable (no exec permission: `chmod +x` it, or name its interpreter first)"
+                .to_owned()
+        }
+        e => io_why(&e),
+    })
+}
+
+/// An I/O error in a few words: `No such file or directory`, without the
+/// `(os error 2)` std adds.
+fn io_why(e: &io::Error) -> String {
+    let text = e.to_string();
+    match text.find(" (os error") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// Whether a script's `#!` interpreter exists (a binary has none).
+fn interpreter(path: &Path) -> Result<(), String> {
+    let mut head = [0u8; 256];
+    let n = File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let Some(line) = head[..n].strip_prefix(b"#!") else {
+        return Ok(());
+    };
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let mut words = line.split_whitespace();
+    let Some(program) = words.next() else {
+        return Ok(());
+    };
+    let program = Path::new(program);
+    executable(program).map_err(|why| format!("its interpreter {}: {why}", program.display()))?;
+    // `#!/usr/bin/env NAME`: NAME on $PATH (`env -S` and options aside).
+    if program.file_name().is_some_and(|n| n == "env")
+        && let Some(name) = words.next().filter(|w| !w.starts_with('-'))
+    {
+        resolve(Path::new(name)).map_err(|why| format!("its interpreter `{name}`: {why}"))?;
+    }
+    Ok(())
+}
+
 /// Something that happened in or to the target.
 #[derive(Debug)]
 pub enum Msg {
@@ -261,11 +392,13 @@ impl Running {
     }
 
     /// The last bytes the target wrote to stderr.
+    ///
+    /// Colour and other terminal escape sequences are left out (a logger
+    /// that colours its output whatever the terminal): every report shows
+    /// the text, never `\u{1b}[2m`.
     pub fn stderr_tail(&self) -> Vec<u8> {
-        self.stderr
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        anstream::adapter::strip_bytes(&tail).into_vec()
     }
 }
 

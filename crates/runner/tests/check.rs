@@ -280,7 +280,7 @@ fn rpc_pairs_a_pretty_printed_reply_and_reports_json_parse_once() {
 fn a_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = rpcspec().arg("check").arg(dir.path()).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
 }
 

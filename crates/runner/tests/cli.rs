@@ -1,8 +1,9 @@
 //! End to end: every subcommand of `rpcspec` and every exit code, through
 //! the built binary. Targets other than the built-in reference server are
 //! programs every Unix has: `cat` echoes requests and never answers (a
-//! TIMEOUT), `true` exits at once (a CRASH), and a path that does not
-//! exist cannot be started (an ERROR).
+//! TIMEOUT), `true` exits at once (a CRASH), a path that does not exist
+//! ends the run before any case (exit 3), and a file the kernel will not
+//! run is an ERROR per case ([`support::unrunnable`]).
 
 mod support;
 
@@ -23,8 +24,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
 
 /// A case with a single request, cheap under every plan.
 const ONE: &str = "jsonrpc/examples/method-not-found";
-/// A program that cannot be started.
-const MISSING: &str = "/nonexistent/rpcspec-no-such-target";
 
 /// Plain output whatever the environment, and no test can hang.
 fn rpcspec() -> Command {
@@ -189,22 +188,30 @@ fn a_target_that_exits_at_once_crashes() {
         .args(["run", "--plans", "whole", "--filter", ONE, "--", "true"])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains(format!("CRASH      {ONE}  ")))
-        .stdout(predicate::str::contains("\n  whole: "))
+        .stdout(predicate::str::starts_with(
+            "CRASH      the run halted: the target exited (exit status 0) ",
+        ))
+        .stdout(predicate::str::contains(
+            "before answering barrier 0, a request for the unknown method `rpcspec/barrier` that \
+             JSON-RPC 2.0 §5.1 has answered with -32601, and wrote nothing to stdout",
+        ))
+        .stdout(predicate::str::contains(format!("\n  {ONE} (whole):\n")))
         .stdout(predicate::str::ends_with(
             "0 passed, 0 non-strict, 0 failed, 0 timeout, 1 crash, 0 skipped\n",
         ));
 }
 
 #[test]
-fn a_target_that_cannot_start_is_an_error() {
+fn a_target_that_cannot_run_is_an_error() {
+    let bad = support::unrunnable();
+    let bad = bad.to_str().expect("a UTF-8 path");
     rpcspec()
-        .args(["run", "--plans", "whole", "--filter", ONE, "--", MISSING])
+        .args(["run", "--plans", "whole", "--filter", ONE, "--", bad])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(format!("ERROR      {ONE}  ")))
         .stdout(predicate::str::contains(format!(
-            "  whole: cannot start `{MISSING}`"
+            "  whole: cannot start `{bad}`: Exec format error"
         )))
         .stdout(predicate::str::ends_with(
             "0 passed, 0 non-strict, 0 failed, 0 timeout, 0 crash, 0 skipped, 1 error\n",
@@ -304,7 +311,7 @@ fn bad_usage_exits_2() {
         &["check", "--rpc", "xml-rpc", "-"],
         "unknown dialect `xml-rpc`",
     );
-    usage(&["check", MISSING], "cannot open");
+
     // JUnit is a report of a run; `list` and `check` print text or NDJSON.
     usage(&["list", "--format", "junit"], "invalid value 'junit'");
     usage(
@@ -497,7 +504,8 @@ fn output_writes_the_report_to_a_file_and_the_summary_to_stderr() {
     rpcspec()
         .args(["run", "--filter", ONE, "--plans", "whole", "--output"])
         .arg(&human)
-        .args(["--", MISSING])
+        .arg("--")
+        .arg(support::unrunnable())
         .assert()
         .code(1)
         .stdout("")
@@ -533,7 +541,8 @@ fn a_baseline_covering_the_failures_makes_the_run_pass() {
     rpcspec()
         .args(["run", "--filter", ONE, "--plans", "whole", "--baseline"])
         .arg(&baseline)
-        .args(["--", MISSING])
+        .arg("--")
+        .arg(support::unrunnable())
         .assert()
         .code(0)
         .stdout(predicate::str::contains(format!("ERROR      {ONE}  ")))
@@ -554,7 +563,8 @@ fn a_baseline_covering_the_failures_makes_the_run_pass() {
             "--baseline",
         ])
         .arg(&baseline)
-        .args(["--", MISSING])
+        .arg("--")
+        .arg(support::unrunnable())
         .assert()
         .code(1)
         .stdout(predicate::str::ends_with(
@@ -570,7 +580,8 @@ fn write_baseline_lists_the_failures_and_round_trips() {
         .args(["run", "--filter", ONE, "--plans", "whole,crlf"])
         .arg("--write-baseline")
         .arg(&baseline)
-        .args(["--", MISSING])
+        .arg("--")
+        .arg(support::unrunnable())
         .assert()
         .code(1);
     assert_eq!(
@@ -588,7 +599,8 @@ fn write_baseline_lists_the_failures_and_round_trips() {
             "--baseline",
         ])
         .arg(&baseline)
-        .args(["--", MISSING])
+        .arg("--")
+        .arg(support::unrunnable())
         .assert()
         .code(0);
     // Against a target that passes, both entries are stale.

@@ -16,7 +16,6 @@ use assert_cmd::Command;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
-const MISSING: &str = "/nonexistent/rpcspec-no-such-target";
 const NOT_FOUND: &str = "jsonrpc/examples/method-not-found";
 const INVALID_JSON: &str = "jsonrpc/examples/invalid-json";
 /// Requires `subtract`: SKIPPED under `--without subtract`.
@@ -85,6 +84,8 @@ fn redact_plus_ms(text: &str) -> String {
 fn redact(text: &str) -> String {
     let digit = |c: char| c.is_ascii_digit();
     let text = text.replace(BIN, "[rpcspec]");
+    let bad = support::unrunnable();
+    let text = text.replace(bad.to_str().expect("UTF-8"), "[unrunnable]");
     let text = replace_after(&text, "\"duration\":", digit, "\"[ms]\"");
     let text = replace_after(&text, "\"at_ms\":", digit, "\"[ms]\"");
     let text = replace_after(&text, " timestamp=\"", |c| c != '"', "[timestamp]");
@@ -166,9 +167,11 @@ fn json_report_of_failing_and_skipped_results() {
     assert_eq!(envelope(&out), ["start", "result", "result", "summary"]);
     insta::assert_snapshot!(redact(&out));
 
+    let bad = support::unrunnable();
+    let bad = bad.to_str().expect("UTF-8");
     let out = report(
         &[
-            "--format", "json", "--plans", "whole", "--filter", NOT_FOUND, "--", MISSING,
+            "--format", "json", "--plans", "whole", "--filter", NOT_FOUND, "--", bad,
         ],
         1,
     );
@@ -333,6 +336,8 @@ fn junit_report_of_a_timeout_and_a_skip() {
 
 #[test]
 fn junit_report_of_an_error_a_skip_and_passes() {
+    let bad = support::unrunnable();
+    let bad = bad.to_str().expect("UTF-8");
     let xml = report(
         &[
             "--format",
@@ -346,7 +351,7 @@ fn junit_report_of_an_error_a_skip_and_passes() {
             "--filter",
             NOT_FOUND,
             "--",
-            MISSING,
+            bad,
         ],
         1,
     );
@@ -484,11 +489,16 @@ fn github_format_is_workflow_commands_and_a_job_summary() {
             }
         }
         // The message names the rule: an id with its level, or the case's
-        // level (or verdict) and section.
+        // level and section (a TIMEOUT, which judged no rule: the section).
         assert!(
-            ["[MUST] ", "[SHOULD] ", "case [TIMEOUT] "]
-                .iter()
-                .any(|r| message.contains(r)),
+            [
+                "[MUST] ",
+                "[SHOULD] ",
+                "%0Acase NDJSON ",
+                "%0Acase JSON-RPC "
+            ]
+            .iter()
+            .any(|r| message.contains(r)),
             "{line}"
         );
     }

@@ -67,3 +67,21 @@ pub const CAT_TIMES_OUT: &[&str] = &[
     "--",
     "cat",
 ];
+
+/// A program rpcspec's start-up check lets through (a file with the exec
+/// bit that begins as an ELF binary) but the kernel will not run: every
+/// case against it is an ERROR ("Exec format error"), where a missing
+/// program ends the run before any case.
+#[allow(dead_code)]
+pub fn unrunnable() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpcspec-unrunnable");
+    if !path.exists() {
+        // Written under another name and renamed: tests run in parallel.
+        let tmp = path.with_extension(format!("{}", std::process::id()));
+        std::fs::write(&tmp, b"\x7fELF\x02\x01\x01not a program").expect("a temporary file");
+        std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        std::fs::rename(&tmp, &path).expect("rename");
+    }
+    path
+}

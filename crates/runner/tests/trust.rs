@@ -1,0 +1,162 @@
+//! Verdicts a user can trust, through the built binary: a program that
+//! cannot start is one line and exit 3, not a case per failure; a target
+//! that says nothing ends the run in one block, every result that ran a
+//! TIMEOUT, and nothing it never showed is a PASS; in every role and
+//! dialect.
+
+mod support;
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
+const MISSING: &str = "/nonexistent/rpcspec-no-such-target";
+
+fn rpcspec() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .timeout(Duration::from_secs(120));
+    cmd
+}
+
+/// Every role and dialect a target can be run in, as `run` arguments.
+const EVERY_RUN: &[&[&str]] = &[
+    &["--dialect", "jsonrpc2"],
+    &["--dialect", "lenient"],
+    &["--dialect", "codex"],
+    &["--dialect", "mcp"],
+    &["--dialect", "mcp@2025-11-25"],
+    &["--dialect", "mcp@2026-07-28"],
+    &["--dialect", "claude"],
+    &["--dialect", "events"],
+    &["--role", "producer", "--profile", "events"],
+    &["--role", "producer", "--profile", "claude"],
+    &["--role", "decoder"],
+    &["--role", "client", "--dialect", "jsonrpc2"],
+    &["--role", "client", "--dialect", "mcp"],
+];
+
+#[test]
+fn a_program_that_cannot_start_is_one_line_and_exit_3_in_every_role() {
+    let mut commands: Vec<Vec<&str>> = EVERY_RUN
+        .iter()
+        .map(|args| [&["run"], *args, &["--", MISSING]].concat())
+        .collect();
+    commands.push(vec!["fuzz", "--time", "5", "--", MISSING]);
+    for args in commands {
+        let out = rpcspec().args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: no report");
+        assert_eq!(
+            stderr,
+            format!("rpcspec: cannot start `{MISSING}`: No such file or directory\n"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_program_without_the_exec_bit_or_its_interpreter_cannot_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+    let script = dir.path().join("script");
+    std::fs::write(&script, "#!/nonexistent/python9\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for (program, why) in [
+        (&plain, "not executable".to_owned()),
+        (&script, "its interpreter /nonexistent/python9".to_owned()),
+    ] {
+        let out = rpcspec()
+            .arg("run")
+            .arg("--")
+            .arg(program)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(&why), "{stderr}");
+    }
+    // A program looked up in PATH that is not there.
+    let out = rpcspec()
+        .args(["run", "--", "rpcspec-no-such-program"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not found on $PATH"));
+}
+
+#[test]
+fn check_of_an_input_that_cannot_be_opened_is_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    for input in [dir.path().join("missing.ndjson"), dir.path().to_owned()] {
+        let out = rpcspec().arg("check").arg(&input).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(!stderr.contains("os error"), "{stderr}");
+    }
+}
+
+/// The human report of `rpcspec run ARGS -- sleep 1000`, and the verdict
+/// of each result from its JUnit report: `PASS` for a test case with no
+/// failure, error or skip in it.
+fn silent_run(args: &[&str]) -> (String, Vec<(String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let out = rpcspec()
+        .arg("run")
+        .args(args)
+        .args(["--startup-timeout", "1s", "--timeout", "1s", "--jobs", "2"])
+        .arg("--junit")
+        .arg(&junit)
+        .args(["--", "sleep", "1000"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?} fails");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    let verdicts = xml
+        .split("<testcase ")
+        .skip(1)
+        .map(|case| {
+            let case = &case[..case.find("</testcase>").unwrap_or(case.len())];
+            let name = case.split('"').nth(1).unwrap_or_default().to_owned();
+            let verdict = if case.contains("<skipped") {
+                "SKIPPED".to_owned()
+            } else if let Some(at) = case.find(" type=\"") {
+                case[at + 7..]
+                    .split('"')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            } else {
+                "PASS".to_owned()
+            };
+            (name, verdict)
+        })
+        .collect();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), verdicts)
+}
+
+#[test]
+fn a_target_that_says_nothing_gets_no_pass_and_one_block_in_every_role() {
+    for args in EVERY_RUN {
+        let (human, verdicts) = silent_run(args);
+        assert!(!verdicts.is_empty(), "{args:?}");
+        for (name, verdict) in &verdicts {
+            assert!(
+                matches!(verdict.as_str(), "TIMEOUT" | "SKIPPED"),
+                "{args:?}: {name} is {verdict}: {human}"
+            );
+        }
+        assert!(verdicts.iter().any(|(_, v)| v == "TIMEOUT"), "{args:?}");
+        // One block: the halt's, and no case's of its own.
+        assert_eq!(human.matches("TIMEOUT    ").count(), 1, "{args:?}: {human}");
+        assert!(human.contains("the run halted: "), "{args:?}: {human}");
+    }
+}
