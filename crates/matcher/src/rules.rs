@@ -180,7 +180,7 @@ crate::rule_table! { RULES;
         "a reply echoes a string `id` with the same escapes (`\"\\u0041\"` and `\"A\"` are the same id)";
     SESSION_REPLY_TO_NOTIFICATION = "session.reply-to-notification", Must, "JSON-RPC 2.0 §4.1, §6",
         "a notification gets no reply, alone or in a batch, and an all-notification batch gets nothing back";
-    SESSION_UNANSWERED = "session.unanswered", Must, "JSON-RPC 2.0 §5",
+    SESSION_UNANSWERED = "session.unanswered", Must, "JSON-RPC 2.0 §5 (\"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications\")",
         "every request, valid or not, gets a reply before the session closes";
     SESSION_ID_REUSED = "session.id-reused", Should, "JSON-RPC 2.0 §4",
         "a sender does not reuse the `id` of a request that still awaits its reply";

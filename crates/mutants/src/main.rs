@@ -13,7 +13,7 @@ use std::{
 };
 
 use rpcspec::serve::{self, INVALID_REQUEST, Input, PARSE_ERROR, error, respond};
-use rpcspec_framer::{Config, Event, Framer};
+use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
 use serde_json::Value;
 
 /// Every mutant: name and the bug it has.
@@ -22,6 +22,14 @@ const MUTANTS: &[(&str, &str)] = &[
     (
         "reference-out-of-order",
         "none: answers each line on a thread of its own after a pause of 0-7 ms, so replies come in any order",
+    ),
+    (
+        "reference-reversed-reads",
+        "none: answers the lines of each read() in reverse order, and a blank line with -32700 (JSON-RPC 2.0 orders no replies; a blank line is not JSON)",
+    ),
+    (
+        "reference-late-parse-errors",
+        "none: answers a line that is not JSON (a blank one included) with -32700 50 ms late, on a thread, and everything else at once",
     ),
     (
         "reference-nesting-limit",
@@ -138,6 +146,26 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             }
             Ok(())
         }
+        "reference-reversed-reads" => serve_reads(input, output, |replies| replies.reverse()),
+        "reference-late-parse-errors" => {
+            let mut late = Vec::new();
+            serve_reads(input, output, |replies| {
+                let (errors, rest) = replies.drain(..).partition(|r| r.contains("-32700"));
+                *replies = rest;
+                for reply in errors {
+                    // Stdout unlocked, as main gives it: a line per write.
+                    late.push(thread::spawn(move || {
+                        thread::sleep(Duration::from_millis(50));
+                        let mut out = io::stdout();
+                        let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
+                    }));
+                }
+            })?;
+            for t in late {
+                let _ = t.join();
+            }
+            Ok(())
+        }
         "drops-coalesced" => {
             let mut framer = Framer::new(config);
             let mut buf = vec![0; 64 * 1024];
@@ -210,6 +238,54 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             };
             mutate(other, line, respond(line))
         }),
+    }
+}
+
+/// Serves each read() of `input` at once: its lines (a blank one answered
+/// with -32700, as a line that is not JSON) are answered by the
+/// reference, then `order` may reorder or take the replies before they
+/// are written.
+fn serve_reads(
+    mut input: impl Read,
+    mut output: impl Write,
+    mut order: impl FnMut(&mut Vec<String>),
+) -> io::Result<()> {
+    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
+    let mut buf = vec![0; 64 * 1024];
+    let mut replies = Vec::new();
+    let answer = |e: Event<'_>, replies: &mut Vec<String>| {
+        let input = match &e {
+            Event::Line(line) => match line.as_str() {
+                Ok(text) => Input::Line(text),
+                Err(_) => Input::Unreadable,
+            },
+            Event::Problem(p) if matches!(p.kind, ProblemKind::Truncated) => {
+                match std::str::from_utf8(&p.bytes) {
+                    Ok(text) => Input::Line(text),
+                    Err(_) => Input::Unreadable,
+                }
+            }
+            Event::Problem(p) if matches!(p.kind, ProblemKind::Bom) => return,
+            // A blank line, invalid UTF-8, a line too long to keep.
+            Event::Problem(_) => Input::Unreadable,
+        };
+        replies.extend(reference(input));
+    };
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            framer.finish(|e| answer(e, &mut replies));
+        } else {
+            framer.push(&buf[..n], |e| answer(e, &mut replies));
+        }
+        order(&mut replies);
+        for reply in replies.drain(..) {
+            writeln!(output, "{reply}")?;
+        }
+        output.flush()?;
+        if n == 0 {
+            return Ok(());
+        }
     }
 }
 

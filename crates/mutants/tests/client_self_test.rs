@@ -141,7 +141,16 @@ fn run(name: &str, protocol: Protocol) -> Vec<CaseResult> {
         2,
         &|_, _| {},
         || (),
-        |(), sc| client::run_scenario(sc, &target, Path::new(PEER), limits, &Budget::DEFAULT),
+        |(), sc| {
+            client::run_scenario(
+                sc,
+                &target,
+                Path::new(PEER),
+                limits,
+                &Budget::DEFAULT,
+                &Default::default(),
+            )
+        },
     )
 }
 

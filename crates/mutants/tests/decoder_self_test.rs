@@ -173,6 +173,7 @@ fn run(name: &str, fresh: bool) -> Vec<CaseResult> {
                 &target,
                 Duration::from_secs(10),
                 &Default::default(),
+                &Default::default(),
             )
         },
     )

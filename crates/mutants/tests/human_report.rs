@@ -42,6 +42,7 @@ fn report(mutant: &str, filter: &str) -> String {
         results,
         stale: Vec::new(),
         duration: Duration::ZERO,
+        halt: opts.readiness.halted().cloned(),
     };
     redact(&render::human(&report, false))
 }

@@ -55,6 +55,7 @@ fn checks(name: &str, pinned: Option<Revision>) -> Vec<CaseResult> {
         timeout: Duration::from_secs(3),
         budget: Budget::DEFAULT,
         calls: calls(),
+        readiness: Default::default(),
     };
     suite::run(&target(name), &opts, &|_| true).results
 }
@@ -201,11 +202,9 @@ const MUTANTS: &[Mutant] = &[
         LEGACY,
         &["mcp/utilities/ping", "mcp/lifecycle/before-initialized"],
     ),
-    m(
-        "second-initialize-ok",
-        LEGACY,
-        &["mcp/lifecycle/second-initialize"],
-    ),
+    // INFO only (no sentence says how a second one is refused): noted,
+    // never failed; `a_second_initialize_that_succeeds_is_noted`.
+    m("second-initialize-ok", LEGACY, &[]),
     m(
         "invalid-cursor-ok",
         None,
@@ -310,5 +309,33 @@ fn a_server_that_drops_invalid_lines_is_caught_by_the_json_rpc_cases() {
             .iter()
             .any(|c| c.starts_with("jsonrpc/envelope/") && c.ends_with("NON-STRICT")),
         "{dropped:#?}"
+    );
+}
+
+#[test]
+fn a_second_initialize_that_succeeds_is_noted() {
+    let results = checks("second-initialize-ok", LEGACY);
+    let second = results
+        .iter()
+        .find(|r| r.id == "mcp/lifecycle/second-initialize")
+        .expect("the check ran");
+    assert_eq!(second.verdict, Verdict::Pass, "{second:#?}");
+    assert!(
+        second.evidence.iter().any(|e| e
+            .rule
+            .as_ref()
+            .is_some_and(|r| r.id == "mcp.lifecycle.second-initialize" && r.level == "INFO")
+            && e.message.contains("a second `initialize`")),
+        "{second:#?}"
+    );
+    // The reference refuses it: nothing to note.
+    let reference = checks("reference", LEGACY);
+    let second = reference
+        .iter()
+        .find(|r| r.id == "mcp/lifecycle/second-initialize")
+        .expect("the check ran");
+    assert!(
+        second.evidence.iter().all(|e| e.rule.is_none()),
+        "{second:#?}"
     );
 }

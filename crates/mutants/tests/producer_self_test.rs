@@ -63,6 +63,7 @@ fn run_with(profile: &Profile, source: Source, limits: Limits) -> Vec<CaseResult
         4,
         &|_, _| {},
     )
+    .results
 }
 
 fn run(name: &str, source: Source) -> Vec<CaseResult> {

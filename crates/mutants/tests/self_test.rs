@@ -315,6 +315,52 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
     (table, verdicts)
 }
 
+/// A verdict never depends on which cases shared a process: two correct
+/// servers that answer late what a shared process could hand to the next
+/// case get, run after run, the verdicts they get with a process per
+/// (case, plan). One answers the lines of each read in reverse order, a
+/// blank line's -32700 after the barrier's answer; the other answers a
+/// line that is not JSON 50 ms late, on a thread (after the case's fence).
+#[test]
+fn servers_that_answer_late_get_the_verdicts_of_fresh_processes_on_every_run() {
+    let runs: usize = std::env::var("RPCSPEC_REUSE_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let verdicts = |results: Vec<CaseResult>| -> Vec<String> {
+        results
+            .iter()
+            .map(|r| format!("{} [{}] {}", r.id, r.plan, r.verdict.as_str()))
+            .collect()
+    };
+    for name in ["reference-reversed-reads", "reference-late-parse-errors"] {
+        let fresh = verdicts(run(name, &[], ALL, 5000, true));
+        // Not vacuous: a blank line's late answer is graded, and would pass
+        // where it reached the next case instead.
+        assert!(
+            fresh
+                .iter()
+                .any(|v| v.starts_with("framing/lines/blank-line [") && v.ends_with(" NON-STRICT")),
+            "{name}: {fresh:?}"
+        );
+        for k in 0..runs {
+            let shared = verdicts(run(name, &[], ALL, 5000, false));
+            let differ: Vec<String> = fresh
+                .iter()
+                .zip(&shared)
+                .filter(|(a, b)| a != b)
+                .map(|(a, b)| format!("fresh: {a}; shared: {b}"))
+                .collect();
+            assert!(
+                differ.is_empty() && fresh.len() == shared.len(),
+                "{name}, run {}: shared processes gave other verdicts:\n{}",
+                k + 1,
+                differ.join("\n")
+            );
+        }
+    }
+}
+
 /// The list above and the binary's list of mutants are the same.
 #[test]
 fn every_mutant_of_the_binary_is_tested() {

@@ -21,13 +21,17 @@
 
 use std::{
     ops::{Deref, DerefMut},
+    sync::{
+        OnceLock,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
 use crate::{
     budget::Budget,
     http::{self, BodyEnd, Head, Url},
-    report::{Evidence, Verdict},
+    report::{Evidence, Halt, Verdict},
     target::{Msg, Running, Target},
 };
 
@@ -38,6 +42,65 @@ pub const KILL_GRACE: Duration = Duration::from_millis(500);
 /// producer roles; a decoder has the case deadline, its contract being to
 /// exit at the end of its stream).
 pub const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// What a run has learnt of its target's start, shared by every process
+/// and job of the run (every role): whether any process gave a sign of
+/// life (answered, connected, wrote what it was asked), and whether one
+/// gave none within the start-up limit. A run whose first processes give
+/// none, with none giving one, is halted: a target that answers nothing
+/// costs the start-up limit once, not once per case, and the report says
+/// so in one block ([`Halt`]).
+#[derive(Debug, Default)]
+pub struct Readiness {
+    heard: AtomicBool,
+    silent: AtomicBool,
+    halt: OnceLock<Halt>,
+    /// The longest start-up seen (spawn to first answer), in µs.
+    slowest: AtomicU64,
+}
+
+impl Readiness {
+    /// A process gave a sign of life: the run is not halted for silence.
+    pub fn heard(&self) {
+        self.heard.store(true, Ordering::Relaxed);
+    }
+
+    /// A process gave no sign of life within the start-up limit (or
+    /// exited first): later processes of the run get a short wait, and
+    /// unless some process gave one, the run halts with `halt`.
+    pub fn unheard(&self, halt: Halt) {
+        self.silent.store(true, Ordering::Relaxed);
+        if !self.heard.load(Ordering::Relaxed) {
+            let _ = self.halt.set(halt);
+        }
+    }
+
+    /// Whether a process of this run gave no sign in time.
+    pub fn silent(&self) -> bool {
+        self.silent.load(Ordering::Relaxed)
+    }
+
+    /// Why the run halted, if it did: no case is started after.
+    pub fn halted(&self) -> Option<&Halt> {
+        self.halt.get()
+    }
+
+    /// A process answered its first request `took` after it was started.
+    pub fn started_in(&self, took: Duration) {
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        self.slowest.fetch_max(micros, Ordering::Relaxed);
+    }
+
+    /// How long a process that took `own` to start may take to exit once
+    /// its stdin closes: [`EXIT_GRACE`], or twice the slowest start-up of
+    /// the run (its own included), if longer. A target slow to start is
+    /// slow to stop (an interpreter, an event loop to wind down), and both
+    /// slow down alike under load.
+    pub fn exit_grace(&self, own: Duration) -> Duration {
+        let slowest = Duration::from_micros(self.slowest.load(Ordering::Relaxed));
+        EXIT_GRACE.max(2 * own.max(slowest))
+    }
+}
 
 /// Which of the budget's caps a target's output passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

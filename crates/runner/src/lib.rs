@@ -48,7 +48,7 @@ use std::{
 };
 
 use cases::Case;
-use exec::{RunOptions, run_reusing};
+use exec::{Job, RunOptions, run_reusing};
 use plan::Plan;
 use report::CaseResult;
 use target::Target;
@@ -64,7 +64,7 @@ pub fn run_suite(
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Vec<CaseResult> {
-    let work: Vec<(&Case, Plan)> = cases
+    let work: Vec<(usize, &Case, Plan)> = cases
         .iter()
         .flat_map(|c| {
             c.plans
@@ -72,15 +72,34 @@ pub fn run_suite(
                 .filter(|p| plans.contains(p))
                 .map(move |&p| (c, p))
         })
+        .enumerate()
+        .map(|(i, (c, p))| (i, c, p))
         .collect();
-    // Each job keeps its process for as many cases as can share it.
-    run_parallel_with(
+    // Each job keeps its process for as many cases as can share it; a
+    // case, or a job's end, may hand back earlier ones' results, run again.
+    let case_of = |j: usize| (work[j].1, work[j].2);
+    let mut again = Vec::new();
+    let reused = run_parallel_jobs(
         &work,
         jobs,
         progress,
-        || None,
-        |live, &(case, plan)| run_reusing(case, plan, target, opts, live),
-    )
+        Job::default,
+        |job, &(i, case, plan)| run_reusing(i, case, plan, target, opts, job, case_of),
+        |job| Some(job.finish(target, opts, case_of)),
+    );
+    let mut results = Vec::with_capacity(work.len());
+    for r in reused {
+        again.extend(r.again);
+        results.extend(r.result);
+    }
+    for (i, result) in again {
+        results[i] = result;
+    }
+    // A target that answered nothing: every case that ran says so, once.
+    if let Some(halt) = opts.readiness.halted() {
+        results.iter_mut().for_each(|r| halt.apply(r));
+    }
+    results
 }
 
 /// Runs `run` on every item of `work`, `jobs` at a time, and returns the
@@ -97,7 +116,7 @@ pub fn run_parallel<T: Sync, R: Send>(
 
 /// [`run_parallel`] with a state per job: `init` makes it when the job
 /// starts, `run` gets it with every item, and it is dropped when the job
-/// ends (the server role keeps a target process in it).
+/// ends.
 pub fn run_parallel_with<T: Sync, R: Send, S>(
     work: &[T],
     jobs: usize,
@@ -105,10 +124,25 @@ pub fn run_parallel_with<T: Sync, R: Send, S>(
     init: impl Fn() -> S + Sync,
     run: impl Fn(&mut S, &T) -> R + Sync,
 ) -> Vec<R> {
+    run_parallel_jobs(work, jobs, progress, init, run, |_| None)
+}
+
+/// [`run_parallel_with`], where each job's state is handed to `finish`
+/// when the job ends (the server role closes its kept process there): its
+/// results, when it gives any, follow those of `work`, in no set order.
+pub fn run_parallel_jobs<T: Sync, R: Send, S>(
+    work: &[T],
+    jobs: usize,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    init: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, &T) -> R + Sync,
+    finish: impl Fn(S) -> Option<R> + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<R>>> =
         Mutex::new(std::iter::repeat_with(|| None).take(work.len()).collect());
+    let finished: Mutex<Vec<R>> = Mutex::new(Vec::new());
     thread::scope(|s| {
         for _ in 0..jobs.clamp(1, work.len().max(1)) {
             s.spawn(|| {
@@ -122,15 +156,20 @@ pub fn run_parallel_with<T: Sync, R: Send, S>(
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                     progress(done.fetch_add(1, Ordering::Relaxed) + 1, work.len());
                 }
+                if let Some(r) = finish(state) {
+                    finished.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+                }
             });
         }
     });
-    results
+    let mut all: Vec<R> = results
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
         .map(|r| r.expect("every job ran"))
-        .collect()
+        .collect();
+    all.extend(finished.into_inner().unwrap_or_else(|e| e.into_inner()));
+    all
 }
 
 /// Whether `id` is selected by the filters: no filters select everything;

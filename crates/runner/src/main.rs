@@ -212,9 +212,22 @@ fn target_of(args: &RunArgs) -> Result<Target, u8> {
     if args.target.is_empty() {
         reference_target(args.role, &args.profile, args.dialect())
     } else {
-        Ok(Target {
+        startable(Target {
             argv: args.target.clone(),
         })
+    }
+}
+
+/// `target`, if it can be started; else one line saying why, and
+/// [`exit::CANNOT_START`]: a program that is not there is not a server
+/// that fails.
+fn startable(target: Target) -> Result<Target, u8> {
+    match target.preflight() {
+        Ok(()) => Ok(target),
+        Err(e) => {
+            eprintln!("rpcspec: {e}");
+            Err(exit::CANNOT_START)
+        }
     }
 }
 
@@ -229,6 +242,8 @@ struct RoleRun {
     target: String,
     dialect: String,
     results: Vec<rpcspec::report::CaseResult>,
+    /// Why the run stopped running cases, if it did.
+    halt: Option<rpcspec::report::Halt>,
 }
 
 fn run(mut args: RunArgs) -> u8 {
@@ -290,6 +305,7 @@ fn run(mut args: RunArgs) -> u8 {
         results: ran.results,
         stale: Vec::new(),
         duration: started.elapsed(),
+        halt: ran.halt,
     };
     if let Some(b) = &baseline {
         b.apply(&mut report);
@@ -446,6 +462,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             .as_ref()
             .map(|f| f.mcp.clone())
             .unwrap_or_default(),
+        readiness: opts.readiness.clone(),
     };
     // A server's cases mostly wait on the target: twice as many jobs as
     // cores keep both busy.
@@ -478,8 +495,9 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             "the server speaks MCP 2026-07-28 only (it answered `initialize` with no result): the JSON-RPC cases open with `initialize` and probe with `ping`, which that revision removed; the `mcp/…` checks cover it",
         );
     }
-    let mcp_results = outcome.results;
-    results.extend(mcp_results);
+    results.extend(outcome.results);
+    // A target that answered nothing: the MCP checks say so too.
+    let halt = halted(&opts.readiness, &mut results);
     Ok(RoleRun {
         target: target.display(),
         dialect: match pinned {
@@ -487,6 +505,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             None => handshake,
         },
         results,
+        halt,
     })
 }
 
@@ -522,7 +541,7 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
     };
-    let results = producer::run(
+    let produced = producer::run(
         &cases,
         &profile,
         &source,
@@ -534,7 +553,8 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     Ok(RoleRun {
         target: source.display(),
         dialect: profile.name.clone(),
-        results,
+        results: produced.results,
+        halt: produced.halt,
     })
 }
 
@@ -571,18 +591,20 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         return Err(exit::NO_CASES);
     }
     let (timeout, budget) = (args.timeout(), args.budget());
-    let results = rpcspec::run_parallel_with(
+    let readiness = rpcspec::exec::Readiness::default();
+    let mut results = rpcspec::run_parallel_with(
         &work,
         jobs_of(args),
         progress,
         || decoder::Session::new(args.fresh),
         |session, (case, plan)| {
-            decoder::run_case_in(session, case, plan, &target, timeout, &budget)
+            decoder::run_case_in(session, case, plan, &target, timeout, &budget, &readiness)
         },
     );
     Ok(RoleRun {
         target: target.display(),
         dialect: "ndjson".to_owned(),
+        halt: halted(&readiness, &mut results),
         results,
     })
 }
@@ -626,18 +648,30 @@ fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         timeout: args.timeout.unwrap_or(client::DEFAULT_TIMEOUT),
     };
     let budget = args.budget();
-    let results = rpcspec::run_parallel_with(
+    let readiness = rpcspec::exec::Readiness::default();
+    let mut results = rpcspec::run_parallel_with(
         &scenarios,
         jobs_of(args),
         progress,
         || (),
-        |(), sc| client::run_scenario(sc, &target, &peer, limits, &budget),
+        |(), sc| client::run_scenario(sc, &target, &peer, limits, &budget, &readiness),
     );
     Ok(RoleRun {
         target: target.display(),
         dialect: args.dialect().to_owned(),
+        halt: halted(&readiness, &mut results),
         results,
     })
+}
+
+/// Why the run halted, if it did, with every result that ran saying so.
+fn halted(
+    readiness: &rpcspec::exec::Readiness,
+    results: &mut [rpcspec::report::CaseResult],
+) -> Option<rpcspec::report::Halt> {
+    let halt = readiness.halted()?.clone();
+    results.iter_mut().for_each(|r| halt.apply(r));
+    Some(halt)
 }
 
 /// Keeps the cases whose id the filters select; none is an error.
@@ -786,7 +820,10 @@ fn check_cmd(args: CheckArgs) -> u8 {
     let checked = match &args.file {
         Some(path) if path.as_os_str() != "-" => match open_stream(path) {
             Ok(f) => check::check(f, &opts, sink),
-            Err(e) => return fail(&e),
+            Err(e) => {
+                eprintln!("rpcspec: {e}");
+                return exit::CANNOT_START;
+            }
         },
         _ => check::check(io::stdin().lock(), &opts, sink),
     };
@@ -821,7 +858,11 @@ fn check_cmd(args: CheckArgs) -> u8 {
 /// Opens a stream to check: a regular file, a FIFO or a character device;
 /// never a directory.
 fn open_stream(path: &Path) -> Result<fs::File, String> {
-    let f = fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let f = fs::File::open(path).map_err(|e| {
+        let why = e.to_string();
+        let why = why.split(" (os error").next().unwrap_or(&why);
+        format!("cannot open {}: {why}", path.display())
+    })?;
     match f.metadata() {
         Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
         _ => Ok(f),

@@ -107,7 +107,14 @@ fn render_mcp() -> String {
         );
     }
     out += "\n## Rules\n\n| Id | Level | Revisions and section | Statement |\n|---|---|---|---|\n";
-    for rule in mcp::rules::MCP {
+    // The MCP rules, then the matcher's that a check names (`mcp.id-reused`).
+    let mut rules: Vec<&rpcspec::rules::Rule> = mcp::rules::MCP.to_vec();
+    for rule in MCP_CHECKS.iter().flat_map(|c| c.rules.iter().copied()) {
+        if !rules.iter().any(|r| r.id == rule.id) {
+            rules.push(rule);
+        }
+    }
+    for rule in rules {
         out += &format!(
             "| `{}` | {} | {} | {} |\n",
             rule.id,

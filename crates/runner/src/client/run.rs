@@ -31,8 +31,8 @@ use super::{
 };
 use crate::{
     budget::Budget,
-    drive::{Drive, Meter},
-    report::{Bytes, CaseResult, Evidence, Received, Sent, Verdict},
+    drive::{Drive, Meter, Readiness},
+    report::{Bytes, CaseResult, Evidence, Halt, Received, Sent, Verdict},
     target::{Msg, Target, describe_exit},
 };
 
@@ -116,6 +116,7 @@ pub fn run_scenario(
     peer: &Path,
     limits: Limits,
     budget: &Budget,
+    readiness: &Readiness,
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(
@@ -124,6 +125,10 @@ pub fn run_scenario(
         sc.title.clone(),
         sc.section.clone(),
     );
+    if let Some(halt) = readiness.halted() {
+        halt.apply(&mut result);
+        return result;
+    }
     let listener = match Listener::new() {
         Ok(l) => l,
         Err(e) => {
@@ -263,6 +268,20 @@ pub fn run_scenario(
         }
     }
     let connected = link.is_some();
+    if connected {
+        readiness.heard();
+    } else if timed_out && exit.is_none() {
+        // A client that starts no server on its first runs starts none.
+        readiness.unheard(Halt {
+            verdict: Verdict::Timeout,
+            message: format!(
+                "the client did not start its server within {:?} (--startup-timeout): is `{{server}}` \
+                 among its arguments, or does it read ${SERVER_ENV}? does it need a subcommand to \
+                 start a session?",
+                limits.startup
+            ),
+        });
+    }
     if connected && listener.accept().is_some() {
         seen.evidence.push(Evidence::note(
             Verdict::Pass,

@@ -20,6 +20,10 @@ pub(super) struct Startup {
     pub(super) pause: Duration,
     /// Whether the adapter answered [`PIPES_ENV`] with [`PIPES_HELLO`].
     pub(super) pipes: bool,
+    /// Whether, given an empty stream, it neither wrote nor exited within
+    /// the probe's limit: a first case that also hears nothing halts the
+    /// run.
+    pub(super) silent: bool,
 }
 
 /// The environment variable that offers an adapter many streams over
@@ -54,6 +58,7 @@ pub(super) fn startup(target: &Target, timeout: Duration) -> Startup {
     }
     let limit = timeout.min(Duration::from_secs(2));
     let (mut measured, mut first_line) = (Duration::ZERO, Vec::new());
+    let mut silent = false;
     if let Ok(mut running) = Running::spawn_with(target, &[PIPES_ENV]) {
         running.close_stdin();
         let until = Instant::now() + limit;
@@ -76,11 +81,13 @@ pub(super) fn startup(target: &Target, timeout: Duration) -> Startup {
         }
         if !exited {
             measured = limit;
+            silent = first_line.is_empty();
         }
     }
     let found = Startup {
         pause: (measured + measured / 2).max(SPLIT_PAUSE),
         pipes: hello_len(&first_line).is_some(),
+        silent,
     };
     known.push((target.clone(), found));
     found

@@ -23,6 +23,7 @@ use std::{
 };
 
 use super::{run::*, *};
+use crate::{drive::Readiness, report::Halt};
 
 /// How long a shared adapter may take to start and write its hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
@@ -129,6 +130,40 @@ impl Drop for PipeDir {
 /// streams over named pipes, else on a process of its own ([`run_case`]);
 /// see the module's documentation for when a result is run again.
 pub fn run_case_in(
+    session: &mut Session,
+    case: &DecoderCase,
+    plan: &DecoderPlan,
+    target: &Target,
+    timeout: Duration,
+    budget: &Budget,
+    readiness: &Readiness,
+) -> CaseResult {
+    if let Some(halt) = readiness.halted() {
+        let mut result = new_result(case, plan);
+        halt.apply(&mut result);
+        return result;
+    }
+    let result = run_case_shared(session, case, plan, target, timeout, budget);
+    let silent = result.received.is_empty() && result.verdict == Verdict::Timeout;
+    if !silent {
+        readiness.heard();
+    } else if startup(target, timeout).silent {
+        // Silent given an empty stream, and given this one.
+        readiness.unheard(Halt {
+            verdict: Verdict::Timeout,
+            message: format!(
+                "the adapter wrote nothing to stdout and did not exit, given an empty stream or \
+                 this case's ({:?} after its stdin closed, --timeout): does it read the stream \
+                 from stdin, and write `{{\"end\": …}}` at its end (spec-cases/decoder/README.md)?",
+                timeout
+            ),
+        });
+    }
+    result
+}
+
+/// [`run_case_in`], once the run is known to go on.
+fn run_case_shared(
     session: &mut Session,
     case: &DecoderCase,
     plan: &DecoderPlan,

@@ -411,7 +411,15 @@ fn done_stream(
     timeout: Duration,
 ) -> CaseResult {
     let case = case_of(b"{\"type\":\"done\"}\n");
-    run_case_in(session, &case, plan, target, timeout, &Budget::DEFAULT)
+    run_case_in(
+        session,
+        &case,
+        plan,
+        target,
+        timeout,
+        &Budget::DEFAULT,
+        &Default::default(),
+    )
 }
 
 #[test]

@@ -18,10 +18,7 @@
 
 use std::{
     process::ExitStatus,
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -83,25 +80,7 @@ pub struct RunOptions {
     pub readiness: Arc<Readiness>,
 }
 
-/// What a run has learnt of its target's start-up.
-#[derive(Debug, Default)]
-pub struct Readiness {
-    /// A process gave no sign of reading within the start-up limit: later
-    /// processes of the run get a short wait instead (a target that never
-    /// answers costs the limit once per job, not once per case).
-    silent: AtomicBool,
-}
-
-impl Readiness {
-    /// Whether a process of this run gave no sign of reading in time.
-    fn silent(&self) -> bool {
-        self.silent.load(Ordering::Relaxed)
-    }
-
-    fn mark_silent(&self) {
-        self.silent.store(true, Ordering::Relaxed);
-    }
-}
+pub use crate::drive::Readiness;
 
 /// The dialects `--dialect` takes: the matcher's, plus `codex`, the
 /// lenient dialect opened by the Codex app-server's handshake, and
@@ -161,7 +140,7 @@ pub const BARRIER_METHOD: &str = "rpcspec/barrier";
 /// Runs `case` under `plan` against a process of its own.
 pub fn run_case(case: &Case, plan: Plan, target: &Target, opts: &RunOptions) -> CaseResult {
     match prepare(case, plan, opts) {
-        Ok((case, preamble)) => execute(&case, preamble, plan, target, opts, None, false).0,
+        Ok((case, preamble)) => execute(&case, preamble, plan, target, opts, None, false).result,
         Err(result) => *result,
     }
 }
@@ -189,48 +168,192 @@ enum Recorded {
     Stdout(Vec<u8>, Duration),
 }
 
-/// Runs `case` under `plan` on `live`, the process kept from the cases
-/// before it, or on a new one, and leaves in `live` the process the next
-/// case may use. A case that closes stdin, ends a step without a newline or
-/// says `fresh = true` gets a process of its own and leaves `live` alone.
-/// A case that ends in CRASH or TIMEOUT on a process that ran cases before
-/// it is run again on a new process, and that verdict is reported (with a
-/// note when the two differ): a shared process never gives a verdict a
-/// process of its own would not.
-pub fn run_reusing(
+/// What one job of a suite keeps between its cases: the process, and the
+/// cases that ran on it.
+#[derive(Default)]
+pub struct Job {
+    live: Option<Live>,
+    /// The indices (in the suite's work) of the cases run on `live`.
+    since: Vec<usize>,
+}
+
+/// Results from [`run_reusing`] and [`Job::finish`]: the case's own, and
+/// earlier ones run again.
+pub struct Reused {
+    /// The case's result (`None` from [`Job::finish`]).
+    pub result: Option<CaseResult>,
+    /// Earlier cases of the job, run again on processes of their own: their
+    /// indices in the work, and those results, which stand.
+    pub again: Vec<(usize, CaseResult)>,
+}
+
+/// Runs `case` under `plan` (item `index` of the suite's work) on the
+/// process `job` kept from the cases before it, or on a new one, and
+/// leaves in `job` the process the next case may use. A case that closes
+/// stdin, ends a step without a newline or says `fresh = true` gets a
+/// process of its own and leaves the job's alone. `work` finds an earlier
+/// case by its index.
+///
+/// A shared process never gives a verdict a process of its own would not:
+/// - each case on it ends with a fence (`Run::fence`), so what the target
+///   answers late to the case's input, before the fence's answer, is the
+///   case's, as it would be on a process of its own before it exited;
+/// - any result but a PASS on a process that ran cases before it is run
+///   again on a new process, and that verdict stands (with a note when the
+///   two differ);
+/// - output that a later case on the process cannot have drawn
+///   (`Run::foreign`), or that comes after the last fence when the job
+///   ends ([`Job::finish`]), is some earlier case's, come after its fence:
+///   every case that ran on the process is then run again on a process of
+///   its own, and those verdicts stand.
+pub fn run_reusing<'c>(
+    index: usize,
     case: &Case,
     plan: Plan,
     target: &Target,
     opts: &RunOptions,
-    live: &mut Option<Live>,
-) -> CaseResult {
-    let (case, preamble) = match prepare(case, plan, opts) {
+    job: &mut Job,
+    work: impl Fn(usize) -> (&'c Case, Plan),
+) -> Reused {
+    let (prepared, preamble) = match prepare(case, plan, opts) {
         Ok(prepared) => prepared,
-        Err(result) => return *result,
+        Err(result) => return Reused::alone(*result),
     };
-    if opts.fresh || needs_own_process(&case, preamble, plan) {
-        return execute(&case, preamble, plan, target, opts, None, false).0;
+    if opts.fresh || needs_own_process(&prepared, preamble, plan) {
+        let run = execute(&prepared, preamble, plan, target, opts, None, false);
+        return Reused::alone(run.result);
     }
-    let earlier = live.as_ref().map_or(0, |l| l.cases);
-    let (result, next) = execute(&case, preamble, plan, target, opts, live.take(), true);
-    *live = next;
-    if earlier == 0 || !matches!(result.verdict, Verdict::Crash | Verdict::Timeout) {
-        return result;
+    let earlier = std::mem::take(&mut job.since);
+    let run = execute(
+        &prepared,
+        preamble,
+        plan,
+        target,
+        opts,
+        job.live.take(),
+        true,
+    );
+    // Earlier cases on the process, run again on processes of their own.
+    let alone = |earlier: &[usize]| -> Vec<(usize, CaseResult)> {
+        earlier
+            .iter()
+            .map(|&i| (i, run_alone(work(i), target, opts)))
+            .collect()
+    };
+    if run.foreign {
+        // What else the process holds of earlier cases is theirs.
+        drop(run.live);
+    } else {
+        job.live = run.live;
     }
-    let (mut again, next) = execute(&case, preamble, plan, target, opts, None, true);
-    *live = next;
-    if again.verdict != result.verdict {
-        again.evidence.push(Evidence::note(
+    if earlier.is_empty() || (run.result.verdict == Verdict::Pass && !run.foreign) {
+        if job.live.is_some() {
+            job.since = earlier.into_iter().chain([index]).collect();
+        }
+        return Reused::alone(run.result);
+    }
+    // The process is given up: what it writes as it closes is some earlier
+    // case's, come late.
+    let late = job.live.take().is_some_and(|live| live.close(opts));
+    let confirmed = execute(&prepared, preamble, plan, target, opts, None, true);
+    let mut result = confirmed.result;
+    if confirmed.live.is_some() {
+        job.live = confirmed.live;
+        job.since = vec![index];
+    }
+    let differs = result.verdict != run.result.verdict;
+    if differs {
+        result.evidence.push(Evidence::note(
             Verdict::Pass,
             format!(
-                "on a process that had run {earlier} cases before it, this case was {}; \
-                 run again on a new process it is {}, which is the verdict",
-                result.verdict.as_str(),
-                again.verdict.as_str()
+                "on a process that had run {} cases before it, this case was {}; run again on a \
+                 new process it is {}, which is the verdict",
+                earlier.len(),
+                run.result.verdict.as_str(),
+                result.verdict.as_str()
             ),
         ));
     }
-    again
+    // What ran before changed what this case saw, or some of it came late:
+    // what they saw is in doubt too.
+    Reused {
+        result: Some(result),
+        again: if run.foreign || differs || late {
+            alone(&earlier)
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+/// Runs a case on a process of its own.
+fn run_alone((case, plan): (&Case, Plan), target: &Target, opts: &RunOptions) -> CaseResult {
+    run_case(
+        case,
+        plan,
+        target,
+        &RunOptions {
+            fresh: true,
+            ..opts.clone()
+        },
+    )
+}
+
+impl Job {
+    /// Ends the job: its process, if it kept one, is closed as a process
+    /// of its own is at the end of a case, and anything it writes after
+    /// its last fence is some earlier case's, come late: then every case
+    /// that ran on it is run again on a process of its own. `work` finds a
+    /// case by its index.
+    pub fn finish<'c>(
+        self,
+        target: &Target,
+        opts: &RunOptions,
+        work: impl Fn(usize) -> (&'c Case, Plan),
+    ) -> Reused {
+        let late = self.live.is_some_and(|live| live.close(opts));
+        let again = if late {
+            self.since
+                .iter()
+                .map(|&i| (i, run_alone(work(i), target, opts)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Reused {
+            result: None,
+            again,
+        }
+    }
+}
+
+impl Live {
+    /// Closes the process as the runner ends a case on a process of its
+    /// own (stdin closed, the exit awaited, then killed), and says whether
+    /// it wrote anything but its own requests and notifications after the
+    /// last fence.
+    fn close(self, opts: &RunOptions) -> bool {
+        let mut run = Run::resume(self, opts, 0);
+        let replayed = run.got.len();
+        run.close_stdin();
+        run.await_exit();
+        let mut events = Vec::new();
+        run.server.finish(|e| events.push(e.into_owned()));
+        for event in events {
+            run.take(event, run.now());
+        }
+        run.release_held();
+        run.got[replayed..].iter().any(|g| g.reply)
+    }
+}
+
+impl Reused {
+    fn alone(result: CaseResult) -> Reused {
+        Reused {
+            result: Some(result),
+            again: Vec::new(),
+        }
+    }
 }
 
 /// Whether `case` (with `preamble` steps first) must have a process of its
@@ -335,6 +458,15 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
     )
 }
 
+/// What [`execute`] hands back.
+struct Executed {
+    result: CaseResult,
+    /// The process, when it was to be kept and can take another case.
+    live: Option<Live>,
+    /// It wrote what this case cannot have drawn ([`Run::foreign`]).
+    foreign: bool,
+}
+
 /// Runs the prepared `case` on `live` or on a new process, and returns its
 /// result and, when `keep` is set and the process can take another case,
 /// the process.
@@ -346,9 +478,17 @@ fn execute(
     opts: &RunOptions,
     live: Option<Live>,
     keep: bool,
-) -> (CaseResult, Option<Live>) {
+) -> Executed {
     let started = Instant::now();
     let mut result = blank_result(case, plan);
+    if let Some(halt) = opts.readiness.halted().filter(|_| live.is_none()) {
+        halt.apply(&mut result);
+        return Executed {
+            result,
+            live: None,
+            foreign: false,
+        };
+    }
     let mut run = match live {
         Some(live) => Run::resume(live, opts, preamble),
         None => match Drive::spawn(target, &opts.budget) {
@@ -356,14 +496,23 @@ fn execute(
             Err(e) => {
                 result.evidence.push(*e);
                 result.settle();
-                return (result, None);
+                return Executed {
+                    result,
+                    live: None,
+                    foreign: false,
+                };
             }
         },
     };
     run.drive(case, plan, keep);
+    let foreign = run.foreign();
     run.grade(case, &mut result);
     result.fit(&opts.budget);
     result.duration = started.elapsed();
     let live = run.into_live(result.verdict);
-    (result, live)
+    Executed {
+        result,
+        live,
+        foreign,
+    }
 }

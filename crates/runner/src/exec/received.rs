@@ -152,6 +152,7 @@ impl Run<'_> {
                 case.level
             };
             if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
+                self.name_unanswered(&mut e, k, case, per_step[k].len());
                 if k < self.preamble {
                     e.step = None;
                     e.message =
@@ -227,7 +228,12 @@ impl Run<'_> {
         if let Some(status) = self.exit {
             result.exit = Some(describe_exit(status));
             let crashed = self.evidence.iter().any(|e| e.verdict == Verdict::Crash);
-            if !status.success() && !crashed && !self.timed_out && !self.running.killed() {
+            if !status.success()
+                && !crashed
+                && !self.timed_out
+                && !self.running.killed()
+                && self.eof_is_input
+            {
                 self.evidence.push(Evidence {
                     rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_EXIT_STATUS)),
                     ..Evidence::note(
@@ -251,4 +257,95 @@ impl Run<'_> {
         result.received = kept;
         result.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
     }
+
+    /// A step that got fewer replies than it expects: when requests of
+    /// its own got none, say which, with what was sent, whether the
+    /// barrier after them was answered (so the target read them), and the
+    /// rule a lost request breaks.
+    fn name_unanswered(&self, e: &mut Evidence, k: usize, case: &Case, replies: usize) {
+        let Expect::Messages(patterns) = &case.steps[k].expect else {
+            return;
+        };
+        if replies >= patterns.len() {
+            return;
+        }
+        let replies = self.got.iter().filter(|g| g.reply && !g.barrier);
+        let answered: Vec<&Id> = replies.flat_map(|g| &g.ids).collect();
+        let lost: Vec<&Id> = self
+            .step_ids
+            .get(k)
+            .into_iter()
+            .flatten()
+            .filter(|id| id.kind() != IdKind::Null)
+            .filter(|id| answered.iter().all(|a| a.compare(id) == IdMatch::Different))
+            .collect();
+        if lost.is_empty() || patterns.is_empty() {
+            return;
+        }
+        let sent: String = self
+            .sent
+            .iter()
+            .filter_map(|s| match &s.bytes {
+                crate::report::Bytes::Text(t) => Some(t.as_str()),
+                crate::report::Bytes::Base64(_) => None,
+            })
+            .collect();
+        let line_of = |id: &Id| {
+            sent.lines().find(|l| {
+                !l.contains("rpcspec-barrier-")
+                    && id_in(l).is_some_and(|i| i.compare(id) == IdMatch::Same)
+            })
+        };
+        let barrier = format!("\"rpcspec-barrier-{}{}\"", self.tag, k + 1);
+        let barrier_answered = self
+            .barriers
+            .iter()
+            .find(|b| b.raw() == barrier)
+            .is_some_and(|b| self.answered(b));
+        // A few named; the rest counted (a step may send a thousand).
+        const NAMED: usize = 3;
+        let mut named: Vec<String> = lost
+            .iter()
+            .take(NAMED)
+            .map(|id| match line_of(id) {
+                Some(line) => format!(
+                    "request id {} (`{}`)",
+                    id.raw(),
+                    crate::report::head_of(line.trim_end_matches('\r'), 160)
+                ),
+                None => format!("request id {}", id.raw()),
+            })
+            .collect();
+        if lost.len() > NAMED {
+            named.push(format!("{} more", lost.len() - NAMED));
+        }
+        let (them, it) = if lost.len() == 1 {
+            ("it", "it")
+        } else {
+            ("them", "them")
+        };
+        let why = if barrier_answered {
+            format!(
+                "; the barrier sent after {them} was answered, so the target read {it} and dropped {it}"
+            )
+        } else {
+            String::new()
+        };
+        let got = if lost.len() == 1 { "got" } else { "each got" };
+        e.message = format!("{} {got} no reply{why} ({})", named.join(", "), e.message);
+        if e.verdict == Verdict::Fail {
+            e.rule = Some(RuleRef::from_rule(&crate::rules::SESSION_UNANSWERED));
+        }
+    }
+}
+
+/// The `id` of the JSON object on `line`, if it has one.
+fn id_in(line: &str) -> Option<Id> {
+    #[derive(serde::Deserialize)]
+    struct WithId<'a> {
+        #[serde(borrow)]
+        id: Option<&'a serde_json::value::RawValue>,
+    }
+    let with: WithId<'_> = serde_json::from_str(line).ok()?;
+    Id::parse(with.id?.get())
 }

@@ -86,6 +86,29 @@ pub(super) struct Run<'o> {
     pub(super) resyncs: Vec<Id>,
     /// Still in the prologue: waits are bounded by the start-up limit.
     pub(super) starting: bool,
+    /// How long this process took to answer its first request, when this
+    /// case started it.
+    pub(super) started_in: Option<Duration>,
+    /// How many lines sent may draw a reply that names no id: blank,
+    /// unreadable or invalid lines, requests with id null, a batch's
+    /// members and the batch itself ([`idless_room`]).
+    pub(super) idless_room: usize,
+    /// The end of stdin is part of the case's input (a step closes it, or
+    /// the last ends without a newline): how the target then exits is
+    /// graded. When the runner closes stdin only to end the case, as it
+    /// does on a process of its own, it is not: a shared process is never
+    /// closed so, and a verdict must not depend on which it had.
+    pub(super) eof_is_input: bool,
+}
+
+/// How many replies that name no id `kind`, sent by the client, may draw.
+pub(super) fn idless_room(kind: &Kind) -> usize {
+    match kind {
+        Kind::Request { id, .. } => usize::from(id.kind() == IdKind::Null),
+        Kind::Notification { .. } => 0,
+        Kind::Batch(members) => members.len() + 1,
+        _ => 1,
+    }
 }
 
 /// Most findings of one matcher or framing rule listed per result.
@@ -159,7 +182,8 @@ impl<'o> Run<'o> {
             opts,
             deadline: Instant::now() + opts.timeout,
             server,
-            client: Framer::new(Config::default()),
+            // Blank lines are counted: a target may answer them.
+            client: Framer::new(Config::default().with_blank_lines(BlankLines::Report)),
             session: Session::new(opts.dialect.clone()),
             got: Vec::new(),
             sent: Vec::new(),
@@ -189,8 +213,11 @@ impl<'o> Run<'o> {
             tag: String::new(),
             alive: false,
             starting: false,
+            started_in: None,
             last_output: Instant::now(),
             resyncs: Vec::new(),
+            idless_room: 0,
+            eof_is_input: false,
         }
     }
 
@@ -210,6 +237,10 @@ impl<'o> Run<'o> {
     /// The prologue is over: the case deadline starts now, and a recorded
     /// prologue is kept for the next case.
     pub(super) fn end_prologue(&mut self) {
+        if self.starting {
+            self.opts.readiness.heard();
+            self.note_start();
+        }
         self.starting = false;
         if self.preamble > 0 && self.prologue_marks.is_none() {
             self.prologue_marks = Some(crate::report::Prologue {
@@ -223,6 +254,13 @@ impl<'o> Run<'o> {
             self.prologue_end = self.now();
             self.prologue = Some(recorded);
         }
+    }
+
+    /// This process answered its first request now: how long it took to
+    /// start, for its exit grace and the run's ([`Readiness::exit_grace`]).
+    fn note_start(&mut self) {
+        let took = *self.started_in.get_or_insert(self.running.elapsed());
+        self.opts.readiness.started_in(took);
     }
 
     /// Whether the process can take another case: it is running and
@@ -283,6 +321,7 @@ impl<'o> Run<'o> {
             let writes = plan.writes(&step.send);
             self.send(writes, Some(k));
             if step.close {
+                self.eof_is_input = true;
                 self.close_stdin();
                 self.await_exit();
             } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
@@ -295,11 +334,12 @@ impl<'o> Run<'o> {
         let ended = self.stdout_closed && self.exit.is_some();
         if !self.timed_out && !ended {
             self.await_replies();
-            if keep && self.reusable() {
+            if keep && self.reusable() && self.fence() {
                 self.alive = true;
                 return;
             }
             // Whatever the target still writes belongs to the last window.
+            self.eof_is_input |= self.last_sent_byte != Some(b'\n');
             self.close_stdin();
             self.await_exit();
         }
@@ -362,10 +402,16 @@ impl<'o> Run<'o> {
                 // Unparseable for the session, so it awaits a parse error.
                 ProblemKind::InvalidUtf8 { .. } => "<invalid utf-8>".to_owned(),
                 ProblemKind::Truncated => String::from_utf8_lossy(&p.bytes).into_owned(),
+                // Nothing for the session; a target may answer it.
+                ProblemKind::Blank => {
+                    self.idless_room += 1;
+                    return;
+                }
                 _ => return,
             },
         };
         let classified = self.session.feed(Direction::ClientToServer, &text);
+        self.idless_room += idless_room(&classified.kind);
         if let Some(k) = step {
             self.step_ids[k].extend(request_ids(&classified.kind));
         }
@@ -409,6 +455,23 @@ impl<'o> Run<'o> {
         self.wait(|r| !due(r), until);
     }
 
+    /// Closes the case on a process to be kept with a barrier written only
+    /// now, once every earlier barrier has been answered: a target that
+    /// answers its reads in turn answers it after everything this case
+    /// sent (a blank line's parse error it writes after the last
+    /// barrier's answer included), so what comes before its answer is this
+    /// case's last window, as a process of its own would have written it
+    /// before exiting. Unanswered within the replies' grace (see
+    /// [`Run::await_replies`]), the process is not kept: the case then
+    /// ends as on a process of its own. Returns whether it was answered.
+    pub(super) fn fence(&mut self) -> bool {
+        let id = self.send_barrier_as("fence", Plan::Whole);
+        let grace =
+            (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
+        let until = self.deadline.min(Instant::now() + grace);
+        self.wait(|r| r.answered(&id), until) && self.reusable()
+    }
+
     /// Whether a request the case sent has no reply yet (one naming its
     /// id in any spelling or type counts: nothing more is due for it), or
     /// a second barrier has none.
@@ -426,9 +489,10 @@ impl<'o> Run<'o> {
     /// 0, or any line that names it (`cat` echoes the barrier back; a
     /// banner is no sign), or its end; at most the start-up limit, and once
     /// a process of this run has given no sign in that time, a tenth of
-    /// the case deadline and at most 250 ms, so that a target that writes
-    /// nothing until it exits still has its cases. No sign is no verdict:
-    /// the case goes on and its own barriers judge the target.
+    /// the case deadline and at most 250 ms. No sign is no verdict: the
+    /// case goes on and its own barriers judge the target, unless no
+    /// process of the run has given one, which halts the run
+    /// ([`Run::unheard`]).
     pub(super) fn ready(&mut self) {
         let id = self.send_barrier(0, Plan::Whole);
         // Whether this wait is the full start-up limit, not the short one
@@ -447,8 +511,12 @@ impl<'o> Run<'o> {
                     .iter()
                     .any(|g| g.text.as_deref().is_some_and(|t| t.contains(&named)))
         };
-        if !self.wait(&sign, until) && full {
-            self.opts.readiness.mark_silent();
+        self.wait(&sign, until);
+        if sign(self) {
+            self.opts.readiness.heard();
+            self.note_start();
+        } else if full || self.ended() {
+            self.unheard();
             self.evidence.push(Evidence::note(
                 Verdict::Pass,
                 format!(
@@ -457,6 +525,77 @@ impl<'o> Run<'o> {
                 ),
             ));
         }
+    }
+
+    /// This process gave no sign of life in its prologue (barrier 0 or the
+    /// handshake unanswered in the start-up limit, or an exit first): the
+    /// run halts unless another process gave one, with a message for the
+    /// person who runs it, as what it did suggests.
+    pub(super) fn unheard(&self) {
+        let limit = self.opts.startup;
+        let handshake = self
+            .opts
+            .handshake
+            .as_deref()
+            .unwrap_or(self.opts.dialect.name());
+        let asked = if self.preamble > 0 {
+            format!("its `{handshake}` handshake")
+        } else {
+            format!(
+                "barrier 0, a request for the unknown method `{}` that JSON-RPC 2.0 §5.1 has \
+                 answered with -32601",
+                barrier_method(&self.opts.dialect)
+            )
+        };
+        let wrote = self.running.output();
+        let first = self
+            .got
+            .iter()
+            .find_map(|g| g.text.as_deref())
+            .map(|t| format!(" (its first line: {})", crate::report::head_of(t, 120)))
+            .unwrap_or_default();
+        let hint = match handshake {
+            "mcp" => {
+                "is it an MCP server over stdio (some need an argument, such as `stdio`)? does it \
+                 flush stdout after each message?"
+            }
+            "jsonrpc2" | "lenient" => {
+                "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, or the \
+                 Codex app-server (`--dialect codex`)? does it flush stdout after each reply, or \
+                 hold its replies until it exits?"
+            }
+            _ => "is it reading stdin? does it flush stdout after each message?",
+        };
+        let halt = match self.exit {
+            // It spoke before it ended (or flooded, and was stopped): what
+            // it wrote is judged case by case.
+            Some(_) if wrote > 0 => return,
+            Some(status) => crate::report::Halt {
+                verdict: Verdict::Crash,
+                message: format!(
+                    "the target exited ({}) {:.1?} after it started, before answering {asked}, \
+                     and wrote nothing to stdout: its stderr may say why",
+                    describe_exit(status),
+                    self.running.elapsed()
+                ),
+            },
+            None if wrote == 0 => crate::report::Halt {
+                verdict: Verdict::Timeout,
+                message: format!(
+                    "the target wrote nothing to stdout in {limit:?} (--startup-timeout), not even \
+                     an answer to {asked}: {hint} If it starts slower, raise --startup-timeout"
+                ),
+            },
+            None => crate::report::Halt {
+                verdict: Verdict::Timeout,
+                message: format!(
+                    "the target wrote {wrote} bytes to stdout in {limit:?} (--startup-timeout){first} \
+                     but did not answer {asked}: {hint} If it starts slower, raise \
+                     --startup-timeout"
+                ),
+            },
+        };
+        self.opts.readiness.unheard(halt);
     }
 
     /// Whether the barrier `id` has been answered.
@@ -504,10 +643,15 @@ impl<'o> Run<'o> {
         if !self.starting && !self.resync(&id, n) {
             return;
         }
+        let answer = id.clone();
         self.pump(
-            move |r| r.answered(&id),
+            move |r| r.answered(&answer),
             "the answer to the barrier request",
         );
+        // A handshake unanswered in the start-up limit: no sign of life.
+        if self.starting && !self.answered(&id) {
+            self.unheard();
+        }
         // A handshake's answers include start-up: not a round trip.
         if !self.starting {
             self.barrier_rtt = self.barrier_rtt.max(sent.elapsed());
@@ -718,13 +862,57 @@ impl<'o> Run<'o> {
         self.server = server;
     }
 
+    /// Whether the target, on a process that ran cases before this one,
+    /// wrote what this case cannot have drawn: a reply naming an id it
+    /// never sent, or more replies naming none than it sent lines that
+    /// may draw one. That is an earlier case's output, come late: it
+    /// escaped that case's fence, and every case on the process is in
+    /// doubt. On a process's first case everything is its own.
+    pub(super) fn foreign(&self) -> bool {
+        if self.cases <= 1 {
+            return false;
+        }
+        let sent = |id: &Id| {
+            self.step_ids
+                .iter()
+                .flatten()
+                .chain(&self.barriers)
+                .any(|s| s.compare(id) != IdMatch::Different)
+        };
+        let mut idless = 0;
+        for g in self.got.iter().filter(|g| g.reply) {
+            let mut named = g
+                .ids
+                .iter()
+                .filter(|id| id.kind() != IdKind::Null)
+                .peekable();
+            if named.peek().is_none() {
+                idless += 1;
+            } else if named.any(|id| !sent(id)) {
+                return true;
+            }
+        }
+        idless > self.idless_room
+    }
+
     /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish
     /// writing and exit. Neither JSON-RPC nor NDJSON requires exiting at
     /// EOF (MCP clients send SIGTERM next), so staying alive is NON-STRICT,
-    /// not a TIMEOUT; it is then killed.
+    /// not a TIMEOUT, where the end of stdin is the case's input
+    /// ([`Run::eof_is_input`]); it is then killed.
     pub(super) fn await_exit(&mut self) {
-        let until = self.deadline.min(Instant::now() + EXIT_GRACE);
+        let grace = self
+            .opts
+            .readiness
+            .exit_grace(self.started_in.unwrap_or_default());
+        let until = self.deadline.min(Instant::now() + grace);
         if self.wait(|r| r.stdout_closed && r.exit.is_some(), until) || self.timed_out {
+            return;
+        }
+        if !self.eof_is_input {
+            self.running.kill();
+            let until = Instant::now() + Duration::from_millis(500);
+            self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
             return;
         }
         self.evidence.push(Evidence {
@@ -732,7 +920,8 @@ impl<'o> Run<'o> {
             ..Evidence::note(
                 Verdict::NonStrict,
                 format!(
-                    "the target was still running {EXIT_GRACE:?} after its stdin closed; killed"
+                    "the target was still running {grace:.1?} after its stdin closed ({EXIT_GRACE:?}, \
+                     or twice the slowest start-up of the run if longer); killed"
                 ),
             )
         });

@@ -291,16 +291,10 @@ fn merge_files(manifest: Option<&Manifest>, files: &[PathBuf]) -> Result<Vec<Inp
         .collect())
 }
 
-/// At most `max` characters of `text`, saying how many were left out.
+/// At most `max` characters of `text`, saying how many bytes were left
+/// out ([`crate::report::head_of`]).
 pub(crate) fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!(
-            "{}… ({} more characters)",
-            &text[..cut],
-            text[cut..].chars().count()
-        ),
-        None => text.to_owned(),
-    }
+    crate::report::head_of(text, max)
 }
 
 /// One run as a matrix of one column (`rpcspec run --format html`): its

@@ -230,10 +230,13 @@ impl Conn {
     /// The deadline of the next reply: the start-up limit until the
     /// server has written its first line, then the case timeout.
     pub fn deadline(&self) -> Instant {
+        let later = Instant::now() + self.timeout;
         if self.lines.is_empty() {
-            Instant::now() + self.startup.max(self.timeout)
+            // The start-up limit counts from the process's start: paid
+            // once, however many requests go unanswered in it.
+            later.max(self.started + self.startup)
         } else {
-            Instant::now() + self.timeout
+            later
         }
     }
 

@@ -80,7 +80,7 @@ rpcspec_matcher::rule_table! { MCP;
     MCP_PAGINATION_INVALID = "mcp.pagination.invalid-cursor", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/utilities/pagination (Error Handling: \"Invalid cursors SHOULD result in an error with code -32602\")",
         "a list request with a cursor the server never gave gets -32602";
-    MCP_SECOND_INITIALIZE = "mcp.lifecycle.second-initialize", Should,
+    MCP_SECOND_INITIALIZE = "mcp.lifecycle.second-initialize", Info,
         "MCP 2025-06-18, 2025-11-25 basic/lifecycle (\"The initialization phase MUST be the first interaction between client and server\"; the page says nothing of a second one)",
         "a second `initialize` in a session is refused with an error";
     MCP_TOOLS_EXECUTION_ERROR = "mcp.tools.execution-error", Should,

@@ -425,7 +425,9 @@ pub(super) fn grade_exit(profile: &Profile, _: &Scenario, obs: &Observation) -> 
         return findings(
             &R::PROCESS_EXIT_ON_EOF,
             vec![format!(
-                "the process did not exit within {}s of its stdin closing",
+                "the process did not exit within {:.1}s of its stdin closing ({}s, or twice the \
+                 time to its first byte if longer)",
+                obs.exit_grace.as_secs_f64(),
                 EXIT_GRACE.as_secs_f64()
             )],
         );

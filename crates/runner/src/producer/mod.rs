@@ -28,7 +28,7 @@ pub use reference::{records as reference_records, serve};
 use crate::{
     budget::Budget,
     cases::{Listing, LoadError, Location},
-    report::{CaseResult, Evidence, Verdict},
+    report::{CaseResult, Evidence, Halt, Verdict},
     rules::{self as R, Rule},
     target::Target,
 };
@@ -220,12 +220,18 @@ pub const CHECKS: &[Check] = &[
 ];
 
 impl Check {
-    /// Where its rules come from, each section once.
-    pub fn section(&self) -> String {
-        let mut sections: Vec<&str> = Vec::new();
+    /// Where its rules come from, each section once, for a run under the
+    /// profile named `profile`: the lifecycle rules the `events` profile
+    /// defines are the profile's own under another (`claude profile`).
+    pub fn section(&self, profile: &str) -> String {
+        let mut sections: Vec<String> = Vec::new();
         for rule in self.rules {
-            if !sections.contains(&rule.section) {
-                sections.push(rule.section);
+            let section = match rule.section {
+                "events profile" => format!("{profile} profile"),
+                other => other.to_owned(),
+            };
+            if !sections.contains(&section) {
+                sections.push(section);
             }
         }
         sections.join("; ")
@@ -239,6 +245,8 @@ pub struct ProducerCase {
     pub id: String,
     check: &'static Check,
     scenarios: Vec<String>,
+    /// The profile's name.
+    profile: String,
 }
 
 impl ProducerCase {
@@ -247,7 +255,7 @@ impl ProducerCase {
         Listing {
             id: self.id.clone(),
             title: self.check.title.to_owned(),
-            section: self.check.section(),
+            section: self.check.section(&self.profile),
             level: self.check.rules[0].level.as_str().to_owned(),
             requires: match self.check.transport {
                 Transport::Http => vec!["http".to_owned()],
@@ -283,6 +291,7 @@ pub fn load(dir: Option<&Path>, profile: &Profile) -> Result<Vec<ProducerCase>, 
             id: check.id.to_owned(),
             check,
             scenarios: scenarios.clone(),
+            profile: profile.name.clone(),
         })
         .collect())
 }
@@ -298,7 +307,7 @@ pub fn run(
     budget: &Budget,
     jobs: usize,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Vec<CaseResult> {
+) -> Produced {
     let transport = source.transport();
     let cases: Vec<&ProducerCase> = cases
         .iter()
@@ -307,6 +316,28 @@ pub fn run(
     let observed = crate::run_parallel(&profile.scenarios, jobs, progress, |scenario| {
         observe::observe(profile, scenario, source, limits, budget)
     });
+    // A command that wrote nothing in any run, and outlived its input in
+    // each: one block says so, not a FAIL per check.
+    let mut halt = None;
+    if !observed.is_empty()
+        && observed.iter().all(|o| {
+            o.http.is_none()
+                && o.error.is_none()
+                && o.received_bytes == 0
+                && (o.timed_out || o.lingered)
+        })
+    {
+        halt = Some(Halt {
+            verdict: Verdict::Timeout,
+            message: format!(
+                "the producer wrote nothing to stdout in any of its {} runs, and was still running \
+                 after its input ended (start-up limit {:?}, --startup-timeout): does it read its \
+                 input from stdin, in this profile's form? does it flush stdout after each record?",
+                observed.len(),
+                limits.startup
+            ),
+        });
+    }
     let mut results = Vec::new();
     for case in cases {
         for (scenario, obs) in profile.scenarios.iter().zip(&observed) {
@@ -315,7 +346,19 @@ pub fn run(
             results.push(result);
         }
     }
-    results
+    if let Some(halt) = &halt {
+        results.iter_mut().for_each(|r| halt.apply(r));
+    }
+    Produced { results, halt }
+}
+
+/// What [`run`] hands back.
+#[derive(Debug)]
+pub struct Produced {
+    /// Every (check, scenario) result, check by check.
+    pub results: Vec<CaseResult>,
+    /// Why the results are all one TIMEOUT, when the command wrote nothing.
+    pub halt: Option<Halt>,
 }
 
 fn grade(
@@ -329,7 +372,7 @@ fn grade(
         check.id.to_owned(),
         scenario.name.clone(),
         check.title.to_owned(),
-        check.section(),
+        check.section(&profile.name),
     );
     result.exit = obs.exit.clone();
     result.duration = obs.duration;
@@ -355,6 +398,21 @@ fn grade(
         }
     }
     result
+}
+
+/// Whether `check` judges the records of a stream (and so has nothing to
+/// pass on a stream of none), not the process's exit or the HTTP head.
+fn judges_records(check: &Check) -> bool {
+    !(check.id.starts_with("producer/http/") || check.id == "producer/lifecycle/exit-status")
+}
+
+/// What a run without records showed instead.
+fn nothing_seen(obs: &Observation) -> String {
+    if obs.received_bytes == 0 {
+        "its stdout (or body) was empty".to_owned()
+    } else {
+        format!("its {} bytes held no JSON record", obs.received_bytes)
+    }
 }
 
 /// What one check says about one run, as evidence (none for a pass).
@@ -386,6 +444,15 @@ fn evidence(
     };
     let mut out: Vec<Evidence> = match grade {
         Grade::NotApplicable(why) => return vec![Evidence::note(Verdict::Skipped, why)],
+        // A check of records that saw none has nothing to pass.
+        Grade::Findings(findings)
+            if findings.is_empty() && obs.records.is_empty() && judges_records(check) =>
+        {
+            return vec![Evidence::note(
+                Verdict::Skipped,
+                format!("no record from the producer: {}", nothing_seen(obs)),
+            )];
+        }
         Grade::Findings(findings) => findings
             .into_iter()
             .map(|(rule, message)| Evidence::broke(rule, message))

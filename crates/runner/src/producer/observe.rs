@@ -121,6 +121,9 @@ pub struct Observation {
     pub(super) status: Option<ExitStatus>,
     /// The process did not exit within the grace after its stdin closed.
     pub(super) lingered: bool,
+    /// That grace: [`EXIT_GRACE`], or twice the time to the first byte if
+    /// longer (a producer slow to start is slow to stop).
+    pub(super) exit_grace: Duration,
     pub(super) stdout_closed: bool,
     pub(super) gate: Option<Gate>,
     /// Control requests: (record index, whether the runner answered).
@@ -386,6 +389,8 @@ fn observe_stdio(
     // has written nothing at all: a slow stream that has begun is left be,
     // and a cold start within the start-up time is not a held stream.
     let mut gate_armed = profile.stdin_open;
+    // The exit grace grows with the producer's start-up (its first byte).
+    c.obs.exit_grace = EXIT_GRACE;
     loop {
         if exited && c.obs.stdout_closed {
             break;
@@ -393,7 +398,7 @@ fn observe_stdio(
         let now = Instant::now();
         let mut wake = deadline;
         if let Some(t) = closed_at {
-            wake = wake.min(t + EXIT_GRACE);
+            wake = wake.min(t + c.obs.exit_grace);
         }
         if gate_armed && !running.stdin_closed() {
             wake = wake.min(gate_at);
@@ -403,7 +408,7 @@ fn observe_stdio(
                 c.obs.timed_out = true;
                 break;
             }
-            if closed_at.is_some_and(|t| now >= t + EXIT_GRACE) {
+            if closed_at.is_some_and(|t| now >= t + c.obs.exit_grace) {
                 c.obs.lingered = true;
                 break;
             }
@@ -432,6 +437,7 @@ fn observe_stdio(
                 if !begun {
                     begun = true;
                     deadline = Instant::now() + timeout;
+                    c.obs.exit_grace = EXIT_GRACE.max(2 * running.elapsed());
                 }
                 let at = ms(&running);
                 // The drive stops a flood before the collector sees it.

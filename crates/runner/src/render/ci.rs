@@ -217,6 +217,7 @@ mod tests {
             ],
             stale: Vec::new(),
             duration: std::time::Duration::ZERO,
+            halt: None,
         }
     }
 

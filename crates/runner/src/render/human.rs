@@ -33,6 +33,9 @@ const SHOWN_WAYS: usize = 2;
 pub fn human(report: &Report, verbose: bool) -> String {
     let mut out = String::new();
     preamble(&mut out, report);
+    if let Some(halt) = &report.halt {
+        halt_block(&mut out, report, halt);
+    }
     // The results of one case are consecutive: case order, then plans.
     let cases = report.results.chunk_by(|a, b| a.id == b.id);
     let mut skipped: Vec<(&str, usize)> = Vec::new();
@@ -54,6 +57,12 @@ pub fn human(report: &Report, verbose: bool) -> String {
                 Some((_, n)) => *n += 1,
                 None => skipped.push((why, 1)),
             }
+        }
+        // The halt's block stands for every result it made.
+        if let Some(halt) = &report.halt
+            && results.iter().all(|r| !r.verdict.ran() || halt.made(r))
+        {
+            continue;
         }
         let signature = signature(results);
         if let (Some((sig, ids)), Some(this)) = (&mut same, &signature)
@@ -79,6 +88,33 @@ pub fn human(report: &Report, verbose: bool) -> String {
     }
     summary(&mut out, report);
     out
+}
+
+/// The one block of a run that halted: why, how many results it counts,
+/// and the traffic of the first process it heard nothing from.
+fn halt_block(out: &mut String, report: &Report, halt: &crate::report::Halt) {
+    let s = style(halt.verdict);
+    let made: Vec<&CaseResult> = report.results.iter().filter(|r| halt.made(r)).collect();
+    let _ = writeln!(
+        out,
+        "{s}{:<10}{s:#} the run halted: {}",
+        halt.verdict.as_str(),
+        halt.message
+    );
+    let results = if made.len() == 1 { "result" } else { "results" };
+    let _ = writeln!(
+        out,
+        "  {} {results} counted {} for it",
+        made.len(),
+        halt.verdict.as_str()
+    );
+    if let Some(r) = made
+        .iter()
+        .find(|r| !r.sent.is_empty() || !r.stderr.is_empty())
+    {
+        let _ = writeln!(out, "  {} ({}):", r.id, r.plan);
+        traffic(out, r, "    ", SHOWN_LINES);
+    }
 }
 
 /// What a case's results were, plan by plan, for telling two cases that
@@ -220,7 +256,8 @@ fn case_block(out: &mut String, results: &[CaseResult]) {
             continue;
         }
         evidence_lines(out, r, &format!("  {label}: "), "    ", false);
-        if r.verdict.fails(true) && r.verdict != Verdict::NonStrict {
+        // NON-STRICT too: what the target did is the evidence of a SHOULD.
+        if r.verdict.fails(true) {
             traffic(out, r, "    ", SHOWN_LINES);
         }
     }
@@ -329,7 +366,13 @@ fn evidence_lines(out: &mut String, r: &CaseResult, lead: &str, indent: &str, ve
                 );
             }
             (None, Some(level)) if !r.section.is_empty() => {
-                let _ = writeln!(out, "{more}case [{level}] {}", r.section);
+                let why = if e.verdict == Verdict::NonStrict {
+                    ": the case checks a SHOULD (or a reading the passage leaves open), so not \
+                     meeting it is NON-STRICT, not FAIL"
+                } else {
+                    ""
+                };
+                let _ = writeln!(out, "{more}case [{level}] {}{why}", r.section);
             }
             _ => {}
         }
@@ -552,16 +595,11 @@ pub(crate) fn shown(text: &str) -> String {
     out
 }
 
-/// At most [`WIDTH`] characters of `text`, saying how many were left out.
+/// At most [`WIDTH`] characters of `text` (a cut leaves out at least
+/// [`LEAST_CUT`](crate::report::LEAST_CUT)), saying how many bytes were
+/// left out.
 fn clip(text: &str) -> String {
-    match text.char_indices().nth(WIDTH) {
-        Some((cut, _)) => format!(
-            "{}… ({} more characters)",
-            &text[..cut],
-            text[cut..].chars().count()
-        ),
-        None => text.to_owned(),
-    }
+    crate::report::head_of(text, WIDTH)
 }
 
 /// Counts by area (a case file, or a producer check group), the run's
@@ -593,10 +631,17 @@ fn summary(out: &mut String, report: &Report) {
         let _ = writeln!(out, "stale baseline entry: {stale}");
     }
     let s = report.summary();
+    let cases = report.cases();
     let _ = writeln!(
         out,
-        "\n{} results against `{}` ({}{}) in {:.2}s; {} baselined, {} stale",
+        "\n{} {} of {cases} {} against `{}` ({}{}) in {:.2}s; {} failed; {} baselined, {} stale",
         report.results.len(),
+        if report.results.len() == 1 {
+            "result"
+        } else {
+            "results"
+        },
+        if cases == 1 { "case" } else { "cases" },
         report.target,
         match report.role.as_str() {
             "producer" => format!("producer, {} profile", report.dialect),
@@ -605,6 +650,10 @@ fn summary(out: &mut String, report: &Report) {
         },
         if report.strict { ", strict" } else { "" },
         report.duration.as_secs_f64(),
+        match report.failed_cases() {
+            1 => "1 case".to_owned(),
+            n => format!("{n} cases"),
+        },
         s.baselined,
         s.stale
     );
@@ -649,6 +698,7 @@ mod tests {
             results,
             stale: Vec::new(),
             duration: std::time::Duration::ZERO,
+            halt: None,
         };
         let alike = plain(human(
             &report(vec![result("a/x", b"in"), result("a/y", b"in")]),

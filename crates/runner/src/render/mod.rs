@@ -67,15 +67,16 @@ pub(crate) fn unbase64(text: &str) -> Vec<u8> {
 }
 
 /// The rule a finding names, `id [LEVEL] section`; for a finding of the
-/// case's own expectation the case's level (or the verdict: a TIMEOUT,
-/// CRASH or ERROR) and section.
+/// case's own expectation the case's level and section (a TIMEOUT, CRASH
+/// or ERROR, which judged no rule, just the section).
 pub(crate) fn rule_of(r: &CaseResult, e: &Evidence) -> String {
     match &e.rule {
         Some(rule) => format!("{} [{}] {}", rule.id, rule.level, rule.section),
         None => match e.verdict {
             Verdict::Fail => format!("case [MUST] {}", r.section),
             Verdict::NonStrict => format!("case [SHOULD] {}", r.section),
-            v => format!("case [{}] {}", v.as_str(), r.section),
+            // A TIMEOUT, CRASH or ERROR judged no rule: the case's section.
+            _ => format!("case {}", r.section),
         },
     }
 }
@@ -100,16 +101,10 @@ fn show(bytes: &Bytes) -> String {
     clip(&human::bytes_text(bytes))
 }
 
-/// At most [`SHOWN`] characters of `text`, saying how many were left out.
+/// At most [`SHOWN`] characters of `text`, saying how many bytes were
+/// left out ([`crate::report::head_of`]).
 fn clip(text: &str) -> String {
-    match text.char_indices().nth(SHOWN) {
-        Some((cut, _)) => format!(
-            "{}… ({} more characters)",
-            &text[..cut],
-            text[cut..].chars().count()
-        ),
-        None => text.to_owned(),
-    }
+    crate::report::head_of(text, SHOWN)
 }
 
 /// One NDJSON event, `{"type": …, "data": …}`, with `type` first, without
@@ -138,7 +133,9 @@ pub fn json(report: &Report) -> String {
     out.push_str(&envelope(
         "summary",
         &json!({
-            "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed,
+            // Each result in one count: they add up to `results`.
+            "results": report.results.len(), "cases": report.cases(), "failed_cases": report.failed_cases(),
+            "passed": s.passed, "non_strict": s.non_strict, "failed": s.failed - s.timeouts - s.crashes - s.errors,
             "timeouts": s.timeouts, "crashes": s.crashes, "errors": s.errors,
             "skipped": s.skipped, "not_applicable": s.not_applicable, "baselined": s.baselined, "stale": s.stale,
             "duration": report.duration.as_millis() as u64, "stale_entries": report.stale,

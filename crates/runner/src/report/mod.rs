@@ -275,6 +275,22 @@ impl Bytes {
     }
 }
 
+/// Fewest characters a cut leaves out: a shorter tail is shown whole,
+/// since "… (3 more characters)" costs as much as the characters.
+pub const LEAST_CUT: usize = 40;
+
+/// `text` for one line of a report: whole up to `max` characters (and up
+/// to [`LEAST_CUT`] more), else its first `max` characters and how many
+/// bytes were left out.
+pub fn head_of(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) if text[cut..].chars().nth(LEAST_CUT - 1).is_some() => {
+            format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
+        }
+        _ => text.to_owned(),
+    }
+}
+
 /// Cuts `text` to a head and a tail of about `max` bytes in all (at
 /// character boundaries), with its length and hash between them, as
 /// [`Bytes::head`] does.
@@ -600,6 +616,35 @@ fn millis<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(d.as_millis() as u64)
 }
 
+/// Why a run stopped running its cases: every result that ran is counted
+/// with this verdict and this evidence ([`Halt::apply`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Halt {
+    /// TIMEOUT (the target answered nothing in time) or CRASH (it exited
+    /// before answering anything).
+    pub verdict: Verdict,
+    /// What the target did, and what to look at.
+    pub message: String,
+}
+
+impl Halt {
+    /// The result of a case not run, or run in vain, because the run
+    /// halted: what ran is counted with the halt's verdict, its evidence
+    /// the halt's message; what did not (SKIPPED, N/A) stays.
+    pub fn apply(&self, result: &mut CaseResult) {
+        if result.verdict.ran() {
+            result.evidence = vec![Evidence::note(self.verdict, self.message.clone())];
+            result.settle();
+        }
+    }
+
+    /// Whether `result` is one this halt [made](Halt::apply).
+    pub fn made(&self, result: &CaseResult) -> bool {
+        result.verdict == self.verdict
+            && matches!(&result.evidence[..], [e] if e.message == self.message)
+    }
+}
+
 /// A whole run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
@@ -620,6 +665,10 @@ pub struct Report {
     /// Wall time of the whole run.
     #[serde(serialize_with = "millis")]
     pub duration: Duration,
+    /// Why the run stopped running cases, if it did: its target answered
+    /// nothing, and every result that ran says so ([`Halt::apply`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
 }
 
 /// Counts per verdict.
@@ -702,6 +751,22 @@ impl Report {
             }
         }
         s
+    }
+
+    /// How many cases the results are of (a case has a result per plan).
+    pub fn cases(&self) -> usize {
+        self.results.chunk_by(|a, b| a.id == b.id).count()
+    }
+
+    /// How many cases have a result that fails the run.
+    pub fn failed_cases(&self) -> usize {
+        self.results
+            .chunk_by(|a, b| a.id == b.id)
+            .filter(|rs| {
+                rs.iter()
+                    .any(|r| !r.baselined && r.verdict.fails(self.strict))
+            })
+            .count()
     }
 
     /// Whether the run failed: a failure outside the baseline, or a stale

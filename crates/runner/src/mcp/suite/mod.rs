@@ -135,6 +135,10 @@ pub struct Options {
     pub budget: Budget,
     /// Tool calls the target file lets the checks make.
     pub calls: ToolCalls,
+    /// What the run has learnt of the target's start, shared with the
+    /// JSON-RPC cases: a target that answered neither them nor the
+    /// session's first requests halts the run.
+    pub readiness: std::sync::Arc<crate::drive::Readiness>,
 }
 
 /// A `tools/call` the target file names (`[mcp]`).

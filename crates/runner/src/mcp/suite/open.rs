@@ -19,6 +19,22 @@ impl Session {
             let mark = conn.mark();
             let deadline = conn.deadline();
             let reply = conn.request("server/discover", json!({}), deadline);
+            if let Some(why) = silence(
+                &conn,
+                &reply,
+                opts,
+                "`server/discover`",
+                opts.pinned.is_some(),
+            ) {
+                return Ok(Session::broken(
+                    conn,
+                    (target, opts),
+                    revision,
+                    results,
+                    started,
+                    why,
+                ));
+            }
             let mut evidence = Vec::new();
             let supported = match &reply {
                 Reply::Error(e) if reply.code() == Some(-32022) => e
@@ -147,6 +163,16 @@ impl Session {
             let params = initialize_params(offered.as_str());
             let deadline = conn.deadline();
             let reply = conn.request("initialize", params, deadline);
+            if let Some(why) = silence(&conn, &reply, opts, "`initialize`", true) {
+                return Ok(Session::broken(
+                    conn,
+                    (target, opts),
+                    revision,
+                    results,
+                    started,
+                    why,
+                ));
+            }
             let mut evidence = Vec::new();
             match &reply {
                 Reply::Result(r) => {
@@ -364,4 +390,37 @@ pub(super) fn unknown_version_legacy(target: &Target, opts: &Options) -> CaseRes
     let mut result = result_with(UNKNOWN_VERSION, revision.as_str(), evidence);
     conn.attach(&mut result, mark);
     result
+}
+
+/// Why the session ends before it began, when the run halted because its
+/// target answered nothing: `asked` got no reply, and the process wrote
+/// no line. `last`: this was the session's last try at a first answer, so
+/// its silence halts the run unless a process of the run was heard; else
+/// the session only stops when the JSON-RPC cases already halted it.
+fn silence(
+    conn: &Conn,
+    reply: &Reply,
+    opts: &Options,
+    asked: &str,
+    last: bool,
+) -> Option<Evidence> {
+    if !conn.lines.is_empty() {
+        opts.readiness.heard();
+        return None;
+    }
+    if last && matches!(reply, Reply::NoReply) {
+        opts.readiness.unheard(crate::report::Halt {
+            verdict: Verdict::Timeout,
+            message: format!(
+                "the target wrote nothing to stdout in {:.1?} (--startup-timeout {:?}), not even an \
+                 answer to {asked}: is it an MCP server over stdio (some need an argument, such as \
+                 `stdio`)? does it flush stdout after each message? If it starts slower, raise \
+                 --startup-timeout",
+                conn.started.elapsed(),
+                opts.startup
+            ),
+        });
+    }
+    let halt = opts.readiness.halted()?;
+    Some(Evidence::note(halt.verdict, halt.message.clone()))
 }
