@@ -339,3 +339,31 @@ fn a_second_initialize_that_succeeds_is_noted() {
         "{second:#?}"
     );
 }
+
+/// A target file whose "safe" call fails as a tool (`isError: true`) says
+/// nothing of a successful call: an ERROR naming the call, never a PASS.
+#[test]
+fn a_safe_call_that_fails_as_a_tool_is_an_error_of_the_target_file() {
+    let mut calls = calls();
+    calls.call = calls.failing.clone();
+    let opts = Options {
+        pinned: LEGACY,
+        startup: Duration::from_secs(10),
+        timeout: Duration::from_secs(3),
+        budget: Budget::DEFAULT,
+        calls,
+        readiness: Default::default(),
+    };
+    let results = suite::run(&target("reference"), &opts, &|id| id == "mcp/tools/call").results;
+    let call = results
+        .iter()
+        .find(|r| r.id == "mcp/tools/call")
+        .expect("the check ran");
+    assert_eq!(call.verdict, Verdict::Error, "{call:#?}");
+    assert!(
+        call.evidence.iter().any(|e| e
+            .message
+            .contains("`[mcp] call` of `fail` returned `isError: true`")),
+        "{call:#?}"
+    );
+}

@@ -286,6 +286,11 @@ const STDIO: &[(&str, &str, &[&str])] = &[
         &["producer/lifecycle/error-record"],
     ),
     ("buffered", "events", &["producer/lifecycle/streams"]),
+    (
+        "buffered-at-exit",
+        "events",
+        &["producer/lifecycle/streams"],
+    ),
     ("no-start", "events", &["producer/lifecycle/start-first"]),
     (
         "second-start",

@@ -87,8 +87,26 @@ impl Pattern {
     /// then the matcher's business.
     pub fn without_version(&self) -> Pattern {
         let mut p = self.clone();
-        if let Value::Object(m) = &mut p.value {
-            m.remove("jsonrpc");
+        if let Value::Object(m) = &mut p.value
+            && let Some(version) = m.remove("jsonrpc")
+        {
+            // The text too: it is what a report shows as expected, and what
+            // a difference is drawn from.
+            let member = format!("\"jsonrpc\": {version}");
+            let tight = format!("\"jsonrpc\":{version}");
+            for cut in [
+                format!("{member}, "),
+                format!(", {member}"),
+                format!("{tight},"),
+                format!(",{tight}"),
+                member,
+                tight,
+            ] {
+                if let Some(at) = p.text.find(&cut) {
+                    p.text.replace_range(at..at + cut.len(), "");
+                    break;
+                }
+            }
         }
         p
     }
@@ -317,6 +335,32 @@ mod tests {
 
     fn m(pattern: &str, actual: &str) -> Match {
         Pattern::parse(pattern).unwrap().matches(actual)
+    }
+
+    #[test]
+    fn without_version_drops_the_member_from_the_text_too() {
+        for (text, left) in [
+            (
+                r#"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "$string"}, "id": "1"}"#,
+                r#"{"error": {"code": -32601, "message": "$string"}, "id": "1"}"#,
+            ),
+            (r#"{"result":7,"jsonrpc":"2.0"}"#, r#"{"result":7}"#),
+            (r#"{"result": 7}"#, r#"{"result": 7}"#),
+        ] {
+            let p = Pattern::parse(text).unwrap().without_version();
+            assert_eq!(p.text(), left);
+            // What is shown is what is matched: the text parses to the value.
+            assert_eq!(Pattern::parse(p.text()).unwrap().value, p.value);
+        }
+        // A difference drawn from it names no `"jsonrpc"`.
+        let p = Pattern::parse(r#"{"jsonrpc": "2.0", "error": {"code": -32601}, "id": 1}"#)
+            .unwrap()
+            .without_version();
+        let shown = Pattern::parse(p.text())
+            .unwrap()
+            .diff(r#"{"error":{"code":-32000},"id":1}"#, 6, 120)
+            .unwrap();
+        assert!(shown.iter().all(|l| !l.contains("jsonrpc")), "{shown:?}");
     }
 
     #[test]

@@ -160,3 +160,61 @@ fn a_target_that_says_nothing_gets_no_pass_and_one_block_in_every_role() {
         assert!(human.contains("the run halted: "), "{args:?}: {human}");
     }
 }
+
+/// An unknown member and a recased one are alike to a protocol that
+/// ignores members it does not name: the two cases apply, or not, in the
+/// same dialects.
+#[test]
+fn an_unknown_member_and_a_recased_one_are_judged_alike() {
+    let cases = rpcspec::cases::builtin().expect("the shipped cases load");
+    let not_in = |id: &str| -> Vec<String> {
+        let case = cases.iter().find(|c| c.id == id).expect("a shipped case");
+        let mut dialects: Vec<String> = case.not_in.iter().map(|(d, _)| d.clone()).collect();
+        dialects.sort();
+        dialects
+    };
+    let arity = not_in("jsonrpc/params/wrong-arity");
+    let recased = not_in("jsonrpc/params/names-case-sensitive");
+    assert!(arity.contains(&"codex".to_owned()), "{arity:?}");
+    for dialect in &recased {
+        assert!(
+            arity.contains(dialect),
+            "{dialect}: {recased:?} vs {arity:?}"
+        );
+    }
+    assert!(recased.contains(&"codex".to_owned()), "{recased:?}");
+}
+
+/// `-v` shows every result with its traffic, passes too: a producer's
+/// checks and the MCP checks as well as the server's cases.
+#[test]
+fn verbose_shows_the_traffic_of_passing_results_in_every_role() {
+    for args in [
+        &["--role", "producer", "--plans", "prompt"][..],
+        &[
+            "--dialect",
+            "mcp@2025-11-25",
+            "--filter",
+            "mcp/utilities/ping",
+        ][..],
+        &[
+            "--filter",
+            "jsonrpc/examples/notification",
+            "--plans",
+            "whole",
+        ][..],
+    ] {
+        let out = rpcspec().arg("run").args(args).arg("-v").output().unwrap();
+        let text = format!("\n{}", String::from_utf8_lossy(&out.stdout));
+        let blocks: Vec<&str> = text.split("\nPASS ").skip(1).collect();
+        assert!(!blocks.is_empty(), "{args:?}: {text}");
+        for block in blocks {
+            let block = block.split("\n\n").next().unwrap_or_default();
+            let block = &block[..block.find("\nPASS").unwrap_or(block.len())];
+            assert!(
+                block.contains("\n  sent ") || block.contains("\n  received "),
+                "{args:?}: a pass without its traffic:\n{block}"
+            );
+        }
+    }
+}

@@ -38,6 +38,10 @@ const MUTANTS: &[(&str, &str)] = &[
         "buffered",
         "holds every record until stdin reaches EOF, then flushes them",
     ),
+    (
+        "buffered-at-exit",
+        "makes its records 25 ms apart but writes them in one piece as it exits (a block-buffered stdout)",
+    ),
     ("no-start", "the stream begins with the first token"),
     (
         "second-start",
@@ -250,6 +254,18 @@ fn events(name: &str) -> io::Result<u8> {
         // process that reads to EOF would.
         io::copy(&mut io::stdin().lock(), &mut io::sink())?;
         out.write_all(&writes.concat())?;
+        out.flush()?;
+        return Ok(0);
+    }
+    if name == "buffered-at-exit" {
+        // Each record made 25 ms after the last, all kept in the buffer
+        // until the process ends, as Python's print to a pipe does.
+        let mut held = Vec::new();
+        for w in &writes {
+            thread::sleep(Duration::from_millis(25));
+            held.extend_from_slice(w);
+        }
+        out.write_all(&held)?;
         out.flush()?;
         return Ok(0);
     }

@@ -218,10 +218,30 @@ pub fn validate(revision: Revision, message: &Value, role: Role<'_>) -> Vec<Sche
                     .first(&["JSONRPCResultResponse", "JSONRPCResponse"])
                     .expect("a result envelope");
                 c.check(&envelope, message, "", &mut out);
-                let result_def = method
+                let stem = method
                     .and_then(|m| c.methods.get(m))
-                    .and_then(|req| req.strip_suffix("Request"))
-                    .map(|stem| format!("{stem}Result"))
+                    .and_then(|req| req.strip_suffix("Request"));
+                // 2026-07-28: a tool call, a prompt or a resource read may
+                // answer an InputRequiredResult (its `…ResultResponse` is an
+                // `anyOf`); `resultType` says which a result is ("the client
+                // … determine[s] how to parse the result object"), and
+                // InputRequiredResult alone would accept almost anything.
+                let input_required = message.pointer("/result/resultType")
+                    == Some(&Value::from("input_required"))
+                    && stem
+                        .and_then(|stem| c.defs.get(&format!("{stem}ResultResponse")))
+                        .is_some_and(|d| {
+                            d.pointer("/properties/result")
+                                .is_some_and(|r| r.to_string().contains("/InputRequiredResult\""))
+                        });
+                let result_def = stem
+                    .map(|stem| {
+                        if input_required {
+                            "InputRequiredResult".to_owned()
+                        } else {
+                            format!("{stem}Result")
+                        }
+                    })
                     .filter(|name| c.has(name))
                     // A method of the schema without a result of its own
                     // (`ping`) has an empty one; a method the schema does
@@ -313,6 +333,34 @@ mod tests {
             assert_eq!(knows(*r, "ping"), r.has_ping());
             assert_eq!(knows(*r, "server/discover"), !r.has_initialize());
         }
+    }
+
+    #[test]
+    fn an_input_required_result_answers_a_tool_call_in_2026_07_28() {
+        let r = Revision::V2026_07_28;
+        let call = |m: &Value| validate(r, m, Role::Reply(Some("tools/call")));
+        // `CallToolResultResponse`'s result is an `anyOf`: this one too.
+        let input_required = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "resultType": "input_required", "requestState": "step-1"
+        }});
+        assert_eq!(call(&input_required), []);
+        // Not a result `tools/list` may give.
+        let list = validate(r, &input_required, Role::Reply(Some("tools/list")));
+        assert!(
+            list.iter().any(|e| e.definition == "ListToolsResult"),
+            "{list:#?}"
+        );
+        // A CallToolResult still passes, and a broken one still fails plainly.
+        let text = json!({"jsonrpc": "2.0", "id": 1, "result": {
+            "resultType": "complete", "content": [{"type": "text", "text": "hi"}]
+        }});
+        assert_eq!(call(&text), []);
+        let broken = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete", "content": "hi"}});
+        let errors = call(&broken);
+        assert!(
+            errors.iter().any(|e| e.definition == "CallToolResult"),
+            "{errors:#?}"
+        );
     }
 
     #[test]

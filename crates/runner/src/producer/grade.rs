@@ -2,6 +2,8 @@
 //! run wrote, when, and how it ended), so they are unit-tested without
 //! spawning anything.
 
+use std::time::Duration;
+
 use rpcspec_framer::ProblemKind;
 use serde_json::Value;
 
@@ -480,6 +482,9 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
             },
         );
     }
+    if let Some(why) = held_until_exit(obs) {
+        return findings(&R::EVENTS_HELD_BACK, vec![why]);
+    }
     match obs.gate.unwrap_or_default() {
         Gate::NotUsed => Grade::NotApplicable(
             "the profile closes stdin after the input: holding back is not observable".into(),
@@ -497,6 +502,33 @@ pub(super) fn grade_streams(_: &Profile, _: &Scenario, obs: &Observation) -> Gra
             Grade::NotApplicable("the stream did not end even after stdin closed".into())
         }
     }
+}
+
+/// A stream that took [`HELD_SPAN`] or more yet came in one read, as the
+/// process exited: what a block-buffered stdout does (Python's `print` to
+/// a pipe, C's stdio), whatever the start-up. A slow starter that then
+/// streams comes in many reads and is not held back.
+const HELD_SPAN: Duration = Duration::from_millis(100);
+
+/// How close to the exit the one read must be to have come with it.
+const AT_EXIT: Duration = Duration::from_millis(250);
+
+fn held_until_exit(obs: &Observation) -> Option<String> {
+    let (first, last) = (obs.records.first()?, obs.records.last()?);
+    let span = Duration::from_millis(last.at_ms);
+    let with_exit =
+        obs.status.is_some() && obs.stdout_closed && obs.duration.saturating_sub(span) <= AT_EXIT;
+    (obs.records.len() >= 2 && first.piece == last.piece && span >= HELD_SPAN && with_exit).then(
+        || {
+            format!(
+                "all {} records arrived in one read {} ms after the start, as the process exited: \
+                 they were held back until exit (a block-buffered stdout, such as Python's print \
+                 to a pipe: flush after each record, or run it unbuffered)",
+                obs.records.len(),
+                last.at_ms
+            )
+        },
+    )
 }
 
 pub(super) fn grade_control(profile: &Profile, scenario: &Scenario, obs: &Observation) -> Grade {

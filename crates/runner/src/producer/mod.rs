@@ -381,9 +381,9 @@ fn grade(
         result.evidence.push(Evidence::flood(why.clone(), budget));
     }
     result.settle();
-    // The run's bytes go with the results that need explaining only: one
-    // run is graded by every check, and a pass needs no evidence.
-    if !matches!(result.verdict, Verdict::Pass | Verdict::Skipped) {
+    // The run's bytes go with every result that judged it (`-v` shows a
+    // pass's traffic too), each cut to its share of the budget by `fit`.
+    if result.verdict != Verdict::Skipped {
         result.sent = obs.sent.clone();
         result.received = obs.received.clone();
         result.stderr = obs.stderr.clone();

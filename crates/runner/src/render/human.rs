@@ -277,10 +277,8 @@ fn verbose_case(out: &mut String, results: &[CaseResult]) {
             r.title
         );
         evidence_lines(out, r, "  ", "  ", true);
-        if !matches!(
-            r.verdict,
-            Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
-        ) {
+        // All of a case's traffic, a pass's too (what was not run has none).
+        if r.verdict.ran() {
             traffic(out, r, "  ", SHOWN_LINES_VERBOSE);
         }
     }

@@ -32,6 +32,20 @@ impl Session {
                 None => {
                     let call = calls.call.clone().expect("checked");
                     self.check(TOOLS_CALL, |s| match s.ask("tools/call", call.params()) {
+                        // The call failed as a tool: the server did what it
+                        // should, but the call shows nothing of a success.
+                        Reply::Result(r) if r.get("isError") == Some(&Value::Bool(true)) => {
+                            vec![Evidence::note(
+                                Verdict::Error,
+                                format!(
+                                    "the target file's `[mcp] call` of `{}` returned `isError: true` ({}): \
+                                     the call fails as a tool, so it checks no successful call; give \
+                                     `[mcp] call` a tool and arguments that succeed",
+                                    call.tool,
+                                    short(&r)
+                                ),
+                            )]
+                        }
                         // Its result against CallToolResult, here as well
                         // as in the check of every message.
                         // Not a line too long to keep: only its envelope is.
