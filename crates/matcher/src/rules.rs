@@ -178,7 +178,7 @@ crate::rule_table! { RULES;
         "a reply echoes a number `id` with the same text, not just the same value (`1`, not `1.0`)";
     SESSION_ID_STRING_TEXT = "session.id-string-text", Info, "JSON-RPC 2.0 §5",
         "a reply echoes a string `id` with the same escapes (`\"\\u0041\"` and `\"A\"` are the same id)";
-    SESSION_REPLY_TO_NOTIFICATION = "session.reply-to-notification", Must, "JSON-RPC 2.0 §4.1, §6",
+    SESSION_REPLY_TO_NOTIFICATION = "session.reply-to-notification", Must, "JSON-RPC 2.0 §4.1 (\"The Server MUST NOT reply to a Notification, including those that are within a batch request\"), §6",
         "a notification gets no reply, alone or in a batch, and an all-notification batch gets nothing back";
     SESSION_UNANSWERED = "session.unanswered", Must, "JSON-RPC 2.0 §5 (\"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications\")",
         "every request, valid or not, gets a reply before the session closes";

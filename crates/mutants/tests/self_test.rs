@@ -294,6 +294,23 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
             };
             format!("{} {} [{}] {class}", m.name, r.id, r.plan)
         }));
+        // Every FAIL names the registry rule it breaks (its sentence is
+        // in the rule's section).
+        for r in &results {
+            for e in r.evidence.iter().filter(|e| e.verdict == Verdict::Fail) {
+                let rule = e.rule.as_ref().unwrap_or_else(|| {
+                    panic!(
+                        "mutant `{}`: {} [{}]: a FAIL without a rule: {}",
+                        m.name, r.id, r.plan, e.message
+                    )
+                });
+                assert!(
+                    rpcspec::rules::by_id(&rule.id).is_some(),
+                    "{}: not a registry rule",
+                    rule.id
+                );
+            }
+        }
         let caught = caught(&results);
         for case in m.caught_by {
             assert!(

@@ -128,6 +128,11 @@ impl Pattern {
         p
     }
 
+    /// Whether the pattern expects an error reply (an `error` member).
+    pub fn is_error(&self) -> bool {
+        self.value.get("error").is_some_and(|e| !e.is_null())
+    }
+
     /// Whether the pattern expects an error reply with `"id": null`.
     pub fn is_null_id_error(&self) -> bool {
         self.value.get("error").is_some()

@@ -105,6 +105,13 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the server's `ping`, and `roots/list` to a client that declared `roots`, are answered with their id and a result";
     CLIENT_MCP_CANCEL = "client.mcp-cancel", Should, "MCP 2025-11-25 basic/lifecycle, timeouts (\"the sender SHOULD issue a cancellation notification for that request and stop waiting\")",
         "a call the client gives up on is cancelled: `notifications/cancelled` with its `requestId`";
+    REPLY_ERROR = "reply.error", Must, "JSON-RPC 2.0 §5 (\"When a rpc call encounters an error, the Response Object MUST contain the error member\"), §5.1 (the code for each cause: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params)",
+        "a request the server cannot carry out gets an error reply, with the code §5.1 gives for the cause, and the id it can read (null when it cannot)";
+    REPLY_RESULT = "reply.result", Must, "JSON-RPC 2.0 §5 (\"result: This member is REQUIRED on success\"), §7 (the examples' replies)",
+        "a request the server can carry out gets a reply with its result and its id, as the specification's examples are answered";
+    REPLY_BATCH = "reply.batch", Must, "JSON-RPC 2.0 §6 (each member is answered as a call alone: \"When a rpc call is made, the Server MUST reply with a Response\", §5; the replies in one Array, never an empty one)",
+        "a batch's calls are each answered as they would be alone, in one Array, and a batch of notifications gets nothing back";
+
     CLIENT_MCP_SHUTDOWN = "client.mcp-shutdown", Should, "MCP 2025-11-25 basic/lifecycle, shutdown over stdio (\"First, closing the input stream to the child process\")",
         "the client ends the session by closing the server's stdin (then waits, then SIGTERM, then SIGKILL), not by killing it first";
 }
@@ -163,6 +170,7 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every line a target writes, in every server and producer case, and `rpcspec check`"
         }
         "process" => "every process rpcspec starts, in every role",
+        "reply" => "the server cases' own answers (`--role server`): a FAIL of what a case expects",
         "decoder" => "every decoder case (`--role decoder`), on what the adapter reports",
         "client" => {
             "every client scenario (`--role client`), on what the client writes to its server and what its adapter reports"

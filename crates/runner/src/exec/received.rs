@@ -153,6 +153,11 @@ impl Run<'_> {
             };
             if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
                 self.name_unanswered(&mut e, k, case, per_step[k].len());
+                // A FAIL of the case's own answer names the rule it breaks.
+                if e.rule.is_none() && e.verdict == Verdict::Fail {
+                    let rule = rule_of_step(step, &per_step[k]);
+                    e.rule = Some(RuleRef::from_rule(rule));
+                }
                 if k < self.preamble {
                     e.step = None;
                     e.message =
@@ -219,10 +224,13 @@ impl Run<'_> {
             .chain(framing.into_iter().map(|(id, (n, v))| (id, n, v)));
         for (id, count, verdict) in per_rule {
             if count > MAX_PER_RULE {
-                self.evidence.push(Evidence::note(
-                    verdict,
-                    format!("… and {} more findings of {id}", count - MAX_PER_RULE),
-                ));
+                self.evidence.push(Evidence {
+                    rule: crate::rules::by_id(&id).map(RuleRef::from_rule),
+                    ..Evidence::note(
+                        verdict,
+                        format!("… and {} more findings of {id}", count - MAX_PER_RULE),
+                    )
+                });
             }
         }
         if let Some(status) = self.exit {
@@ -337,6 +345,57 @@ impl Run<'_> {
             e.rule = Some(RuleRef::from_rule(&crate::rules::SESSION_UNANSWERED));
         }
     }
+}
+
+/// The rule a step's wrong answer breaks: no reply was due
+/// (`session.reply-to-notification`), a batch's (`reply.batch`), or that
+/// of the first expected message nothing matched: an error
+/// (`reply.error`) or a result (`reply.result`).
+fn rule_of_step(step: &crate::cases::Step, actual: &[&str]) -> &'static crate::rules::Rule {
+    use crate::rules::{REPLY_BATCH, REPLY_ERROR, REPLY_RESULT, SESSION_REPLY_TO_NOTIFICATION};
+    match &step.expect {
+        Expect::Nothing => &SESSION_REPLY_TO_NOTIFICATION,
+        Expect::Batch(_) => &REPLY_BATCH,
+        Expect::Messages(patterns) => {
+            let unmatched = patterns
+                .iter()
+                .find(|p| !actual.iter().any(|a| p.matches(a) == Match::Yes));
+            // Every expected reply came, and more: one nothing asked for.
+            if unmatched.is_none() && actual.len() > patterns.len() {
+                return if sends_notification(step) {
+                    &SESSION_REPLY_TO_NOTIFICATION
+                } else {
+                    &crate::rules::SESSION_DUPLICATE_REPLY
+                };
+            }
+            if unmatched
+                .or(patterns.first())
+                .is_some_and(Pattern::is_error)
+            {
+                &REPLY_ERROR
+            } else {
+                &REPLY_RESULT
+            }
+        }
+        Expect::Any => &REPLY_RESULT,
+    }
+}
+
+/// Whether `step` sends a notification: an object with a `method` and no
+/// `id`, alone or in a batch.
+fn sends_notification(step: &crate::cases::Step) -> bool {
+    let lines = match &step.send {
+        crate::cases::Send::Lines(lines) | crate::cases::Send::Raw(lines) => lines,
+    };
+    let is_notification =
+        |v: &serde_json::Value| v.get("method").is_some() && v.get("id").is_none();
+    lines.iter().any(
+        |line| match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(serde_json::Value::Array(members)) => members.iter().any(is_notification),
+            Ok(v) => is_notification(&v),
+            Err(_) => false,
+        },
+    )
 }
 
 /// The `id` of the JSON object on `line`, if it has one.
