@@ -133,46 +133,46 @@ crate::rule_table! { RULES;
         "an object is a request (it has `method`) or a response (it has `id` and `result` or `error`)";
     MESSAGE_DUPLICATE_MEMBER = "message.duplicate-member", Should, "RFC 8259 §4",
         "the names within an object are unique";
-    MESSAGE_JSONRPC_VERSION = "message.jsonrpc-version", Must, "JSON-RPC 2.0 §4, §5",
+    MESSAGE_JSONRPC_VERSION = "message.jsonrpc-version", Must, "JSON-RPC 2.0 §4, §5 (jsonrpc: \"MUST be exactly \\\"2.0\\\"\")",
         "`jsonrpc` is exactly the string \"2.0\"";
 
-    REQUEST_METHOD_TYPE = "request.method-type", Must, "JSON-RPC 2.0 §4",
+    REQUEST_METHOD_TYPE = "request.method-type", Must, "JSON-RPC 2.0 §4 (method: \"A String containing the name of the method to be invoked\")",
         "`method` is a string";
     REQUEST_METHOD_RESERVED = "request.method-reserved", Info, "JSON-RPC 2.0 §4",
         "method names that begin with `rpc.` are reserved for rpc-internal methods and extensions";
-    REQUEST_PARAMS_TYPE = "request.params-type", Must, "JSON-RPC 2.0 §4.2",
+    REQUEST_PARAMS_TYPE = "request.params-type", Must, "JSON-RPC 2.0 §4.2 (\"If present, parameters for the rpc call MUST be provided as a Structured value\")",
         "`params`, if present, is an array or an object";
-    REQUEST_ID_TYPE = "request.id-type", Must, "JSON-RPC 2.0 §4",
+    REQUEST_ID_TYPE = "request.id-type", Must, "JSON-RPC 2.0 §4 (id: \"MUST contain a String, Number, or NULL value if included\")",
         "`id`, if present, is a string, a number or null";
     REQUEST_ID_NULL = "request.id-null", Should, "JSON-RPC 2.0 §4",
         "a request `id` is not null";
     REQUEST_ID_FRACTIONAL = "request.id-fractional", Should, "JSON-RPC 2.0 §4",
         "a number `id` has no fractional part";
 
-    RESPONSE_RESULT_XOR_ERROR = "response.result-xor-error", Must, "JSON-RPC 2.0 §5",
+    RESPONSE_RESULT_XOR_ERROR = "response.result-xor-error", Must, "JSON-RPC 2.0 §5 (\"Either the result member or error member MUST be included, but both members MUST NOT be included\")",
         "a response has exactly one of `result` and `error`";
-    RESPONSE_ID_MISSING = "response.id-missing", Must, "JSON-RPC 2.0 §5",
+    RESPONSE_ID_MISSING = "response.id-missing", Must, "JSON-RPC 2.0 §5 (id: \"This member is REQUIRED\")",
         "a response has an `id` member";
-    RESPONSE_ID_TYPE = "response.id-type", Must, "JSON-RPC 2.0 §5",
+    RESPONSE_ID_TYPE = "response.id-type", Must, "JSON-RPC 2.0 §5 (id: \"It MUST be the same as the value of the id member in the Request Object\", or Null when it could not be detected)",
         "a response `id` is a string, a number or null";
 
-    ERROR_OBJECT = "error.object", Must, "JSON-RPC 2.0 §5, §5.1",
+    ERROR_OBJECT = "error.object", Must, "JSON-RPC 2.0 §5 (error: \"The value for this member MUST be an Object as defined in section 5.1\"), §5.1",
         "`error` is an object";
-    ERROR_CODE_INTEGER = "error.code-integer", Must, "JSON-RPC 2.0 §5.1",
+    ERROR_CODE_INTEGER = "error.code-integer", Must, "JSON-RPC 2.0 §5.1 (code: \"This MUST be an integer\")",
         "`error.code` is present and is an integer, written without fraction or exponent";
-    ERROR_MESSAGE_STRING = "error.message-string", Must, "JSON-RPC 2.0 §5.1",
+    ERROR_MESSAGE_STRING = "error.message-string", Must, "JSON-RPC 2.0 §5.1 (message: \"A String providing a short description of the error\")",
         "`error.message` is present and is a string";
     ERROR_CODE_RESERVED = "error.code-reserved", Should, "JSON-RPC 2.0 §5.1",
         "codes from -32768 to -32000 are used only as defined: -32700, -32600 to -32603, and -32099 to -32000 for server errors";
 
-    BATCH_EMPTY = "batch.empty", Must, "JSON-RPC 2.0 §6",
+    BATCH_EMPTY = "batch.empty", Must, "JSON-RPC 2.0 §6 (an empty array is not \"an Array with at least one value\"; \"the server MUST NOT return an empty Array\")",
         "a batch holds at least one value, and an empty array is never a reply";
 
-    SESSION_UNKNOWN_ID = "session.unknown-id", Must, "JSON-RPC 2.0 §5",
+    SESSION_UNKNOWN_ID = "session.unknown-id", Must, "JSON-RPC 2.0 §5 (id: \"It MUST be the same as the value of the id member in the Request Object\")",
         "a reply's `id` is the `id` of a request that awaits a reply";
-    SESSION_DUPLICATE_REPLY = "session.duplicate-reply", Must, "JSON-RPC 2.0 §5",
+    SESSION_DUPLICATE_REPLY = "session.duplicate-reply", Must, "JSON-RPC 2.0 §5 (\"When a rpc call is made, the Server MUST reply with a Response\": one)",
         "a request gets one reply, not two";
-    SESSION_ID_TYPE_CHANGED = "session.id-type-changed", Must, "JSON-RPC 2.0 §5",
+    SESSION_ID_TYPE_CHANGED = "session.id-type-changed", Must, "JSON-RPC 2.0 §5 (id: \"It MUST be the same as the value of the id member in the Request Object\")",
         "a reply's `id` keeps the type of the request's `id`: a string stays a string, a number a number";
     SESSION_ID_NUMBER_TEXT = "session.id-number-text", Should, "JSON-RPC 2.0 §4, §5",
         "a reply echoes a number `id` with the same text, not just the same value (`1`, not `1.0`)";
@@ -186,9 +186,9 @@ crate::rule_table! { RULES;
         "a sender does not reuse the `id` of a request that still awaits its reply";
     SESSION_BATCH_REPLY_ARRAY = "session.batch-reply-array", Should, "JSON-RPC 2.0 §6",
         "a batch is answered with one array holding the replies to its members";
-    SESSION_BATCH_REPLY_MISSING = "session.batch-reply-missing", Must, "JSON-RPC 2.0 §5, §6",
+    SESSION_BATCH_REPLY_MISSING = "session.batch-reply-missing", Must, "JSON-RPC 2.0 §5 (\"When a rpc call is made, the Server MUST reply with a Response\"), §6",
         "a batch reply holds a reply for every member that expects one";
-    SESSION_SINGLE_REPLY_OBJECT = "session.single-reply-object", Must, "JSON-RPC 2.0 §5, §6",
+    SESSION_SINGLE_REPLY_OBJECT = "session.single-reply-object", Must, "JSON-RPC 2.0 §5 (\"The Response is expressed as a single JSON Object\"), §6",
         "a request sent alone is answered with a response object, not an array";
     SESSION_ERROR_CODE_MEANING = "session.error-code-meaning", Should, "JSON-RPC 2.0 §5.1",
         "predefined codes keep their meaning: unparseable JSON gets -32700, an invalid request -32600, and parseable JSON never -32700";

@@ -229,7 +229,7 @@ pub fn validate(revision: Revision, message: &Value, role: Role<'_>) -> Vec<Sche
                 let input_required = message.pointer("/result/resultType")
                     == Some(&Value::from("input_required"))
                     && stem
-                        .and_then(|stem| c.defs.get(&format!("{stem}ResultResponse")))
+                        .and_then(|stem| c.defs.get(format!("{stem}ResultResponse")))
                         .is_some_and(|d| {
                             d.pointer("/properties/result")
                                 .is_some_and(|r| r.to_string().contains("/InputRequiredResult\""))
