@@ -212,6 +212,10 @@ const EVENTS_IN_FLIGHT: usize = 16;
 /// Most of stderr kept for the report: the last this many bytes.
 const STDERR_TAIL: usize = 16 * 1024;
 
+/// How long after a target's exit its stderr may take to end before the
+/// exit is reported without the rest of it.
+const STDERR_AFTER_EXIT: Duration = Duration::from_millis(100);
+
 /// A running target.
 pub struct Running {
     pid: rustix::process::Pid,
@@ -279,7 +283,10 @@ impl Running {
         let mut stderr = child.stderr.take().expect("piped");
         let tail = Arc::new(Mutex::new(Vec::new()));
         let keep = Arc::clone(&tail);
+        let (stderr_done, stderr_ended) = std::sync::mpsc::channel::<()>();
         thread::spawn(move || {
+            // Dropped at the end of stderr: the exit is reported after it.
+            let _done = stderr_done;
             let mut buf = vec![0; 16 * 1024];
             while let Ok(n) = stderr.read(&mut buf) {
                 if n == 0 {
@@ -296,6 +303,10 @@ impl Running {
 
         thread::spawn(move || {
             if let Ok(status) = child.wait() {
+                // What it wrote to stderr before it exited (why it failed,
+                // often) is in the tail before anyone hears of the exit;
+                // a descendant holding stderr open delays it at most this.
+                let _ = stderr_ended.recv_timeout(STDERR_AFTER_EXIT);
                 let _ = tx.send(Msg::Exited(status));
             }
         });

@@ -218,3 +218,98 @@ fn verbose_shows_the_traffic_of_passing_results_in_every_role() {
         }
     }
 }
+
+/// The JSON summary counts each result once: the counts add up to
+/// `results`, and a failing case is counted in `failed_cases`.
+#[test]
+fn the_json_summary_counts_add_up() {
+    let out = rpcspec()
+        .args([
+            "run",
+            "--format",
+            "json",
+            "--timeout",
+            "1s",
+            "--filter",
+            "jsonrpc/examples/*",
+            "--",
+            "cat",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let summary: serde_json::Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["type"] == "summary")
+        .expect("a summary")["data"]
+        .clone();
+    let n = |k: &str| {
+        summary[k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{k}: {summary}"))
+    };
+    let parts = [
+        "passed",
+        "non_strict",
+        "failed",
+        "timeouts",
+        "crashes",
+        "errors",
+        "skipped",
+        "not_applicable",
+        "baselined",
+    ];
+    assert_eq!(
+        parts.iter().map(|k| n(k)).sum::<u64>(),
+        n("results"),
+        "{summary}"
+    );
+    assert!(
+        n("failed_cases") >= 1 && n("failed_cases") <= n("cases"),
+        "{summary}"
+    );
+    assert!(n("timeouts") + n("failed") > 0, "{summary}");
+}
+
+/// A target's stderr is shown as text: colour and other terminal escape
+/// sequences are left out, in every format.
+#[test]
+fn stderr_is_shown_without_terminal_escapes() {
+    let script = r#"printf '\033[2m2026-12-03\033[0m \033[31mboom\033[0m\n' >&2; exit 1"#;
+    for format in ["human", "json", "junit", "markdown"] {
+        let out = rpcspec()
+            .args([
+                "run",
+                "--format",
+                format,
+                "--filter",
+                "jsonrpc/examples/notification",
+            ])
+            .args(["--plans", "whole", "--", "sh", "-c", script])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // The Markdown summary is a table of the cases: no stderr in it.
+        assert!(
+            format == "markdown" || text.contains("2026-12-03 boom"),
+            "{format}: {text}"
+        );
+        assert!(
+            !text.contains('\x1b') && !text.contains("u001b") && !text.contains("u{1b}"),
+            "{format}: {text}"
+        );
+    }
+}
+
+/// A producer's checks name the profile they are run under.
+#[test]
+fn producer_checks_name_their_profile() {
+    let out = rpcspec()
+        .args(["list", "--role", "producer", "--profile", "claude"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(claude profile)"), "{text}");
+    assert!(!text.contains("events profile)"), "{text}");
+}

@@ -300,6 +300,14 @@ fn evidence_text(r: &CaseResult) -> String {
             show(&g.bytes)
         );
     }
+    if let Some(exit) = &r.exit {
+        let _ = writeln!(text, "  exit {exit}");
+    }
+    // The last lines of stderr: why a target failed, often.
+    let stderr: Vec<&str> = r.stderr.trim_end().lines().collect();
+    for line in &stderr[stderr.len().saturating_sub(5)..] {
+        let _ = writeln!(text, "  stderr {}", clip(&human::shown(line)));
+    }
     text
 }
 

@@ -136,3 +136,26 @@ mod fit {
         assert_eq!(serde_json::to_string(&r).unwrap(), before);
     }
 }
+
+mod cuts {
+    use super::super::{LEAST_CUT, head_of};
+
+    #[test]
+    fn a_cut_leaves_out_at_least_forty_characters_and_counts_bytes() {
+        let short_tail = "x".repeat(10 + LEAST_CUT - 1);
+        assert_eq!(
+            head_of(&short_tail, 10),
+            short_tail,
+            "a tail under the least cut stays"
+        );
+        let long = "é".repeat(10 + LEAST_CUT);
+        let cut = head_of(&long, 10);
+        assert!(cut.starts_with(&"é".repeat(10)), "{cut}");
+        // 40 characters of 2 bytes each.
+        assert!(
+            cut.ends_with(&format!("… ({} more bytes)", 2 * LEAST_CUT)),
+            "{cut}"
+        );
+        assert_eq!(head_of("short", 10), "short");
+    }
+}
