@@ -18,11 +18,11 @@ pub use rpcspec_matcher::rules::*;
 pub use rpcspec_matcher::{Level, RULES as MATCHER, Rule};
 
 rpcspec_matcher::rule_table! { RUNNER;
-    FRAMING_UTF8 = "framing.utf8", Must, "RFC 8259 §8.1; NDJSON 1.0 §3.1",
+    FRAMING_UTF8 = "framing.utf8", Must, "RFC 8259 §8.1 (JSON text exchanged between systems \"MUST be encoded using UTF-8\"); NDJSON 1.0 §3.1 (\"MUST use the UTF8 encoding\")",
         "every line is UTF-8";
-    FRAMING_UNTERMINATED = "framing.unterminated", Must, "NDJSON 1.0 §3; JSON Lines",
+    FRAMING_UNTERMINATED = "framing.unterminated", Must, "NDJSON 1.0 §3 (each JSON text \"MUST be written to the stream followed by the newline character\"); JSON Lines",
         "every line ends with \\n, the last one included";
-    FRAMING_MULTI_LINE = "framing.multi-line", Must, "NDJSON 1.0 §3; MCP stdio transport",
+    FRAMING_MULTI_LINE = "framing.multi-line", Must, "NDJSON 1.0 §3 (\"The JSON texts MUST NOT contain newlines\"); MCP stdio transport (messages \"MUST NOT contain embedded newlines\")",
         "a message is one line: JSON texts MUST NOT contain newlines";
     FRAMING_OVERLONG = "framing.overlong", Must, "NDJSON 1.0 §3; rpcspec --budget",
         "a line fits the reader's length limit";

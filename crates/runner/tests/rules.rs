@@ -225,7 +225,9 @@ fn the_rules_command_lists_and_picks() {
     let text = String::from_utf8(one.stdout).expect("utf8");
     assert!(
         text.starts_with(
-            "framing.utf8  MUST  (RFC 8259 §8.1; NDJSON 1.0 §3.1)\n  every line is UTF-8\n"
+            "framing.utf8  MUST  (RFC 8259 §8.1 (JSON text exchanged between systems \"MUST be \
+             encoded using UTF-8\"); NDJSON 1.0 §3.1 (\"MUST use the UTF8 encoding\"))\n  every \
+             line is UTF-8\n"
         ),
         "{text}"
     );
