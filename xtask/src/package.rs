@@ -1,12 +1,12 @@
 //! `cargo xtask package`: the published crates, built and run from their
 //! `.crate` files alone.
 //!
-//! 1. `cargo package` the publishable crates (framer, matcher, rpcspec) into
+//! 1. `cargo package` the publishable crates (framer, matcher, core, rpcspec) into
 //!    `target/package/`, and check that the `rpcspec` package lists the case
 //!    files it embeds (`spec-cases/…`).
 //! 2. Unpack each `.crate` into a fresh folder outside the workspace, with a
 //!    `.cargo/config.toml` whose `[patch.crates-io]` points the packaged
-//!    `rpcspec` at the unpacked framer and matcher: what a registry would
+//!    `rpcspec` at the unpacked framer, matcher and core: what a registry would
 //!    serve, nothing from the checkout.
 //! 3. `cargo install --path` the unpacked `rpcspec` (debug, for time: the
 //!    release profile changes codegen, not what is packaged) and run every
@@ -20,7 +20,7 @@
 //! 4. Run the framer's and the matcher's own tests in their unpacked
 //!    packages (all features): what they need travels with them.
 //!
-//! `--publish-dry-run` runs `cargo publish --dry-run` for the three crates
+//! `--publish-dry-run` runs `cargo publish --dry-run` for the four crates
 //! instead (it needs the registry's index, and verifies each in release).
 
 use std::{
@@ -31,7 +31,12 @@ use std::{
 };
 
 /// The crates users install or embed, in dependency order.
-const PUBLISHED: &[&str] = &["rpcspec-framer", "rpcspec-matcher", "rpcspec"];
+const PUBLISHED: &[&str] = &[
+    "rpcspec-framer",
+    "rpcspec-matcher",
+    "rpcspec-core",
+    "rpcspec",
+];
 
 /// The server role's default run had 252 results when this check was
 /// written; a package that lost a case file falls below it.
@@ -40,10 +45,10 @@ const MIN_SERVER_RESULTS: u64 = 252;
 const PACKAGE_USAGE: &str = "\
 usage: cargo xtask package [--publish-dry-run] [--keep]
 
-Packages rpcspec-framer, rpcspec-matcher and rpcspec, installs rpcspec from
+Packages rpcspec-framer, rpcspec-matcher, rpcspec-core and rpcspec, installs rpcspec from
 the unpacked .crate files alone (outside the workspace), and runs every
 role's default suite with it: all PASS, the server role at least 252 results.
---publish-dry-run  `cargo publish --dry-run` the three crates instead
+--publish-dry-run  `cargo publish --dry-run` the four crates instead
 --keep             keep the temporary folder and say where it is
 ";
 

@@ -23,7 +23,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use toml::Spanned;
 
-use crate::cases::{self, Listing, LoadError, Location};
+use crate::{
+    casefile::{self, Listing, LoadError, Location},
+    shipped,
+};
 
 pub mod grade;
 pub mod peer;
@@ -438,7 +441,7 @@ struct ScenarioDef {
 /// The shipped scenarios (`spec-cases/client/`).
 pub fn builtin() -> Result<Vec<Scenario>, LoadError> {
     let mut all = Vec::new();
-    for (rel, text) in cases::builtin_files(Some("client")) {
+    for (rel, text) in shipped::builtin_files(Some("client")) {
         all.extend(load_str(rel, text)?);
     }
     Ok(all)
@@ -447,7 +450,7 @@ pub fn builtin() -> Result<Vec<Scenario>, LoadError> {
 /// The scenarios under `root/client/`.
 pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, LoadError> {
     let mut all = Vec::new();
-    for (rel, text) in cases::read_tree(root, Some("client"))? {
+    for (rel, text) in casefile::read_tree(root, Some("client"))? {
         all.extend(load_str(&rel, &text)?);
     }
     Ok(all)
@@ -458,28 +461,28 @@ pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, LoadError> {
 pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
     let at =
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
-    let def: FileDef = cases::parse_toml(file, text)?;
-    let prefix = cases::id_prefix(file);
+    let def: FileDef = casefile::parse_toml(file, text)?;
+    let prefix = casefile::id_prefix(file);
     let protocol = if prefix.starts_with("client/mcp/") {
         Protocol::Mcp
     } else {
         Protocol::JsonRpc
     };
-    let lines = cases::Lines::new(text);
-    let mut seen = cases::SeenIds::new();
+    let lines = casefile::Lines::new(text);
+    let mut seen = casefile::SeenIds::new();
     let mut out = Vec::new();
     for spanned in def.scenario {
         let span = spanned.span();
         let d = spanned.into_inner();
         let line = lines.locate(file, span.start).line;
-        let id = cases::case_id(&prefix, d.name.get_ref(), line, &mut seen)
+        let id = casefile::case_id(&prefix, d.name.get_ref(), line, &mut seen)
             .map_err(|e| at(d.name.span(), e))?;
         let level = match &d.level {
-            Some(l) => cases::parse_level(l.get_ref()).map_err(|e| at(l.span(), e))?,
+            Some(l) => casefile::parse_level(l.get_ref()).map_err(|e| at(l.span(), e))?,
             None => Level::Must,
         };
         let bytes = |s: &Spanned<String>| {
-            crate::decoder::stream_text(s.get_ref()).map_err(|e| at(s.span(), e))
+            crate::unescape::stream_text(s.get_ref()).map_err(|e| at(s.span(), e))
         };
         let lines_of = |v: &[Spanned<String>]| -> Result<Vec<Vec<u8>>, LoadError> {
             v.iter()
@@ -566,7 +569,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             })
         };
         let text_of = |c: &Spanned<CallDef>, s: &Option<String>| -> Result<Vec<u8>, LoadError> {
-            crate::decoder::stream_text(s.as_deref().unwrap_or_default())
+            crate::unescape::stream_text(s.as_deref().unwrap_or_default())
                 .map_err(|e| at(c.span(), e))
         };
         let json = |s: &Spanned<String>| -> Result<Vec<u8>, LoadError> {

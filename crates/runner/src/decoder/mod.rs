@@ -48,12 +48,13 @@ pub use session::{Session, run_case_in};
 
 use crate::{
     budget::Budget,
-    cases::{self, Listing, LoadError, Location},
+    casefile::{self, Listing, LoadError, Location},
     drive::{Drive, KILL_GRACE},
     plan::{SPLIT_PAUSE, Write as PlanWrite},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
+    shipped,
     target::{Msg, Running, Target, describe_exit},
-    unescape::unescape,
+    unescape::stream_text,
 };
 
 /// Streams up to this many bytes are also split in two at every offset.
@@ -64,8 +65,6 @@ pub const BYTEWISE_MAX: usize = 1024;
 /// asyncio's `StreamReader`, Go's `bufio.Scanner`): rejecting them is
 /// NON-STRICT, not a failure.
 pub const LONG_LINE: usize = 64 * 1024;
-/// Largest `$pad(N)`.
-pub(super) const MAX_PAD: usize = 16 << 20;
 /// Bytes of one write or line kept in a report.
 pub(super) const SHOWN_BYTES: usize = 1024;
 /// Most received lines a result keeps.
@@ -265,7 +264,7 @@ pub(super) struct CaseDef {
 /// The shipped decoder cases (`spec-cases/decoder/`).
 pub fn builtin() -> Result<Vec<DecoderCase>, LoadError> {
     let mut cases = Vec::new();
-    for (rel, text) in crate::cases::builtin_files(Some("decoder")) {
+    for (rel, text) in shipped::builtin_files(Some("decoder")) {
         cases.extend(load_str(rel, text)?);
     }
     Ok(cases)
@@ -274,7 +273,7 @@ pub fn builtin() -> Result<Vec<DecoderCase>, LoadError> {
 /// The decoder cases under `root/decoder/`.
 pub fn load_dir(root: &Path) -> Result<Vec<DecoderCase>, LoadError> {
     let mut cases = Vec::new();
-    for (rel, text) in crate::cases::read_tree(root, Some("decoder"))? {
+    for (rel, text) in casefile::read_tree(root, Some("decoder"))? {
         cases.extend(load_str(&rel, &text)?);
     }
     Ok(cases)
@@ -285,21 +284,22 @@ pub fn load_dir(root: &Path) -> Result<Vec<DecoderCase>, LoadError> {
 pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> {
     let at =
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
-    let def: FileDef = cases::parse_toml(file, text)?;
-    let prefix = cases::id_prefix(file);
-    let lines = cases::Lines::new(text);
+    let def: FileDef = casefile::parse_toml(file, text)?;
+    let prefix = casefile::id_prefix(file);
+    let lines = casefile::Lines::new(text);
     let mut cases: Vec<DecoderCase> = Vec::new();
-    let mut seen = cases::SeenIds::new();
+    let mut seen = casefile::SeenIds::new();
     for spanned in def.case {
         let case_span = spanned.span();
         let def = spanned.into_inner();
         let name_span = def.name.span();
         let name = def.name.into_inner();
         let line = lines.locate(file, case_span.start).line;
-        let id = cases::case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
+        let id =
+            casefile::case_id(&prefix, &name, line, &mut seen).map_err(|e| at(name_span, e))?;
         let level = match &def.level {
             None => Level::Must,
-            Some(l) => cases::parse_level(l.as_ref()).map_err(|e| at(l.span(), e))?,
+            Some(l) => casefile::parse_level(l.as_ref()).map_err(|e| at(l.span(), e))?,
         };
         let only = match def.plans {
             None => None,
@@ -359,33 +359,4 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
         cases.push(case);
     }
     Ok(cases)
-}
-
-/// A string of a case's stream (or a client scenario's line): `$pad(N)` becomes N bytes `x` (so lines
-/// over 64 KiB and 1 MiB need not be stored), then `\xNN` becomes the byte
-/// 0xNN.
-pub(crate) fn stream_text(text: &str) -> Result<Vec<u8>, String> {
-    const PAD: &str = "$pad(";
-    let mut expanded = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(PAD) {
-        expanded.push_str(&rest[..at]);
-        let after = &rest[at + PAD.len()..];
-        let close = after
-            .find(')')
-            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
-        let n: usize = after[..close]
-            .parse()
-            .map_err(|_| format!("`$pad({})`: not a byte count", &after[..close]))?;
-        if n > MAX_PAD {
-            return Err(format!("`$pad({n})` is over the limit of {MAX_PAD} bytes"));
-        }
-        if expanded.len() + n > MAX_PAD {
-            return Err(format!("the string is over {MAX_PAD} bytes once padded"));
-        }
-        expanded.extend(std::iter::repeat_n('x', n));
-        rest = &after[close + 1..];
-    }
-    expanded.push_str(rest);
-    unescape(&expanded)
 }

@@ -118,10 +118,11 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
         location: locate(file, text, span.start),
         message,
     };
-    let def: ManifestDef = crate::cases::parse_toml(file, text).map_err(|e| Error::Manifest {
-        location: e.location,
-        message: e.message,
-    })?;
+    let def: ManifestDef =
+        crate::casefile::parse_toml(file, text).map_err(|e| Error::Manifest {
+            location: e.location,
+            message: e.message,
+        })?;
     if def.target.is_empty() {
         return Err(at(
             0..0,

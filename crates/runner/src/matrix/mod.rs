@@ -65,7 +65,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::{
-    cases::{Location, locate},
+    casefile::{Location, locate},
     exit,
     report::Verdict,
 };
@@ -636,10 +636,7 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
     }
 }
 
-/// The case id up to its last `/` (the whole id if it has none).
-pub fn area_of(id: &str) -> &str {
-    id.rsplit_once('/').map_or(id, |(a, _)| a)
-}
+pub use rpcspec_core::report::area_of;
 
 impl Matrix {
     /// The areas, in row order, each with its rows.

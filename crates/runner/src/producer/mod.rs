@@ -27,7 +27,7 @@ pub use reference::{records as reference_records, serve};
 
 use crate::{
     budget::Budget,
-    cases::{Listing, LoadError, Location},
+    casefile::{Listing, LoadError, Location},
     report::{CaseResult, Evidence, Halt, Verdict},
     rules::{self as R, Rule},
     target::Target,

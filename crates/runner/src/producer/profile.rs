@@ -8,8 +8,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::{
-    cases::{self, LoadError, Location},
+    casefile::{self, LoadError, Location},
     pattern::{Match, Pattern},
+    shipped,
 };
 
 /// An event-stream profile.
@@ -147,7 +148,7 @@ impl Profile {
     /// A shipped profile by name (`events`, `claude`), or a profile file.
     pub fn named(name: &str) -> Result<Profile, String> {
         let shipped = format!("profiles/{name}.toml");
-        if let Some((path, text)) = cases::builtin_files(Some("profiles"))
+        if let Some((path, text)) = shipped::builtin_files(Some("profiles"))
             .into_iter()
             .find(|(p, _)| *p == Path::new(&shipped))
         {
@@ -159,7 +160,7 @@ impl Profile {
                 .map_err(|e| format!("cannot read profile {}: {e}", path.display()))?;
             return Profile::parse(path, &text).map_err(|e| e.to_string());
         }
-        let known: Vec<String> = cases::builtin_files(Some("profiles"))
+        let known: Vec<String> = shipped::builtin_files(Some("profiles"))
             .into_iter()
             .filter_map(|(p, _)| Some(p.file_stem()?.to_string_lossy().into_owned()))
             .collect();
@@ -172,7 +173,7 @@ impl Profile {
     /// Parses a profile file; errors say file:line:column.
     pub fn parse(file: &Path, text: &str) -> Result<Profile, LoadError> {
         let at = |span: std::ops::Range<usize>, message: String| LoadError {
-            location: cases::locate(file, text, span.start),
+            location: casefile::locate(file, text, span.start),
             message,
         };
         let def: Def = toml::from_str(text)

@@ -5,7 +5,16 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use rpcspec_matcher::UnknownName;
 
-use crate::cases::Send;
+/// The bytes of a step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Send {
+    /// Whole lines, without terminators: the write plan chooses the line
+    /// ending (`\n` or `\r\n`) and where writes are split.
+    Lines(Vec<Vec<u8>>),
+    /// Exact bytes, one write per element: no terminator is added and no
+    /// plan changes them.
+    Raw(Vec<Vec<u8>>),
+}
 
 /// One way of writing a step's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,4 +1,6 @@
-//! `unescape = true` in a case file: `\xNN` is the byte 0xNN.
+//! Escapes in case files, whatever the role. `unescape = true` in a case
+//! file: `\xNN` is the byte 0xNN; in a decoder case's stream or a client
+//! scenario's line, `$pad(N)` too ([`stream_text`]).
 //!
 //! Only `\x` is an escape, because it is the one backslash sequence JSON
 //! does not use: `\"`, `\n` or `\u00e9` inside a JSON line stay as written.
@@ -29,6 +31,38 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, String> {
         }
     }
     Ok(out)
+}
+
+/// Largest `$pad(N)`.
+pub const MAX_PAD: usize = 16 << 20;
+
+/// A string of a case's stream (or a client scenario's line): `$pad(N)` becomes N bytes `x` (so lines
+/// over 64 KiB and 1 MiB need not be stored), then `\xNN` becomes the byte
+/// 0xNN.
+pub fn stream_text(text: &str) -> Result<Vec<u8>, String> {
+    const PAD: &str = "$pad(";
+    let mut expanded = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PAD) {
+        expanded.push_str(&rest[..at]);
+        let after = &rest[at + PAD.len()..];
+        let close = after
+            .find(')')
+            .ok_or_else(|| "`$pad(` without its `)`".to_owned())?;
+        let n: usize = after[..close]
+            .parse()
+            .map_err(|_| format!("`$pad({})`: not a byte count", &after[..close]))?;
+        if n > MAX_PAD {
+            return Err(format!("`$pad({n})` is over the limit of {MAX_PAD} bytes"));
+        }
+        if expanded.len() + n > MAX_PAD {
+            return Err(format!("the string is over {MAX_PAD} bytes once padded"));
+        }
+        expanded.extend(std::iter::repeat_n('x', n));
+        rest = &after[close + 1..];
+    }
+    expanded.push_str(rest);
+    unescape(&expanded)
 }
 
 #[cfg(test)]

@@ -558,7 +558,7 @@ fn writes_line(writes: &[String], gap: Option<(usize, usize)>) -> String {
 
 /// Bytes as text: UTF-8 shown as it is, control characters escaped, and
 /// bytes that are not UTF-8 as `\xNN`.
-pub(crate) fn bytes_text(bytes: &Bytes) -> String {
+pub fn bytes_text(bytes: &Bytes) -> String {
     match bytes {
         Bytes::Text(t) => shown(t),
         Bytes::Base64(b) => {
@@ -605,7 +605,7 @@ fn clip(text: &str) -> String {
 fn summary(out: &mut String, report: &Report) {
     let mut groups: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
     for r in &report.results {
-        let group = crate::matrix::area_of(&r.id);
+        let group = crate::report::area_of(&r.id);
         *groups
             .entry(group)
             .or_default()

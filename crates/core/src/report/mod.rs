@@ -777,5 +777,10 @@ impl Report {
     }
 }
 
+/// The case id up to its last `/` (the whole id if it has none).
+pub fn area_of(id: &str) -> &str {
+    id.rsplit_once('/').map_or(id, |(a, _)| a)
+}
+
 #[cfg(test)]
 mod tests;

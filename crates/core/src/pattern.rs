@@ -113,7 +113,7 @@ impl Pattern {
 
     /// The pattern with its `"NAME": true` member, if it has one, replaced
     /// by `members` (`"error": "$object"`, say): how a probe's reply is put
-    /// in (see [`crate::probe`]).
+    /// in (the server role's probes).
     pub fn with_members(&self, name: &str, members: &str) -> Pattern {
         let mut p = self.clone();
         if let Value::Object(m) = &mut p.value

@@ -147,7 +147,7 @@ pub fn markdown(report: &Report) -> String {
     ];
     let mut areas: BTreeMap<&str, [usize; COLUMNS.len()]> = BTreeMap::new();
     for r in &report.results {
-        let area = crate::matrix::area_of(&r.id);
+        let area = crate::report::area_of(&r.id);
         let i = COLUMNS
             .iter()
             .position(|v| *v == r.verdict)

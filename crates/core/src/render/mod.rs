@@ -39,7 +39,7 @@ use crate::report::{Bytes, CaseResult, Evidence, Report, Verdict};
 mod ci;
 mod human;
 pub use ci::{github, markdown};
-pub(crate) use human::bytes_text;
+pub use human::bytes_text;
 pub use human::human;
 
 /// The bytes a standard base64 text (as [`crate::report::base64`] writes
@@ -335,7 +335,7 @@ fn xml(text: &str) -> String {
 
 /// The UTC (year, month, day) of `secs` since the Unix epoch (Howard
 /// Hinnant's civil-from-days).
-pub(crate) fn civil_date(secs: u64) -> (i64, i64, i64) {
+pub fn civil_date(secs: u64) -> (i64, i64, i64) {
     let z = (secs / 86_400) as i64 + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

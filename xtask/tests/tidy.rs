@@ -1,0 +1,758 @@
+//! Tidy: the rules of the tree's shape (ARCHITECTURE.md, "Layers"), read
+//! from the sources by `cargo test`.
+//!
+//! * core depends on neither clap nor jsonschema, and on no role: the roles
+//!   live in `rpcspec`, above it, and Cargo forbids a cycle;
+//! * no role imports another role ([`ROLES`]);
+//! * clap only in the command line's files ([`CLI_FILES`]);
+//! * no glob import of the crate's own modules (`use super::*`) outside
+//!   `#[cfg(test)]`;
+//! * no source file over [`MAX_FILE_LINES`] lines, no function over
+//!   [`MAX_FN_LINES`];
+//! * no import circle between a crate's modules.
+//!
+//! Each rule has a list of the exceptions the tree has today ([`DEBT`]),
+//! the work of the layering issue still to do. An exception that no longer
+//! occurs fails the test until it is struck from the list: the lists only
+//! shrink.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fs,
+    path::{Path, PathBuf},
+};
+
+const MAX_FILE_LINES: usize = 800;
+const MAX_FN_LINES: usize = 120;
+
+/// The roles of `rpcspec` and the top modules of `crates/runner/src` each
+/// one is made of. A role may use core, the matcher, the framer and the
+/// dialects (`mcp`), never another role.
+const ROLES: &[(&str, &[&str])] = &[
+    (
+        "server",
+        &["cases", "exec", "probe", "target_file", "serve"],
+    ),
+    ("producer", &["producer"]),
+    ("decoder", &["decoder"]),
+    ("client", &["client"]),
+];
+
+/// The files of `crates/runner/src` that make the command line: the only
+/// ones that may name clap.
+const CLI_FILES: &[&str] = &[
+    "main.rs",
+    "args.rs",
+    "fuzz_cmd.rs",
+    "mcp_cmd.rs",
+    "rules_cmd.rs",
+];
+
+/// Today's exceptions, by rule: `(rule, what)`. `what` is a file (relative
+/// to `crates/`), a `file:function`, an arrow `file -> role`, or a circle
+/// (its files, sorted, joined by `, `).
+const DEBT: &[(&str, &str)] = &[
+    ("clap-outside-cli", "runner/src/matrix/mod.rs"),
+    ("long-function", "framer/src/syntax.rs:scan"),
+    ("long-function", "matcher/src/session/reply.rs:reply"),
+    (
+        "long-function",
+        "mutants/src/bin/rpcspec-mutant-producer.rs:events",
+    ),
+    ("long-function", "mutants/src/main.rs:serve_as"),
+    ("long-function", "oracles/src/lib.rs:matcher_session"),
+    (
+        "long-function",
+        "runner/src/client/grade/mcp.rs:mcp_session",
+    ),
+    ("long-function", "runner/src/client/mod.rs:load_str"),
+    ("long-function", "runner/src/client/run.rs:run_scenario"),
+    ("long-function", "runner/src/decoder/grade.rs:grade"),
+    ("long-function", "runner/src/exec/received.rs:grade"),
+    ("long-function", "runner/src/fuzz/mod.rs:fuzz"),
+    ("long-function", "runner/src/main.rs:run_server"),
+    ("long-function", "runner/src/matrix/mod.rs:merge"),
+    (
+        "long-function",
+        "runner/src/mcp/suite/features.rs:feature_checks",
+    ),
+    ("long-function", "runner/src/mcp/suite/mod.rs:finish"),
+    ("long-function", "runner/src/mcp/suite/mod.rs:run_checks"),
+    ("long-function", "runner/src/mcp/suite/open.rs:open"),
+    (
+        "long-function",
+        "runner/src/producer/observe.rs:observe_stdio",
+    ),
+    ("long-function", "runner/src/producer/profile.rs:parse"),
+    ("long-function", "runner/src/target_file.rs:parse"),
+    ("glob-import", "matcher/src/session/refusal.rs"),
+    ("glob-import", "matcher/src/session/reply.rs"),
+    ("glob-import", "runner/src/args.rs"),
+    ("glob-import", "runner/src/cases/defs.rs"),
+    ("glob-import", "runner/src/decoder/grade.rs"),
+    ("glob-import", "runner/src/decoder/reference.rs"),
+    ("glob-import", "runner/src/decoder/rules.rs"),
+    ("glob-import", "runner/src/decoder/run.rs"),
+    ("glob-import", "runner/src/exec/dialect.rs"),
+    ("glob-import", "runner/src/exec/grade.rs"),
+    ("glob-import", "runner/src/exec/received.rs"),
+    ("glob-import", "runner/src/exec/run.rs"),
+    ("glob-import", "runner/src/fuzz_cmd.rs"),
+    ("glob-import", "runner/src/matrix/manifest.rs"),
+    ("glob-import", "runner/src/matrix/parse.rs"),
+    ("glob-import", "runner/src/matrix/run.rs"),
+    ("glob-import", "runner/src/mcp/suite/calls.rs"),
+    ("glob-import", "runner/src/mcp/suite/features.rs"),
+    ("glob-import", "runner/src/mcp/suite/open.rs"),
+    ("glob-import", "runner/src/mcp_cmd.rs"),
+    ("glob-import", "runner/src/rules_cmd.rs"),
+    (
+        "role-imports-role",
+        "runner/src/producer/profile.rs -> server",
+    ),
+    ("long-file", "runner/src/exec/run.rs"),
+    ("long-file", "runner/src/main.rs"),
+    ("long-file", "runner/src/mcp/reference/tests.rs"),
+    ("circle", "runner: cases/mod.rs, exec/mod.rs, probe.rs"),
+    ("circle", "runner: client/grade/mod.rs, client/run.rs"),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask is in the workspace")
+        .to_path_buf()
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The crates' source files: `(crate, path relative to crates/, text)`.
+fn sources() -> Vec<(String, String, String)> {
+    let crates = root().join("crates");
+    let mut out = Vec::new();
+    let mut names: Vec<_> = fs::read_dir(&crates)
+        .expect("crates/")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        for path in rust_files(&crates.join(&name).join("src")) {
+            let rel = path
+                .strip_prefix(&crates)
+                .expect("under crates/")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = fs::read_to_string(&path).expect("a readable source file");
+            out.push((name.clone(), rel, text));
+        }
+    }
+    out
+}
+
+/// The text without comments, and without `#[cfg(test)]` items (a `mod`
+/// block or a `mod x;` line): what the built crate is made of. A file
+/// that is a test module of its own (`#[cfg(test)] mod tests;` names it)
+/// is left out by [`is_test_file`].
+fn code_of(text: &str) -> String {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let code = match line.find("//") {
+            // A `//` inside a string literal is rare in this tree's code;
+            // cutting there only shortens the line.
+            Some(at) => &line[..at],
+            None => line,
+        };
+        lines.push(code);
+    }
+    let mut out = String::new();
+    let mut skip_depth: Option<i64> = None;
+    let mut pending_cfg_test = false;
+    for line in lines {
+        let t = line.trim();
+        if let Some(depth) = skip_depth.as_mut() {
+            *depth += brace_balance(line);
+            if *depth <= 0 {
+                skip_depth = None;
+            }
+            out.push('\n');
+            continue;
+        }
+        if t == "#[cfg(test)]" {
+            pending_cfg_test = true;
+            out.push('\n');
+            continue;
+        }
+        if pending_cfg_test {
+            pending_cfg_test = false;
+            if !t.ends_with(';') {
+                let depth = brace_balance(line);
+                if depth > 0 {
+                    skip_depth = Some(depth);
+                }
+            }
+            out.push('\n');
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn brace_balance(line: &str) -> i64 {
+    line.chars()
+        .map(|c| match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        })
+        .sum()
+}
+
+/// Whether a file is a test module of its own: `tests.rs`, or under a
+/// `tests/` folder of `src/`.
+fn is_test_file(rel: &str) -> bool {
+    rel.ends_with("/tests.rs") || rel.contains("/tests/")
+}
+
+/// The failures of one rule, given today's exceptions to it: what breaks
+/// the rule and is not listed, and what is listed and no longer breaks it.
+fn settle(rule: &str, found: BTreeSet<String>) -> Vec<String> {
+    let listed: BTreeSet<String> = DEBT
+        .iter()
+        .filter(|(r, _)| *r == rule)
+        .map(|(_, w)| (*w).to_owned())
+        .collect();
+    let mut out: Vec<String> = found
+        .difference(&listed)
+        .map(|w| format!("{rule}: {w}"))
+        .collect();
+    out.extend(
+        listed
+            .difference(&found)
+            .map(|w| format!("{rule}: {w} is fixed: strike it from DEBT in xtask/tests/tidy.rs")),
+    );
+    out
+}
+
+fn assert_tidy(failures: Vec<String>) {
+    assert!(
+        failures.is_empty(),
+        "the tree breaks its rules (ARCHITECTURE.md, \"Layers\"):\n  {}",
+        failures.join("\n  ")
+    );
+}
+
+/// The names in a `[dependencies]` table of a manifest (not dev- or build-).
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t == "[dependencies]";
+            continue;
+        }
+        if inside && let Some((name, _)) = t.split_once('=') {
+            let name = name.trim().trim_end_matches(".workspace");
+            if !name.is_empty() && !name.starts_with('#') {
+                out.insert(name.to_owned());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn core_depends_on_no_cli_no_schema_and_no_role() {
+    let manifest = |c: &str| {
+        fs::read_to_string(root().join("crates").join(c).join("Cargo.toml")).expect("a manifest")
+    };
+    let mut failures = Vec::new();
+    let forbidden: &[(&str, &[&str])] = &[
+        ("core", &["clap", "jsonschema", "rpcspec"]),
+        ("framer", &["rpcspec-matcher", "rpcspec-core", "rpcspec"]),
+        ("matcher", &["rpcspec-framer", "rpcspec-core", "rpcspec"]),
+    ];
+    for (krate, names) in forbidden {
+        let deps = dependencies(&manifest(krate));
+        for name in *names {
+            if deps.contains(*name) {
+                failures.push(format!("crates/{krate} depends on {name}"));
+            }
+        }
+    }
+    assert_tidy(failures);
+}
+
+/// The top module of a file of `crates/runner/src` (`exec/run.rs`: `exec`).
+fn top_module(rel: &str) -> Option<&str> {
+    let inside = rel.strip_prefix("runner/src/")?;
+    let first = inside.split('/').next()?;
+    Some(first.strip_suffix(".rs").unwrap_or(first))
+}
+
+fn role_of(module: &str) -> Option<&'static str> {
+    ROLES
+        .iter()
+        .find(|(_, modules)| modules.contains(&module))
+        .map(|(role, _)| *role)
+}
+
+#[test]
+fn no_role_imports_another_role() {
+    let mut found = BTreeSet::new();
+    for (krate, rel, text) in sources() {
+        if krate != "runner" || is_test_file(&rel) {
+            continue;
+        }
+        let Some(own) = top_module(&rel).and_then(role_of) else {
+            continue;
+        };
+        let code = code_of(&text);
+        for module in crate_paths(&code)
+            .into_iter()
+            .filter_map(|p| p.first().cloned())
+        {
+            if let Some(other) = role_of(&module)
+                && other != own
+            {
+                found.insert(format!("{rel} -> {other}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn clap_only_in_the_command_line() {
+    let mut found = BTreeSet::new();
+    for (krate, rel, text) in sources() {
+        let in_src = rel.split_once("/src/").map_or("", |(_, r)| r);
+        if krate == "runner" && CLI_FILES.contains(&in_src) {
+            continue;
+        }
+        if code_of(&text).contains("clap::") {
+            found.insert(rel.clone());
+        }
+    }
+    assert_tidy(settle("clap-outside-cli", found));
+}
+
+#[test]
+fn no_glob_import_of_own_modules_outside_tests() {
+    let mut found = BTreeSet::new();
+    for (_, rel, text) in sources() {
+        if is_test_file(&rel) {
+            continue;
+        }
+        for line in code_of(&text).lines() {
+            let t = line
+                .trim_start()
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub(super) ")
+                .trim_start_matches("pub ");
+            if let Some(path) = t.strip_prefix("use ")
+                && path.trim_end().ends_with("::*;")
+                && (path.starts_with("super::")
+                    || path.starts_with("crate::")
+                    || path.starts_with("self::"))
+            {
+                found.insert(rel.clone());
+            }
+        }
+    }
+    assert_tidy(settle("glob-import", found));
+}
+
+#[test]
+fn no_source_file_over_800_lines() {
+    let mut found = BTreeSet::new();
+    for (_, rel, text) in sources() {
+        if text.lines().count() > MAX_FILE_LINES {
+            found.insert(rel);
+        }
+    }
+    assert_tidy(settle("long-file", found));
+}
+
+/// Every function of the code (tests left out) and its length in lines,
+/// from its `fn` line to its closing brace (rustfmt's layout: the brace
+/// alone at the `fn` line's indentation).
+fn functions(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let Some(at) = t.find("fn ") else {
+            continue;
+        };
+        let head = &t[..at];
+        let is_item = head.split_whitespace().all(|w| {
+            matches!(
+                w,
+                "pub" | "pub(crate)" | "pub(super)" | "const" | "async" | "unsafe" | "extern"
+            )
+        });
+        if !is_item {
+            continue;
+        }
+        let name: String = t[at + 3..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() {
+            continue;
+        }
+        let close = format!("{}}}", " ".repeat(indent));
+        if let Some(end) = lines[i..].iter().position(|l| *l == close) {
+            out.push((name, end + 1));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_function_over_120_lines() {
+    let mut found = BTreeSet::new();
+    for (_, rel, text) in sources() {
+        if is_test_file(&rel) {
+            continue;
+        }
+        for (name, len) in functions(&code_of(&text)) {
+            if len > MAX_FN_LINES {
+                found.insert(format!("{rel}:{name}"));
+            }
+        }
+    }
+    assert_tidy(settle("long-function", found));
+}
+
+/// The `crate::…` paths a text names, each as its segments, the groups of
+/// `use crate::{a::b, c}` expanded one level.
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    prefixed_paths(code, "crate")
+}
+
+/// Paths after `prefix::`, written out or in a `use prefix::{…};` group.
+fn prefixed_paths(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let start = format!("{prefix}::");
+    let mut rest = code;
+    while let Some(at) = rest.find(&start) {
+        let before = rest[..at].chars().next_back();
+        rest = &rest[at + start.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group_end(group);
+            for item in split_top(&group[..end]) {
+                let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+                let item = item
+                    .split("::{")
+                    .next()
+                    .unwrap_or("")
+                    .split(" as ")
+                    .next()
+                    .unwrap_or("");
+                if !item.is_empty() && item != "self" && item != "*" {
+                    out.push(item.split("::").map(str::to_owned).collect());
+                }
+            }
+        } else {
+            let path: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let segments: Vec<String> = path
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if !segments.is_empty() {
+                out.push(segments);
+            }
+        }
+    }
+    out
+}
+
+/// Where the `{…}` group that `text` opens ends (the index of its `}`).
+fn group_end(text: &str) -> usize {
+    let mut depth = 1;
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// The items of a group, split at its top-level commas.
+fn split_top(text: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut from) = (Vec::new(), 0, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&text[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[from..]);
+    out
+}
+
+/// The module path of a source file of a crate (`exec/mod.rs`: `exec`).
+fn module_of(rel_in_src: &str) -> Vec<String> {
+    let mut parts: Vec<String> = rel_in_src
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(str::to_owned)
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The circles between one crate's files: file A → file B when A names a
+/// path in B's module (`crate::…`, `super::…`, `self::…`, a child by its
+/// bare name), unless one contains the other (a folder and its own files
+/// are one room). Each circle is its files, sorted.
+fn circles(files: &[(String, String)]) -> Vec<Vec<String>> {
+    let modules: BTreeMap<Vec<String>, usize> = files
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, _))| (module_of(rel), i))
+        .collect();
+    let mut edges: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); files.len()];
+    for (i, (rel, text)) in files.iter().enumerate() {
+        let own = module_of(rel);
+        let code = code_of(text);
+        let mut refs: Vec<Vec<String>> = crate_paths(&code);
+        // super:: (any number) and self:: paths, relative to this module.
+        let mut rest = code.as_str();
+        while let Some(at) = [rest.find("super::"), rest.find("self::")]
+            .into_iter()
+            .flatten()
+            .min()
+        {
+            let tail = &rest[at..];
+            let mut up = 0;
+            let mut after = tail;
+            while let Some(t) = after.strip_prefix("super::") {
+                up += 1;
+                after = t;
+            }
+            if up == 0 {
+                after = &after["self::".len()..];
+            }
+            let base: Vec<String> = own[..own.len().saturating_sub(up)].to_vec();
+            let mut path = base.clone();
+            if let Some(group) = after.strip_prefix('{') {
+                for item in split_top(&group[..group_end(group)]) {
+                    let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+                    let item = item.split("::{").next().unwrap_or("").to_owned();
+                    if !item.is_empty() && item != "self" && item != "*" {
+                        let mut p = base.clone();
+                        p.extend(item.split("::").map(str::to_owned));
+                        refs.push(p);
+                    }
+                }
+            } else {
+                let segs: String = after
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                path.extend(
+                    segs.split("::")
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned),
+                );
+                refs.push(path);
+            }
+            rest = after;
+        }
+        // A child module named by its bare path (`dialect::for_codex`).
+        for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+            if let Some((first, _)) = word.split_once("::")
+                && !first.is_empty()
+            {
+                let mut child = own.clone();
+                child.push(first.to_owned());
+                if modules.contains_key(&child) {
+                    refs.push(child);
+                }
+            }
+        }
+        for r in refs {
+            for k in (0..=r.len()).rev() {
+                if let Some(&j) = modules.get(&r[..k]) {
+                    let target = &r[..k];
+                    let related = target.starts_with(&own) || own.starts_with(target);
+                    if !related {
+                        edges[i].insert(j);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    strongly_connected(&edges)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut names: Vec<String> = c.iter().map(|&i| files[i].0.clone()).collect();
+            names.sort();
+            names
+        })
+        .collect()
+}
+
+/// Tarjan's strongly connected components, without recursion.
+fn strongly_connected(edges: &[BTreeSet<usize>]) -> Vec<Vec<usize>> {
+    let n = edges.len();
+    let (mut index, mut low) = (vec![usize::MAX; n], vec![0; n]);
+    let (mut on_stack, mut stack, mut out, mut next) = (vec![false; n], Vec::new(), Vec::new(), 0);
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut work: Vec<(usize, Vec<usize>)> = Vec::new();
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        work.push((root, edges[root].iter().copied().collect()));
+        while let Some((v, pending)) = work.last_mut() {
+            let v = *v;
+            if let Some(w) = pending.pop() {
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    work.push((w, edges[w].iter().copied().collect()));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some((parent, _)) = work.last() {
+                low[*parent] = low[*parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                out.push(component);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circle_between_modules() {
+    let mut by_crate: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (krate, rel, text) in sources() {
+        let in_src = rel
+            .split_once("/src/")
+            .map(|(_, r)| r.to_owned())
+            .unwrap_or_default();
+        by_crate.entry(krate).or_default().push((in_src, text));
+    }
+    let mut found = BTreeSet::new();
+    for (krate, files) in &by_crate {
+        for circle in circles(files) {
+            found.insert(format!("{krate}: {}", circle.join(", ")));
+        }
+    }
+    assert_tidy(settle("circle", found));
+}
+
+/// The checks themselves can fail: each finds a planted violation.
+#[test]
+fn the_checks_find_planted_violations() {
+    let code = code_of("use super::*;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n");
+    assert_eq!(code.matches("use super::*").count(), 1);
+    let long = format!("fn long() {{\n{}}}\n", "    x();\n".repeat(130));
+    assert_eq!(functions(&long), [("long".to_owned(), 132)]);
+    let files = [
+        ("a.rs".to_owned(), "use crate::b::B;".to_owned()),
+        ("b.rs".to_owned(), "use crate::{a::A, c};".to_owned()),
+        ("c.rs".to_owned(), String::new()),
+    ];
+    assert_eq!(
+        circles(&files),
+        [vec!["a.rs".to_owned(), "b.rs".to_owned()]]
+    );
+    let nested = [
+        (
+            "x/mod.rs".to_owned(),
+            "use self::y::Y; fn f() { super::z::g() }".to_owned(),
+        ),
+        (
+            "x/y.rs".to_owned(),
+            "use super::X;\nuse crate::z;".to_owned(),
+        ),
+        ("z.rs".to_owned(), "use crate::x::y::Y;".to_owned()),
+    ];
+    assert_eq!(
+        circles(&nested),
+        [vec!["x/y.rs".to_owned(), "z.rs".to_owned()]]
+    );
+    assert_eq!(
+        dependencies(
+            "[dependencies]\nclap = \"4\"\nserde.workspace = true\n[dev-dependencies]\ntoml = \"1\"\n"
+        ),
+        BTreeSet::from(["clap".to_owned(), "serde".to_owned()])
+    );
+    assert_eq!(
+        settle("planted", BTreeSet::from(["new".to_owned()])),
+        ["planted: new"]
+    );
+}
