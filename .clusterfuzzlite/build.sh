@@ -12,7 +12,9 @@ set -euo pipefail # whoever runs it, whatever the shebang line says
 cd "$SRC/rpcspec"
 
 if [[ "${RPCSPEC_CFLITE_LOCAL:-0}" == 1 ]]; then
-  cargo fuzz build -O -s none
+  # Release with debug assertions, as `cargo fuzz run` (and so `cargo xtask
+  # fuzz`) builds: the same flags, so the build of the fuzz smoke is reused.
+  cargo fuzz build -s none
 else
   cargo fuzz build -O
 fi
