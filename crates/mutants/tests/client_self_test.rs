@@ -10,7 +10,7 @@ use std::{collections::BTreeMap, path::Path, thread, time::Duration};
 
 use rpcspec::{
     budget::Budget,
-    client::{self, Protocol, reference::Quirk, run::Limits},
+    client::{self, Limits, Protocol, reference::Quirk},
     report::{CaseResult, Verdict},
     target::Target,
 };
@@ -159,43 +159,34 @@ fn short(id: &str) -> &str {
     id.strip_prefix("client/").unwrap_or(id)
 }
 
-/// Every mutant of the client's quirks, each named in the tables.
-fn mutant_names() -> Vec<&'static str> {
+#[test]
+fn the_reference_passes_and_every_mutant_is_caught() {
     let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
     for (name, _) in EXPECTED.iter().chain(EXPECTED_MCP) {
         assert!(names.contains(name), "no mutant `{name}`");
     }
-    names
-}
-
-// The two protocols are two tests, run side by side: the clients mostly
-// wait on replies and timeouts.
-#[test]
-fn the_reference_passes_and_every_jsonrpc_mutant_is_caught() {
     // Every mutant has its row in each table of its protocols.
-    let jsonrpc: Vec<&str> = mutant_names()
-        .into_iter()
+    let jsonrpc: Vec<&str> = names
+        .iter()
+        .copied()
         .filter(|n| !MCP_ONLY.contains(n))
+        .collect();
+    let mcp: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| !JSONRPC_ONLY.contains(n))
         .collect();
     assert_eq!(
         jsonrpc.len(),
         EXPECTED.len() + 1,
         "a JSON-RPC mutant without its row"
     );
-    check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches");
-}
-
-#[test]
-fn the_reference_passes_and_every_mcp_mutant_is_caught() {
-    let mcp: Vec<&str> = mutant_names()
-        .into_iter()
-        .filter(|n| !JSONRPC_ONLY.contains(n))
-        .collect();
     assert_eq!(
         mcp.len(),
         EXPECTED_MCP.len() + 1,
         "an MCP mutant without its row"
     );
+    check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches");
     check(Protocol::Mcp, &mcp, EXPECTED_MCP, "mcp_client_catches");
 }
 

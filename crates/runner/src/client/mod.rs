@@ -36,6 +36,15 @@ pub mod script;
 
 pub use run::{SERVER_ENV, run_scenario};
 
+/// The deadlines of a scenario.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// From the spawn to the peer's connection.
+    pub startup: std::time::Duration,
+    /// From the connection to the adapter's exit.
+    pub timeout: std::time::Duration,
+}
+
 /// A call of the adapter's fixed series: what it sends, and what it
 /// reports as `step`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

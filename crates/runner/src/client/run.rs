@@ -24,7 +24,7 @@ use std::{
 use rpcspec_framer::{Config, Event, Framer, ProblemKind};
 
 use super::{
-    Scenario,
+    Limits, Scenario,
     grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
     script::Server,
@@ -54,15 +54,6 @@ const STDOUT_GRACE: Duration = Duration::from_secs(1);
 /// How often the case thread looks at the peer while it waits on the
 /// client.
 const POLL: Duration = Duration::from_millis(2);
-
-/// The deadlines of a scenario.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// From the spawn to the peer's connection.
-    pub startup: Duration,
-    /// From the connection to the adapter's exit.
-    pub timeout: Duration,
-}
 
 /// The client's argv with the server's in place of `{server}`: an
 /// argument that is `{server}` becomes the server's arguments; one that

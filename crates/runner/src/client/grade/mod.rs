@@ -9,8 +9,7 @@ use rpcspec_matcher::{Dialect, Level, classify};
 use serde_json::Value;
 
 use super::{
-    Decoy, Protocol, Scenario, StepKind, holds, pattern,
-    run::Limits,
+    Decoy, Limits, Protocol, Scenario, StepKind, holds, pattern,
     script::{ASK_ID, Body, Server, Stop},
 };
 mod mcp;

@@ -1,20 +1,17 @@
-//! The `rpcspec` command.
+//! `rpcspec run`: the run of every role, and its report.
 
 use std::{
     ffi::OsString,
     fs,
     io::{self, IsTerminal, Write},
-    path::{Path, PathBuf},
-    process::ExitCode,
+    path::Path,
     time::{Duration, Instant},
 };
 
-use clap::{Parser, Subcommand, ValueEnum};
 use rpcspec::{
     baseline::Baseline,
-    budget::Budget,
     cases::{self, Case},
-    check, compile_filters,
+    compile_filters,
     exec::RunOptions,
     exit,
     plan::{ALL_PLANS, Plan},
@@ -23,157 +20,11 @@ use rpcspec::{
     run_suite, selected, serve,
     target::Target,
 };
-use rpcspec_matcher::Dialect;
 
-mod args;
-mod fuzz_cmd;
-mod mcp_cmd;
-mod rules_cmd;
-
-use args::*;
-
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            });
-        }
-    };
-    // What a target leaves behind is handed to rpcspec, to kill and reap
-    // (rpcspec::reap). `matrix` runs `rpcspec run`, which does this itself.
-    if matches!(
-        cli.command,
-        Command::Run(_) | Command::Check(_) | Command::Fuzz(_)
-    ) {
-        rpcspec::reap::become_subreaper();
-    }
-    let code = match cli.command {
-        Command::Run(args) => run(args),
-        Command::List(args) => list(args),
-        Command::Rules(args) => rules_cmd::rules_cmd(args),
-        Command::Serve(args) => serve_cmd(args),
-        Command::Check(args) => check_cmd(args),
-        Command::Fuzz(args) => fuzz_cmd::fuzz_cmd(args),
-        Command::Matrix(args) => rpcspec::matrix::command(args),
-        Command::Peer(args) => {
-            u8::try_from(rpcspec::client::peer::serve(&args.connect)).unwrap_or(exit::USAGE)
-        }
-    };
-    ExitCode::from(code)
-}
-
-fn serve_cmd(args: ServeArgs) -> u8 {
-    let (input, output) = (io::stdin().lock(), io::stdout().lock());
-    let served = match args.role {
-        Role::Server => match serve::Flavor::named(&args.dialect) {
-            Some(flavor) => {
-                // The MCP reference reads stdin on a thread of its own.
-                drop(input);
-                serve::serve_stdio(flavor, output)
-            }
-            None => {
-                return fail(&format!(
-                    "no reference server for the dialect `{}`; there is one for: {}",
-                    args.dialect,
-                    serve::Flavor::NAMES.join(", ")
-                ));
-            }
-        },
-        Role::Decoder if rpcspec::decoder::offered_pipes() => {
-            rpcspec::decoder::serve_pipes(input, output, |pipe, out| {
-                rpcspec::decoder::serve(pipe, out)
-            })
-        }
-        Role::Decoder => rpcspec::decoder::serve(input, output),
-        Role::Client => return serve_client(&args.server, &args.dialect),
-        Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
-            Ok(profile) => rpcspec::producer::serve(
-                &profile,
-                args.permission_prompt_tool.as_deref() == Some("stdio"),
-                input,
-                output,
-            ),
-            Err(e) => return fail(&e),
-        },
-    };
-    match served {
-        Ok(()) => exit::OK,
-        // The peer went away: nothing left to answer.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
-        Err(e) => fail(&format!("serve: {e}")),
-    }
-}
-
-/// The reference client against `server`, or the server `RPCSPEC_SERVER`
-/// names (a JSON array of strings).
-fn serve_client(server: &[OsString], dialect: &str) -> u8 {
-    use rpcspec::client::{SERVER_ENV, reference};
-    let mut argv = server.to_vec();
-    if argv.is_empty()
-        && let Some(json) = std::env::var_os(SERVER_ENV)
-    {
-        match serde_json::from_str::<Vec<String>>(&json.to_string_lossy()) {
-            Ok(v) => argv = v.into_iter().map(OsString::from).collect(),
-            Err(e) => {
-                return fail(&format!(
-                    "${SERVER_ENV} is not a JSON array of strings: {e}"
-                ));
-            }
-        }
-    }
-    if argv.is_empty() {
-        return fail(&format!(
-            "serve --role client needs its server: `rpcspec serve --role client CMD ARGS...`, or ${SERVER_ENV}"
-        ));
-    }
-    let run = match dialect {
-        "jsonrpc2" => reference::run,
-        "mcp" => reference::run_mcp,
-        other => {
-            return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp"
-            ));
-        }
-    };
-    match run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
-        Ok(code) => u8::try_from(code).unwrap_or(1),
-        Err(e) => fail(&format!("serve --role client: {e}")),
-    }
-}
-
-fn fail(message: &str) -> u8 {
-    eprintln!("rpcspec: {message}");
-    exit::USAGE
-}
-
-fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
-    let all = match dir {
-        Some(dir) => cases::load_dir(dir),
-        None => cases::builtin(),
-    }
-    .map_err(|e| fail(&format!("case file error: {e}")))?;
-    filtered(all, |c| &c.id, filters)
-}
-
-/// Writes to stdout; a closed stdout (`| head`) is not an error.
-fn emit(text: &str, colour: bool) {
-    let result = if colour {
-        anstream::stdout().write_all(text.as_bytes())
-    } else {
-        let plain = anstream::adapter::strip_str(text).to_string();
-        io::stdout().write_all(plain.as_bytes())
-    };
-    if let Err(e) = result
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        eprintln!("rpcspec: cannot write to stdout: {e}");
-    }
-}
+use crate::{
+    args::{Format, Role, RunArgs},
+    emit, fail, filtered, handshake_of, load, mcp_cmd, startable,
+};
 
 /// The reference implementation of `role` (a server: of `dialect`, where
 /// one exists), run from this executable.
@@ -218,19 +69,6 @@ fn target_of(args: &RunArgs) -> Result<Target, u8> {
     }
 }
 
-/// `target`, if it can be started; else one line saying why, and
-/// [`exit::CANNOT_START`]: a program that is not there is not a server
-/// that fails.
-fn startable(target: Target) -> Result<Target, u8> {
-    match target.preflight() {
-        Ok(()) => Ok(target),
-        Err(e) => {
-            eprintln!("rpcspec: {e}");
-            Err(exit::CANNOT_START)
-        }
-    }
-}
-
 fn jobs_of(args: &RunArgs) -> usize {
     args.jobs
         .map(usize::from)
@@ -246,7 +84,7 @@ struct RoleRun {
     halt: Option<rpcspec::report::Halt>,
 }
 
-fn run(mut args: RunArgs) -> u8 {
+pub(crate) fn run(mut args: RunArgs) -> u8 {
     if args.url.is_some() && args.role != Role::Producer {
         return fail("--url tests a streaming HTTP endpoint: use it with --role producer");
     }
@@ -641,7 +479,7 @@ fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             "cannot find the rpcspec executable for the peer: {e}"
         ))
     })?;
-    let limits = client::run::Limits {
+    let limits = client::Limits {
         startup: args
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
@@ -672,266 +510,4 @@ fn halted(
     let halt = readiness.halted()?.clone();
     results.iter_mut().for_each(|r| halt.apply(r));
     Some(halt)
-}
-
-/// Keeps the cases whose id the filters select; none is an error.
-fn filtered<C>(
-    cases: Vec<C>,
-    id: impl Fn(&C) -> &String,
-    filters: &[String],
-) -> Result<Vec<C>, u8> {
-    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
-    let chosen: Vec<C> = cases
-        .into_iter()
-        .filter(|c| selected(id(c), &filters))
-        .collect();
-    if chosen.is_empty() {
-        eprintln!("rpcspec: no case matched the filters");
-        return Err(exit::NO_CASES);
-    }
-    Ok(chosen)
-}
-
-fn list(args: ListArgs) -> u8 {
-    if let Some(name) = &args.dialect {
-        match mcp_cmd::mcp_pin(name) {
-            Ok((base, _)) if rpcspec::exec::dialect_named(base).is_some() => {}
-            Ok((base, _)) => {
-                return fail(&format!(
-                    "unknown dialect `{base}` (known: {})",
-                    rpcspec::exec::DIALECTS.join(", ")
-                ));
-            }
-            Err(code) => return code,
-        }
-    }
-    let mcp = args.role == Role::Server
-        && args
-            .dialect
-            .as_deref()
-            .is_some_and(|d| d == "mcp" || d.starts_with("mcp@"));
-    let checks: Vec<&rpcspec::mcp::suite::Check> = if mcp {
-        match compile_filters(&args.filters) {
-            Ok(f) => rpcspec::mcp::suite::CHECKS
-                .iter()
-                .copied()
-                .filter(|c| selected(c.id, &f))
-                .collect(),
-            Err(e) => return fail(&e),
-        }
-    } else {
-        Vec::new()
-    };
-    let listings: Result<Vec<cases::Listing>, u8> = match args.role {
-        Role::Server if !checks.is_empty() => match &args.cases {
-            Some(dir) => cases::load_dir(dir),
-            None => cases::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| {
-            let f = compile_filters(&args.filters).map_err(|e| fail(&e))?;
-            Ok(cs
-                .iter()
-                .filter(|c| selected(&c.id, &f))
-                .map(Case::listing)
-                .collect())
-        }),
-        Role::Server => load(args.cases.as_ref(), &args.filters)
-            .map(|cs| cs.iter().map(Case::listing).collect()),
-        Role::Producer => rpcspec::producer::Profile::named(&args.profile)
-            .map_err(|e| fail(&e))
-            .and_then(|profile| {
-                rpcspec::producer::load(args.cases.as_deref(), &profile)
-                    .map_err(|e| fail(&format!("case file error: {e}")))
-            })
-            .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
-            .map(|cs| cs.iter().map(|c| c.listing()).collect()),
-        Role::Decoder => match &args.cases {
-            Some(dir) => rpcspec::decoder::load_dir(dir),
-            None => rpcspec::decoder::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
-        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
-        Role::Client => match &args.cases {
-            Some(dir) => rpcspec::client::load_dir(dir),
-            None => rpcspec::client::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
-        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
-    };
-    let listings = match listings {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    let mut out = String::new();
-    for c in &listings {
-        match args.format {
-            TextFormat::Json => {
-                let line = serde_json::json!({
-                    "id": c.id, "title": c.title, "section": c.section,
-                    "level": c.level, "requires": c.requires,
-                    "plans": c.plans,
-                    "file": c.file, "line": c.line,
-                });
-                out.push_str(&line.to_string());
-            }
-            TextFormat::Human => {
-                let requires = if c.requires.is_empty() {
-                    String::new()
-                } else {
-                    format!("  requires: {}", c.requires.join(", "))
-                };
-                out.push_str(&format!("{}  {}  ({}){requires}", c.id, c.title, c.section));
-            }
-        }
-        out.push('\n');
-    }
-    mcp_cmd::list_checks(&checks, args.format, &mut out);
-    emit(&out, false);
-    exit::OK
-}
-
-fn check_cmd(args: CheckArgs) -> u8 {
-    let dialect = match args.rpc.as_deref().map(dialect_of).transpose() {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
-    let opts = check::Options {
-        dialect,
-        framing_only: args.framing_only,
-        seq: args.seq,
-        per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
-        window: args.window as usize,
-    };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let json = args.format == TextFormat::Json;
-    let sink = |f: &check::Finding| -> io::Result<()> {
-        if json {
-            out.write_all(render::envelope("finding", f).as_bytes())?;
-        } else {
-            write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
-            out.write_all(f.message.as_bytes())?;
-        }
-        out.write_all(b"\n")
-    };
-    let checked = match &args.file {
-        Some(path) if path.as_os_str() != "-" => match open_stream(path) {
-            Ok(f) => check::check(f, &opts, sink),
-            Err(e) => {
-                eprintln!("rpcspec: {e}");
-                return exit::CANNOT_START;
-            }
-        },
-        _ => check::check(io::stdin().lock(), &opts, sink),
-    };
-    let summary = match checked {
-        Ok(s) => s,
-        // `rpcspec check big.log | head`: the reader has what it wanted.
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return exit::FAILED,
-        Err(e) => {
-            eprintln!("rpcspec: read error: {e}");
-            return exit::USAGE;
-        }
-    };
-    let written = if json {
-        writeln!(out, "{}", render::envelope("summary", &summary))
-    } else if summary.findings > 0 {
-        write_check_summary(&mut out, &summary, args.max_per_rule)
-    } else {
-        Ok(())
-    };
-    if let Err(e) = written.and_then(|()| out.flush())
-        && e.kind() != io::ErrorKind::BrokenPipe
-    {
-        eprintln!("rpcspec: cannot write to stdout: {e}");
-    }
-    if summary.findings == 0 {
-        exit::OK
-    } else {
-        exit::FAILED
-    }
-}
-
-/// Opens a stream to check: a regular file, a FIFO or a character device;
-/// never a directory.
-fn open_stream(path: &Path) -> Result<fs::File, String> {
-    let f = fs::File::open(path).map_err(|e| {
-        let why = e.to_string();
-        let why = why.split(" (os error").next().unwrap_or(&why);
-        format!("cannot open {}: {why}", path.display())
-    })?;
-    match f.metadata() {
-        Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
-        _ => Ok(f),
-    }
-}
-
-/// The closing lines of a human `check` report: counts by rule, what was not
-/// shown, and advice for pretty-printed JSON.
-fn write_check_summary(out: &mut impl Write, s: &check::Summary, per_rule: u64) -> io::Result<()> {
-    let rules: Vec<String> = s
-        .by_rule
-        .iter()
-        .map(|(id, n)| format!("{id} {n}"))
-        .collect();
-    writeln!(
-        out,
-        "{} in {} ({} bytes): {}",
-        plural(s.findings, "finding"),
-        plural(s.lines, "line"),
-        s.bytes,
-        rules.join(", ")
-    )?;
-    if s.not_shown > 0 {
-        writeln!(
-            out,
-            "{} not shown: at most {per_rule} of each rule are (--max-per-rule N; 0 shows all)",
-            plural(s.not_shown, "finding"),
-        )?;
-    }
-    if s.multi_line_values > 0 {
-        writeln!(
-            out,
-            "hint: {} spread over several lines (pretty-printed JSON); NDJSON needs one \
-             compact value per line: `json.dumps(v)` without indent, `JSON.stringify(v)`, `jq -c .`",
-            if s.multi_line_values == 1 {
-                "1 value is".to_owned()
-            } else {
-                format!("{} values are", s.multi_line_values)
-            }
-        )?;
-    }
-    Ok(())
-}
-
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
-/// The dialect named on the command line, or exit 2 with the known names.
-fn dialect_of(name: &str) -> Result<Dialect, u8> {
-    handshake_of(name).map(|(d, _)| d)
-}
-
-/// The dialect named on the command line and the name of its handshake.
-fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
-    rpcspec::exec::dialect_named(name).ok_or_else(|| {
-        fail(&format!(
-            "unknown dialect `{name}` (known: {})",
-            rpcspec::exec::DIALECTS.join(", ")
-        ))
-    })
-}
-
-/// A clap parser for a duration option within (0, `max_secs`]: `5`, `2.5`,
-/// `5s`, `500ms`, `5m`, `2h`.
-fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + Clone {
-    move |text: &str| rpcspec::target_file::duration(text, max_secs)
 }

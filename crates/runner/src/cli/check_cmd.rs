@@ -1,0 +1,136 @@
+//! `rpcspec check`: a captured stream, validated as it is read.
+
+use std::{
+    fs,
+    io::{self, Write},
+    path::Path,
+};
+
+use rpcspec::{check, exit, render};
+
+use crate::{
+    args::{CheckArgs, TextFormat},
+    dialect_of,
+};
+
+pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
+    let dialect = match args.rpc.as_deref().map(dialect_of).transpose() {
+        Ok(d) => d,
+        Err(code) => return code,
+    };
+    let opts = check::Options {
+        dialect,
+        framing_only: args.framing_only,
+        seq: args.seq,
+        per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
+        window: args.window as usize,
+    };
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let json = args.format == TextFormat::Json;
+    let sink = |f: &check::Finding| -> io::Result<()> {
+        if json {
+            out.write_all(render::envelope("finding", f).as_bytes())?;
+        } else {
+            write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
+            out.write_all(f.message.as_bytes())?;
+        }
+        out.write_all(b"\n")
+    };
+    let checked = match &args.file {
+        Some(path) if path.as_os_str() != "-" => match open_stream(path) {
+            Ok(f) => check::check(f, &opts, sink),
+            Err(e) => {
+                eprintln!("rpcspec: {e}");
+                return exit::CANNOT_START;
+            }
+        },
+        _ => check::check(io::stdin().lock(), &opts, sink),
+    };
+    let summary = match checked {
+        Ok(s) => s,
+        // `rpcspec check big.log | head`: the reader has what it wanted.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return exit::FAILED,
+        Err(e) => {
+            eprintln!("rpcspec: read error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let written = if json {
+        writeln!(out, "{}", render::envelope("summary", &summary))
+    } else if summary.findings > 0 {
+        write_check_summary(&mut out, &summary, args.max_per_rule)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = written.and_then(|()| out.flush())
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("rpcspec: cannot write to stdout: {e}");
+    }
+    if summary.findings == 0 {
+        exit::OK
+    } else {
+        exit::FAILED
+    }
+}
+
+/// Opens a stream to check: a regular file, a FIFO or a character device;
+/// never a directory.
+fn open_stream(path: &Path) -> Result<fs::File, String> {
+    let f = fs::File::open(path).map_err(|e| {
+        let why = e.to_string();
+        let why = why.split(" (os error").next().unwrap_or(&why);
+        format!("cannot open {}: {why}", path.display())
+    })?;
+    match f.metadata() {
+        Ok(m) if m.is_dir() => Err(format!("{} is a directory", path.display())),
+        _ => Ok(f),
+    }
+}
+
+/// The closing lines of a human `check` report: counts by rule, what was not
+/// shown, and advice for pretty-printed JSON.
+fn write_check_summary(out: &mut impl Write, s: &check::Summary, per_rule: u64) -> io::Result<()> {
+    let rules: Vec<String> = s
+        .by_rule
+        .iter()
+        .map(|(id, n)| format!("{id} {n}"))
+        .collect();
+    writeln!(
+        out,
+        "{} in {} ({} bytes): {}",
+        plural(s.findings, "finding"),
+        plural(s.lines, "line"),
+        s.bytes,
+        rules.join(", ")
+    )?;
+    if s.not_shown > 0 {
+        writeln!(
+            out,
+            "{} not shown: at most {per_rule} of each rule are (--max-per-rule N; 0 shows all)",
+            plural(s.not_shown, "finding"),
+        )?;
+    }
+    if s.multi_line_values > 0 {
+        writeln!(
+            out,
+            "hint: {} spread over several lines (pretty-printed JSON); NDJSON needs one \
+             compact value per line: `json.dumps(v)` without indent, `JSON.stringify(v)`, `jq -c .`",
+            if s.multi_line_values == 1 {
+                "1 value is".to_owned()
+            } else {
+                format!("{} values are", s.multi_line_values)
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}

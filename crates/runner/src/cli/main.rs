@@ -1,0 +1,327 @@
+//! The `rpcspec` command.
+
+use std::{
+    ffi::OsString,
+    io::{self, IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+    time::Duration,
+};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rpcspec::{
+    budget::Budget,
+    cases::{self, Case},
+    check, compile_filters,
+    exec::RunOptions,
+    exit,
+    plan::Plan,
+    selected, serve,
+    target::Target,
+};
+use rpcspec_matcher::Dialect;
+
+mod args;
+mod check_cmd;
+mod fuzz_cmd;
+mod mcp_cmd;
+mod rules_cmd;
+mod run_cmd;
+
+use args::*;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            });
+        }
+    };
+    // What a target leaves behind is handed to rpcspec, to kill and reap
+    // (rpcspec::reap). `matrix` runs `rpcspec run`, which does this itself.
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Check(_) | Command::Fuzz(_)
+    ) {
+        rpcspec::reap::become_subreaper();
+    }
+    let code = match cli.command {
+        Command::Run(args) => run_cmd::run(args),
+        Command::List(args) => list(args),
+        Command::Rules(args) => rules_cmd::rules_cmd(args),
+        Command::Serve(args) => serve_cmd(args),
+        Command::Check(args) => check_cmd::check_cmd(args),
+        Command::Fuzz(args) => fuzz_cmd::fuzz_cmd(args),
+        Command::Matrix(args) => rpcspec::matrix::command(args),
+        Command::Peer(args) => {
+            u8::try_from(rpcspec::client::peer::serve(&args.connect)).unwrap_or(exit::USAGE)
+        }
+    };
+    ExitCode::from(code)
+}
+
+fn serve_cmd(args: ServeArgs) -> u8 {
+    let (input, output) = (io::stdin().lock(), io::stdout().lock());
+    let served = match args.role {
+        Role::Server => match serve::Flavor::named(&args.dialect) {
+            Some(flavor) => {
+                // The MCP reference reads stdin on a thread of its own.
+                drop(input);
+                serve::serve_stdio(flavor, output)
+            }
+            None => {
+                return fail(&format!(
+                    "no reference server for the dialect `{}`; there is one for: {}",
+                    args.dialect,
+                    serve::Flavor::NAMES.join(", ")
+                ));
+            }
+        },
+        Role::Decoder if rpcspec::decoder::offered_pipes() => {
+            rpcspec::decoder::serve_pipes(input, output, |pipe, out| {
+                rpcspec::decoder::serve(pipe, out)
+            })
+        }
+        Role::Decoder => rpcspec::decoder::serve(input, output),
+        Role::Client => return serve_client(&args.server, &args.dialect),
+        Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
+            Ok(profile) => rpcspec::producer::serve(
+                &profile,
+                args.permission_prompt_tool.as_deref() == Some("stdio"),
+                input,
+                output,
+            ),
+            Err(e) => return fail(&e),
+        },
+    };
+    match served {
+        Ok(()) => exit::OK,
+        // The peer went away: nothing left to answer.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => fail(&format!("serve: {e}")),
+    }
+}
+
+/// The reference client against `server`, or the server `RPCSPEC_SERVER`
+/// names (a JSON array of strings).
+fn serve_client(server: &[OsString], dialect: &str) -> u8 {
+    use rpcspec::client::{SERVER_ENV, reference};
+    let mut argv = server.to_vec();
+    if argv.is_empty()
+        && let Some(json) = std::env::var_os(SERVER_ENV)
+    {
+        match serde_json::from_str::<Vec<String>>(&json.to_string_lossy()) {
+            Ok(v) => argv = v.into_iter().map(OsString::from).collect(),
+            Err(e) => {
+                return fail(&format!(
+                    "${SERVER_ENV} is not a JSON array of strings: {e}"
+                ));
+            }
+        }
+    }
+    if argv.is_empty() {
+        return fail(&format!(
+            "serve --role client needs its server: `rpcspec serve --role client CMD ARGS...`, or ${SERVER_ENV}"
+        ));
+    }
+    let run = match dialect {
+        "jsonrpc2" => reference::run,
+        "mcp" => reference::run_mcp,
+        other => {
+            return fail(&format!(
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp"
+            ));
+        }
+    };
+    match run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
+        Ok(code) => u8::try_from(code).unwrap_or(1),
+        Err(e) => fail(&format!("serve --role client: {e}")),
+    }
+}
+
+fn fail(message: &str) -> u8 {
+    eprintln!("rpcspec: {message}");
+    exit::USAGE
+}
+
+fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
+    let all = match dir {
+        Some(dir) => cases::load_dir(dir),
+        None => cases::builtin(),
+    }
+    .map_err(|e| fail(&format!("case file error: {e}")))?;
+    filtered(all, |c| &c.id, filters)
+}
+
+/// Writes to stdout; a closed stdout (`| head`) is not an error.
+fn emit(text: &str, colour: bool) {
+    let result = if colour {
+        anstream::stdout().write_all(text.as_bytes())
+    } else {
+        let plain = anstream::adapter::strip_str(text).to_string();
+        io::stdout().write_all(plain.as_bytes())
+    };
+    if let Err(e) = result
+        && e.kind() != io::ErrorKind::BrokenPipe
+    {
+        eprintln!("rpcspec: cannot write to stdout: {e}");
+    }
+}
+
+fn list(args: ListArgs) -> u8 {
+    if let Some(name) = &args.dialect {
+        match mcp_cmd::mcp_pin(name) {
+            Ok((base, _)) if rpcspec::exec::dialect_named(base).is_some() => {}
+            Ok((base, _)) => {
+                return fail(&format!(
+                    "unknown dialect `{base}` (known: {})",
+                    rpcspec::exec::DIALECTS.join(", ")
+                ));
+            }
+            Err(code) => return code,
+        }
+    }
+    let mcp = args.role == Role::Server
+        && args
+            .dialect
+            .as_deref()
+            .is_some_and(|d| d == "mcp" || d.starts_with("mcp@"));
+    let checks: Vec<&rpcspec::mcp::suite::Check> = if mcp {
+        match compile_filters(&args.filters) {
+            Ok(f) => rpcspec::mcp::suite::CHECKS
+                .iter()
+                .copied()
+                .filter(|c| selected(c.id, &f))
+                .collect(),
+            Err(e) => return fail(&e),
+        }
+    } else {
+        Vec::new()
+    };
+    let listings: Result<Vec<cases::Listing>, u8> = match args.role {
+        Role::Server if !checks.is_empty() => match &args.cases {
+            Some(dir) => cases::load_dir(dir),
+            None => cases::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| {
+            let f = compile_filters(&args.filters).map_err(|e| fail(&e))?;
+            Ok(cs
+                .iter()
+                .filter(|c| selected(&c.id, &f))
+                .map(Case::listing)
+                .collect())
+        }),
+        Role::Server => load(args.cases.as_ref(), &args.filters)
+            .map(|cs| cs.iter().map(Case::listing).collect()),
+        Role::Producer => rpcspec::producer::Profile::named(&args.profile)
+            .map_err(|e| fail(&e))
+            .and_then(|profile| {
+                rpcspec::producer::load(args.cases.as_deref(), &profile)
+                    .map_err(|e| fail(&format!("case file error: {e}")))
+            })
+            .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+            .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+        Role::Decoder => match &args.cases {
+            Some(dir) => rpcspec::decoder::load_dir(dir),
+            None => rpcspec::decoder::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+        Role::Client => match &args.cases {
+            Some(dir) => rpcspec::client::load_dir(dir),
+            None => rpcspec::client::builtin(),
+        }
+        .map_err(|e| fail(&format!("case file error: {e}")))
+        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+    };
+    let listings = match listings {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let mut out = String::new();
+    for c in &listings {
+        match args.format {
+            TextFormat::Json => {
+                let line = serde_json::json!({
+                    "id": c.id, "title": c.title, "section": c.section,
+                    "level": c.level, "requires": c.requires,
+                    "plans": c.plans,
+                    "file": c.file, "line": c.line,
+                });
+                out.push_str(&line.to_string());
+            }
+            TextFormat::Human => {
+                let requires = if c.requires.is_empty() {
+                    String::new()
+                } else {
+                    format!("  requires: {}", c.requires.join(", "))
+                };
+                out.push_str(&format!("{}  {}  ({}){requires}", c.id, c.title, c.section));
+            }
+        }
+        out.push('\n');
+    }
+    mcp_cmd::list_checks(&checks, args.format, &mut out);
+    emit(&out, false);
+    exit::OK
+}
+
+/// The dialect named on the command line, or exit 2 with the known names.
+fn dialect_of(name: &str) -> Result<Dialect, u8> {
+    handshake_of(name).map(|(d, _)| d)
+}
+
+/// The dialect named on the command line and the name of its handshake.
+fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
+    rpcspec::exec::dialect_named(name).ok_or_else(|| {
+        fail(&format!(
+            "unknown dialect `{name}` (known: {})",
+            rpcspec::exec::DIALECTS.join(", ")
+        ))
+    })
+}
+
+/// A clap parser for a duration option within (0, `max_secs`]: `5`, `2.5`,
+/// `5s`, `500ms`, `5m`, `2h`.
+fn duration_upto(max_secs: f64) -> impl Fn(&str) -> Result<Duration, String> + Clone {
+    move |text: &str| rpcspec::target_file::duration(text, max_secs)
+}
+
+/// `target`, if it can be started; else one line saying why, and
+/// [`exit::CANNOT_START`]: a program that is not there is not a server
+/// that fails.
+fn startable(target: Target) -> Result<Target, u8> {
+    match target.preflight() {
+        Ok(()) => Ok(target),
+        Err(e) => {
+            eprintln!("rpcspec: {e}");
+            Err(exit::CANNOT_START)
+        }
+    }
+}
+
+/// Keeps the cases whose id the filters select; none is an error.
+fn filtered<C>(
+    cases: Vec<C>,
+    id: impl Fn(&C) -> &String,
+    filters: &[String],
+) -> Result<Vec<C>, u8> {
+    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
+    let chosen: Vec<C> = cases
+        .into_iter()
+        .filter(|c| selected(id(c), &filters))
+        .collect();
+    if chosen.is_empty() {
+        eprintln!("rpcspec: no case matched the filters");
+        return Err(exit::NO_CASES);
+    }
+    Ok(chosen)
+}
