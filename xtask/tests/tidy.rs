@@ -332,6 +332,7 @@ fn no_role_imports_another_role() {
             }
         }
     }
+    assert_tidy(settle("role-imports-role", found));
 }
 
 #[test]
