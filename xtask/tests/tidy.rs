@@ -88,21 +88,33 @@ const DEBT: &[(&str, &str)] = &[
     ("long-file", "runner/src/mcp/reference/tests.rs"),
     ("long-function", "framer/src/syntax.rs:scan"),
     ("long-function", "matcher/src/session/reply.rs:reply"),
-    ("long-function", "mutants/src/bin/rpcspec-mutant-producer.rs:events"),
+    (
+        "long-function",
+        "mutants/src/bin/rpcspec-mutant-producer.rs:events",
+    ),
     ("long-function", "mutants/src/main.rs:serve_as"),
     ("long-function", "oracles/src/lib.rs:matcher_session"),
     ("long-function", "runner/src/cli/run_cmd.rs:run_server"),
-    ("long-function", "runner/src/client/grade/mcp.rs:mcp_session"),
+    (
+        "long-function",
+        "runner/src/client/grade/mcp.rs:mcp_session",
+    ),
     ("long-function", "runner/src/client/mod.rs:load_str"),
     ("long-function", "runner/src/client/run.rs:run_scenario"),
     ("long-function", "runner/src/decoder/grade.rs:grade"),
     ("long-function", "runner/src/fuzz/mod.rs:fuzz"),
     ("long-function", "runner/src/matrix/mod.rs:merge"),
-    ("long-function", "runner/src/mcp/suite/features.rs:feature_checks"),
+    (
+        "long-function",
+        "runner/src/mcp/suite/features.rs:feature_checks",
+    ),
     ("long-function", "runner/src/mcp/suite/mod.rs:finish"),
     ("long-function", "runner/src/mcp/suite/mod.rs:run_checks"),
     ("long-function", "runner/src/mcp/suite/open.rs:open"),
-    ("long-function", "runner/src/producer/observe.rs:observe_stdio"),
+    (
+        "long-function",
+        "runner/src/producer/observe.rs:observe_stdio",
+    ),
     ("long-function", "runner/src/producer/profile.rs:parse"),
     ("long-function", "runner/src/server/exec/received.rs:grade"),
     ("long-function", "runner/src/server/target_file.rs:parse"),
@@ -752,7 +764,8 @@ fn no_import_circle_between_modules() {
 fn the_checks_find_planted_violations() {
     let code = code_of("use super::*;\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n");
     assert_eq!(code.matches("use super::*").count(), 1);
-    let uses = use_declarations("use crate::{\n    args::*,\n    fail,\n};\npub(crate) use std::io::*;\n");
+    let uses =
+        use_declarations("use crate::{\n    args::*,\n    fail,\n};\npub(crate) use std::io::*;\n");
     assert_eq!(uses.len(), 2);
     assert!(globs_own_module(&uses[0], &[]) && !globs_own_module(&uses[1], &[]));
     assert!(globs_own_module("run::*;", &["run".to_owned()]));
