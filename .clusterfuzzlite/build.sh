@@ -6,21 +6,24 @@
 # the base image's environment selects (AddressSanitizer for Rust).
 # `cargo xtask cflite-build` runs this same script on a developer's machine
 # or in rpcspec's own CI with RPCSPEC_CFLITE_LOCAL=1: stable Rust, no
-# sanitizer (cargo fuzz build -s none), $SRC and $OUT in a temporary folder.
+# sanitizer, unoptimised (cargo fuzz build --dev -s none), $SRC and $OUT in
+# a temporary folder.
 set -euo pipefail # whoever runs it, whatever the shebang line says
 
 cd "$SRC/rpcspec"
 
 if [[ "${RPCSPEC_CFLITE_LOCAL:-0}" == 1 ]]; then
-  # Release with debug assertions, as `cargo fuzz run` (and so `cargo xtask
-  # fuzz`) builds: the same flags, so the build of the fuzz smoke is reused.
-  cargo fuzz build -s none
+  # Unoptimised, with debug assertions, as CI's fuzz smoke builds (`cargo
+  # xtask fuzz --dev`): the same flags, so that build is reused.
+  cargo fuzz build --dev -s none
+  profile=debug
 else
   cargo fuzz build -O
+  profile=release
 fi
 
 host=$(rustc -vV | sed -n 's/^host: //p')
-built="fuzz/target/$host/release"
+built="fuzz/target/$host/$profile"
 
 for source in fuzz/fuzz_targets/*.rs; do
   target=$(basename "$source" .rs)

@@ -8,11 +8,13 @@ use std::{
 };
 
 const FUZZ_USAGE: &str = "\
-usage: cargo xtask fuzz [TARGET] [--time SECS] [--asan]
+usage: cargo xtask fuzz [TARGET] [--time SECS] [--asan] [--dev]
 
 Runs one fuzz target, or all of them in turn, for SECS seconds each
 (default 60). Stable, no sanitizer, unless --asan: then the nightly
-toolchain with AddressSanitizer. Seeds come from corpus/TARGET (read only);
+toolchain with AddressSanitizer. --dev builds without optimisation: a
+third of the build time, a fraction of the executions (CI's smoke, whose
+build `cargo xtask cflite-build` reuses). Seeds come from corpus/TARGET (read only);
 new inputs go to fuzz/corpus/TARGET, crashes to fuzz/artifacts/TARGET.
 ";
 
@@ -56,6 +58,7 @@ fn has_nightly() -> bool {
 pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
     let mut time = 60u64;
     let mut asan = false;
+    let mut dev = false;
     let mut only = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -65,6 +68,7 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
                 None => return usage("--time needs a number of seconds"),
             },
             "--asan" => asan = true,
+            "--dev" => dev = true,
             "-h" | "--help" => {
                 print!("{FUZZ_USAGE}");
                 return ExitCode::SUCCESS;
@@ -116,6 +120,9 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
             ]);
         } else {
             cmd.args(["fuzz", "run", "-s", "none"]);
+        }
+        if dev {
+            cmd.arg("--dev");
         }
         cmd.arg(target)
             .arg(&work)

@@ -145,7 +145,11 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
     let bin_root = work.join("install");
     // The build is cached in the workspace's target folder between local
     // runs; CI builds it once.
+    // No debug info: the packaged crates carry no profile of their own,
+    // and full debug info would make this build and its links the slowest
+    // part of the step.
     run(Command::new("cargo")
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["install", "--debug", "--quiet", "--path"])
         .arg(&runner)
         .arg("--root")
@@ -159,6 +163,7 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
     // left behind in the checkout.
     for name in &PUBLISHED[..2] {
         run(Command::new("cargo")
+            .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .args(["test", "--quiet", "--all-features", "--target-dir"])
             .arg(root.join("target/package-install"))
             .current_dir(work.join(format!("{name}-{version}"))))?;
