@@ -162,8 +162,11 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
     // The libraries' own tests, from their packages: nothing they need is
     // left behind in the checkout.
     for name in &PUBLISHED[..2] {
+        // The properties at 100 cases each: here they prove the tests run
+        // from the package; `cargo test` runs them 2000 times.
         run(Command::new("cargo")
             .env("CARGO_PROFILE_DEV_DEBUG", "false")
+            .env("RPCSPEC_PROPTEST_CASES", "100")
             .args(["test", "--quiet", "--all-features", "--target-dir"])
             .arg(root.join("target/package-install"))
             .current_dir(work.join(format!("{name}-{version}"))))?;

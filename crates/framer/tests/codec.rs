@@ -42,7 +42,7 @@ fn decode_split(config: &Config, input: &[u8], cuts: &[usize]) -> Vec<Event<'sta
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(support::cases()))]
 
     #[test]
     fn chunking_never_changes_the_items((bytes, cuts) in stream_and_cuts(), config in config()) {

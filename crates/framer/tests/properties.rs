@@ -9,7 +9,7 @@ use support::strategies::{byte, config, stream_and_cuts};
 use support::{frame_split, naive};
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(ProptestConfig::with_cases(support::cases()))]
 
     #[test]
     fn chunking_never_changes_the_events((bytes, cuts) in stream_and_cuts(), config in config()) {

@@ -8,6 +8,16 @@ pub mod strategies;
 
 use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, Mode};
 
+/// How many cases each property runs: 2000, or `RPCSPEC_PROPTEST_CASES`
+/// (`cargo xtask package` runs the tests from the package with fewer: it
+/// checks that they run there, the workspace's run checks them in depth).
+pub fn cases() -> u32 {
+    std::env::var("RPCSPEC_PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000)
+}
+
 /// Frames `input` split before each offset in `cuts` (ascending).
 pub fn frame_split(config: &Config, input: &[u8], cuts: &[usize]) -> Vec<Event<'static>> {
     let mut chunks = Vec::new();

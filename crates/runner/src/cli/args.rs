@@ -1,7 +1,12 @@
 //! The command line of the `rpcspec` binary (part of `main.rs`, not of
 //! the library): every subcommand's arguments, as clap reads them.
 
-use super::*;
+use std::{ffi::OsString, path::PathBuf, time::Duration};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rpcspec::{budget::Budget, check};
+
+use crate::{duration_upto, fail};
 
 /// Conformance tests for JSON-RPC 2.0 and NDJSON over lines.
 #[derive(Parser)]

@@ -2,11 +2,16 @@
 //! [`rpcspec::fuzz::fuzz`] run, its progress on stderr, its findings and
 //! corpus on stdout.
 
-use std::fmt::Write as _;
+use std::{
+    fmt::Write as _,
+    io::{self, IsTerminal},
+};
 
 use rpcspec::fuzz::{FuzzOptions, FuzzReport, Progress};
 
-use super::*;
+use rpcspec::{cases, exec::RunOptions, exit, target::Target};
+
+use crate::{args::FuzzArgs, emit, fail, handshake_of, startable};
 
 pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
     let (dialect, handshake) = match handshake_of(&args.dialect) {

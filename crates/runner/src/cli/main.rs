@@ -2,21 +2,16 @@
 
 use std::{
     ffi::OsString,
-    io::{self, IsTerminal, Write},
+    io::{self, Write},
     path::PathBuf,
     process::ExitCode,
     time::Duration,
 };
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::Parser;
 use rpcspec::{
-    budget::Budget,
     cases::{self, Case},
-    check, compile_filters,
-    exec::RunOptions,
-    exit,
-    plan::Plan,
-    selected, serve,
+    compile_filters, exit, selected, serve,
     target::Target,
 };
 use rpcspec_matcher::Dialect;
@@ -28,7 +23,7 @@ mod mcp_cmd;
 mod rules_cmd;
 mod run_cmd;
 
-use args::*;
+use args::{Cli, Command, ListArgs, Role, ServeArgs, TextFormat};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

@@ -1,7 +1,9 @@
 //! The MCP checks on the command line (part of `main.rs`, not of the
 //! library): `--dialect mcp@REVISION`, and `rpcspec list --dialect mcp`.
 
-use super::*;
+use rpcspec::{cases::Case, plan::Plan};
+
+use crate::{args::TextFormat, fail};
 
 /// `mcp@REVISION` as the dialect `mcp` pinned to that revision; any other
 /// name as it is.

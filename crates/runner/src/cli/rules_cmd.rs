@@ -2,7 +2,12 @@
 //! registry (`rpcspec::rules`) with where each rule is checked and by which
 //! cases.
 
-use super::*;
+use rpcspec::{cases, exit};
+
+use crate::{
+    args::{RulesArgs, TextFormat},
+    emit,
+};
 
 pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
     use rpcspec::rules;

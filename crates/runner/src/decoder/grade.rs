@@ -3,7 +3,13 @@
 //! said against them, and the evidence under the rules of `rules.rs`.
 //! Pure: no process, no clock.
 
-use super::*;
+use rpcspec_framer::{BlankLines, Bom, Config, Event, ProblemKind};
+use serde_json::Value;
+
+use super::{
+    BLANK, BOM, CONTRACT, CRLF, Choice, END, EXTRA, Evidence, INVALID, LENGTH, LONG_LINE,
+    MAX_MISMATCHES, PLAIN, RECORD, Rule, RuleRef, TAIL, UTF8, Verdict,
+};
 
 /// One record of the stream, as the reference framer reads it, and what a
 /// decoder may say about it.

@@ -16,17 +16,14 @@
 //! choice is graded PASS, NON-STRICT or INFO instead of FAIL.
 
 use std::{
-    borrow::Cow,
     io::{self, Read, Write},
     path::Path,
     time::{Duration, Instant},
 };
 
 use rpcspec_framer::read::read_chunk;
-use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, ProblemKind};
 use rpcspec_matcher::Level;
 use serde::Deserialize;
-use serde_json::Value;
 use toml::Spanned;
 
 mod grade;

@@ -1,7 +1,12 @@
 //! The reference decoder (`rpcspec serve --role decoder`), on the
 //! reference framer.
 
-use super::*;
+use std::io;
+
+use rpcspec_framer::{Bom, Config, Event, Framer, ProblemKind};
+use serde_json::Value;
+
+use super::{PIPES_ENV, PIPES_HELLO, Read, Write, is_terminal, read_chunk};
 
 /// The reference decoder (`rpcspec serve --role decoder`): the contract's
 /// output for the stream on `input`, built on the reference framer.

@@ -1,7 +1,7 @@
 //! The decoder role's rules, and how a choice the specs leave open is
 //! graded.
 
-use super::*;
+use super::Verdict;
 
 // The decoder role's rules live in the one registry (`crate::rules`).
 pub(super) use crate::rules::{

@@ -1,7 +1,18 @@
 //! Running one stream case under one plan against an adapter process:
 //! writing, reading its records until it exits or the deadline, grading.
 
-use super::*;
+use std::borrow::Cow;
+use std::time::{Duration, Instant};
+
+use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
+use serde_json::Value;
+
+use super::{
+    Budget, Bytes, CONTRACT, CaseResult, DecoderCase, DecoderPlan, Drive, END, Evidence, Item,
+    KILL_GRACE, Level, MAX_MISMATCHES, MAX_RECEIVED, Msg, PlanWrite, Received, Records, Running,
+    SHOWN_BYTES, SPLIT_PAUSE, Sent, Target, UTF8, Verdict, contract_record, describe_exit,
+    evidence, expected, grade, replace_lone_surrogates, show_bytes,
+};
 
 pub(super) fn shown_bytes(bytes: &[u8]) -> Bytes {
     Bytes::head(bytes, SHOWN_BYTES)

@@ -1,3 +1,5 @@
+use rpcspec_framer::{BlankLines, Config, Framer};
+
 use super::*;
 
 fn serve_str(stream: &[u8]) -> String {

@@ -1,7 +1,14 @@
 //! The manifest: one `[[target]]` per column (the format is in the
 //! [module docs](super)), parsed with `file:line:column` errors.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::{fmt, fs};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Location, locate};
 
 /// One `[[target]]` of a manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -52,17 +52,9 @@ pub use manifest::*;
 pub use parse::*;
 pub use run::*;
 
-use std::{
-    collections::{BTreeMap, HashMap},
-    ffi::OsString,
-    fmt, fs,
-    path::{Path, PathBuf},
-    process::{Command, Stdio},
-    time::{SystemTime, UNIX_EPOCH},
-};
+use std::{collections::HashMap, path::PathBuf};
 
 use serde::{Deserialize, Serialize};
-use toml::Spanned;
 
 use crate::{
     casefile::{Location, locate},

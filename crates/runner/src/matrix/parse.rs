@@ -2,7 +2,11 @@
 //! into a [`Run`]: what `rpcspec matrix --merge` and a manifest's runs
 //! merge.
 
-use super::*;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::{Error, Evidence, Received, Sent, Verdict, verdict};
 
 /// A parsed JSON report.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,16 @@
 //! matrix` command itself; and one run's own report as a matrix
 //! ([`of_report`], `rpcspec run --format html`).
 
-use super::*;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{
+    Counts, Error, Format, Input, Manifest, Matrix, MatrixArgs, Run, TargetSpec, exit, html,
+    load_manifest, md, merge, parse_report,
+};
 
 /// What every run of a matrix shares.
 #[derive(Debug, Clone, Default)]

@@ -4,7 +4,15 @@
 //! check is SKIPPED: a tool can do anything, so rpcspec calls none it is
 //! not given.
 
-use super::*;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::{
+    CANCEL_IN_FLIGHT, CaseResult, Check, Evidence, MCP_CANCEL_IN_FLIGHT, MCP_SCHEMA,
+    MCP_TOOLS_EXECUTION_ERROR, PROGRESS, Reply, Revision, SERVER_REQUESTS, Session, TOOLS_CALL,
+    TOOLS_ERROR, ToolCall, Verdict, finding, grade, short,
+};
 
 impl Session {
     /// SKIPPED: the check needs a tool call the target file does not name,

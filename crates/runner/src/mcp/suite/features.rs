@@ -1,7 +1,15 @@
 //! The checks of the features a server declares: tools, resources,
 //! prompts, pagination, and the methods of what it did not declare.
 
-use super::*;
+use serde_json::{Value, json};
+
+use super::{
+    COMPLETION, Check, Evidence, INVALID_CURSOR, MCP_DECLARED_METHOD, MCP_PAGINATION_ENDS,
+    MCP_PAGINATION_INVALID, MCP_PROMPTS_UNKNOWN, MCP_RESOURCES_EMPTY_CONTENTS,
+    MCP_RESOURCES_UNKNOWN, MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_TOOLS_UNKNOWN,
+    MCP_UNDECLARED_METHOD, PROMPTS_LIST, PROMPTS_UNKNOWN, RESOURCES_LIST, RESOURCES_UNKNOWN, Reply,
+    Revision, Session, TOOLS_LIST, TOOLS_UNKNOWN, UNDECLARED, Verdict, finding, grade, short,
+};
 
 impl Session {
     pub(super) fn feature_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {

@@ -1,7 +1,15 @@
 //! Opening the session: version negotiation, the handshake, and the
 //! processes of their own for what a session can be asked once.
 
-use super::*;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::{
+    CaseResult, Conn, DISCOVER, Evidence, INITIALIZE, MAX_REOPENS, MCP_DISCOVER,
+    MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED, Options, Reply, Revision, Session, Target,
+    ToolCalls, UNKNOWN_VERSION, Verdict, finding, initialize_params, result_with, short,
+};
 
 impl Session {
     /// Starts the server and negotiates a revision. An error: the server

@@ -2,7 +2,14 @@
 //! `StepDef`, …), and their validation into the case model: a step's
 //! sends and expectations, `repeat` expanded with `$n` substituted.
 
-use super::*;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{
+    Alternative, Expect, Grade, Location, MAX_REPEAT, MAX_SENDS, Pattern, Send, Step, unescape,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,7 +4,7 @@
 //! this module is its single implementation. A case file error always names
 //! the file, line and column.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rpcspec_matcher::Level;
 use serde::Deserialize;

@@ -2,7 +2,9 @@
 //! (N/A), the barrier's method, expectations read in MCP or Codex, the
 //! handshake's steps first.
 
-use super::*;
+use rpcspec_matcher::Dialect;
+
+use super::{BARRIER_METHOD, Case, Expect, Pattern, Preamble};
 
 /// Why `case` cannot apply to the dialect (or handshake) named `dialect`,
 /// if it cannot: what it requires does not exist there. MCP and the Codex

@@ -2,7 +2,10 @@
 //! its expectations (by id first, then any order within a bounded search),
 //! and framing problems as evidence. No process, no clock.
 
-use super::*;
+use rpcspec_framer::Problem;
+use rpcspec_matcher::{Id, IdMatch, Kind, Level, Shape};
+
+use super::{Evidence, Expect, Grade, MAX_SHOWN, Match, Pattern, RuleRef, Step, Verdict};
 
 /// A request, notification or event the target sent of its own accord (a
 /// batch of nothing else included).
@@ -319,7 +322,14 @@ pub(super) fn framing_evidence(problem: &Problem<'_>) -> Evidence {
 
 #[cfg(test)]
 mod tests {
+    use rpcspec_matcher::Dialect;
+
     use super::*;
+    use crate::{
+        cases::Case,
+        probe::{self, Slot},
+        server::exec::dialect::for_mcp,
+    };
 
     fn patterns(texts: &[&str]) -> Vec<Pattern> {
         texts.iter().map(|t| Pattern::parse(t).unwrap()).collect()

@@ -17,15 +17,11 @@
 //! target wrote before it belongs to the step.
 
 use std::{
-    process::ExitStatus,
     sync::Arc,
     time::{Duration, Instant},
 };
 
-use rpcspec_framer::{BlankLines, Config, Event, Framer, Problem, ProblemKind};
-use rpcspec_matcher::{
-    Dialect, Direction, Finding, Id, IdKind, IdMatch, Kind, Level, Session, Shape,
-};
+use rpcspec_matcher::{Dialect, Id, Session};
 
 mod barrier;
 mod dialect;

@@ -2,7 +2,16 @@
 //! held back and joined, the matcher's session; and the grading of it all
 //! into evidence and a verdict once the case has ended.
 
-use super::*;
+use std::time::Duration;
+
+use rpcspec_framer::{Event, ProblemKind};
+use rpcspec_matcher::{Direction, Id, IdKind, IdMatch, Level};
+
+use super::{
+    Bytes, Case, CaseResult, Evidence, Expect, Got, MAX_PER_RULE, Match, Pattern, Received,
+    RuleRef, Run, This, Verdict, describe_exit, framing_evidence, grade_step, initiated, is_json,
+    null_capacity, owner_step, reply_ids,
+};
 
 impl Run<'_> {
     /// One framing event from the target's stdout.

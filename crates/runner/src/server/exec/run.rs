@@ -3,7 +3,16 @@
 //! barrier seems lost, and ending the case with the process kept or
 //! closed.
 
-use super::*;
+use std::process::ExitStatus;
+use std::time::{Duration, Instant};
+
+use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
+use rpcspec_matcher::{Direction, Finding, Id, IdKind, Kind};
+
+use super::{
+    Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
+    RunOptions, Sent, Session, Verdict, Write, describe_exit, request_ids,
+};
 
 /// One line the target wrote, with what the runner made of it.
 pub(super) struct Got {
