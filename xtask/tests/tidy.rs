@@ -490,34 +490,31 @@ fn prefixed_paths(code: &str, prefix: &str) -> Vec<Vec<String>> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group_end(group);
-            for item in split_top(&group[..end]) {
-                let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
-                let item = item
-                    .split("::{")
-                    .next()
-                    .unwrap_or("")
-                    .split(" as ")
-                    .next()
-                    .unwrap_or("");
-                if !item.is_empty() && item != "self" && item != "*" {
-                    out.push(item.split("::").map(str::to_owned).collect());
+        // The path's own segments, then a group it ends in, if any:
+        // `x::{a::b, c}` is `x::a::b` and `x::c`.
+        let path: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        let head: Vec<String> = path
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        match rest[path.len()..].strip_prefix('{') {
+            Some(group) => {
+                for item in split_top(&group[..group_end(group)]) {
+                    let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
+                    let item = item.split("::{").next().unwrap_or("");
+                    if !item.is_empty() && item != "self" && item != "*" {
+                        let mut p = head.clone();
+                        p.extend(item.split("::").map(str::to_owned));
+                        out.push(p);
+                    }
                 }
             }
-        } else {
-            let path: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            let segments: Vec<String> = path
-                .split("::")
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect();
-            if !segments.is_empty() {
-                out.push(segments);
-            }
+            None if !head.is_empty() => out.push(head),
+            None => {}
         }
     }
     out
@@ -591,47 +588,16 @@ fn circles(files: &[(String, String)]) -> Vec<Vec<String>> {
         let code = code_of(text);
         let mut refs: Vec<Vec<String>> = crate_paths(&code);
         // super:: (any number) and self:: paths, relative to this module.
-        let mut rest = code.as_str();
-        while let Some(at) = [rest.find("super::"), rest.find("self::")]
-            .into_iter()
-            .flatten()
-            .min()
-        {
-            let tail = &rest[at..];
-            let mut up = 0;
-            let mut after = tail;
-            while let Some(t) = after.strip_prefix("super::") {
-                up += 1;
-                after = t;
-            }
-            if up == 0 {
-                after = &after["self::".len()..];
-            }
-            let base: Vec<String> = own[..own.len().saturating_sub(up)].to_vec();
-            let mut path = base.clone();
-            if let Some(group) = after.strip_prefix('{') {
-                for item in split_top(&group[..group_end(group)]) {
-                    let item: String = item.chars().filter(|c| !c.is_whitespace()).collect();
-                    let item = item.split("::{").next().unwrap_or("").to_owned();
-                    if !item.is_empty() && item != "self" && item != "*" {
-                        let mut p = base.clone();
-                        p.extend(item.split("::").map(str::to_owned));
-                        refs.push(p);
-                    }
-                }
-            } else {
-                let segs: String = after
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
-                    .collect();
-                path.extend(
-                    segs.split("::")
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_owned),
-                );
-                refs.push(path);
-            }
-            rest = after;
+        for path in prefixed_paths(&code, "super") {
+            let up = 1 + path.iter().take_while(|s| *s == "super").count();
+            let mut p = own[..own.len().saturating_sub(up)].to_vec();
+            p.extend(path.into_iter().skip(up - 1));
+            refs.push(p);
+        }
+        for path in prefixed_paths(&code, "self") {
+            let mut p = own.clone();
+            p.extend(path);
+            refs.push(p);
         }
         // A child module named by its bare path (`dialect::for_codex`).
         for word in code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
@@ -772,6 +738,17 @@ fn the_checks_find_planted_violations() {
         ),
         ("z.rs".to_owned(), "use crate::x::y::Y;".to_owned()),
     ];
+    let chained = [
+        (
+            "a/b/c.rs".to_owned(),
+            "use super::super::{d::D};".to_owned(),
+        ),
+        ("a/d.rs".to_owned(), "use crate::a::b::{c::C};".to_owned()),
+    ];
+    assert_eq!(
+        circles(&chained),
+        [vec!["a/b/c.rs".to_owned(), "a/d.rs".to_owned()]]
+    );
     assert_eq!(
         circles(&nested),
         [vec!["x/y.rs".to_owned(), "z.rs".to_owned()]]

@@ -9,7 +9,8 @@
 //! report model ([`report`]) and its renderers ([`render`]), known failures
 //! ([`baseline`]), exit codes ([`exit`]); the [`rules`] of framing and
 //! processes; running work on `--jobs` threads ([`parallel`]) and
-//! `--filter` ([`filter`]).
+//! `--filter` ([`filter`]); what every role's case files share
+//! ([`casefile`]) and their escapes ([`unescape`]).
 //!
 //! Architecture invariant: core imports no role and no dialect (it cannot:
 //! the roles are in `rpcspec`, above it), and it depends on neither clap
