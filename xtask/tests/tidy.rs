@@ -5,6 +5,9 @@
 //!   live in `rpcspec`, above it, and Cargo forbids a cycle;
 //! * no role imports another role ([`ROLES`]);
 //! * clap only in the command line's files ([`CLI_DIR`]);
+//! * a role reads its target through core's `capture` (a `Framing`), never
+//!   a framer of its own, but where a file is NDJSON by what it tests
+//!   ([`NDJSON_BY_DEFINITION`]);
 //! * no glob import of the crate's own modules (`use super::*`) outside
 //!   `#[cfg(test)]`;
 //! * no source file over [`MAX_FILE_LINES`] lines, no function over
@@ -51,11 +54,22 @@ const ROLES: &[(&str, &[&str])] = &[
 /// one that may name clap.
 const CLI_DIR: &str = "runner/src/cli/";
 
+/// Files of `rpcspec` that may build an NDJSON framer themselves, since
+/// NDJSON is what they test: the decoder role (it grades NDJSON decoders
+/// against the reference framer's reading) and `check` (it checks NDJSON
+/// and JSON text sequence streams).
+const NDJSON_BY_DEFINITION: &[&str] = &["runner/src/decoder/", "runner/src/check.rs"];
+
 /// Today's exceptions, by rule: `(rule, what)`. `what` is a file (relative
 /// to `crates/`), a `file:function`, an arrow `file -> role`, or a circle
 /// (its files, sorted, joined by `, `).
 const DEBT: &[(&str, &str)] = &[
     ("clap-outside-cli", "runner/src/matrix/mod.rs"),
+    // The built-in targets read their stdin as NDJSON; they take a
+    // framing when a second one can be spoken to them (issue 33).
+    ("framer-outside-capture", "runner/src/client/reference.rs"),
+    ("framer-outside-capture", "runner/src/mcp/reference/io.rs"),
+    ("framer-outside-capture", "runner/src/server/serve.rs"),
     ("glob-import", "matcher/src/session/refusal.rs"),
     ("glob-import", "matcher/src/session/reply.rs"),
     ("glob-import", "runner/src/decoder/mod.rs"),
@@ -339,6 +353,20 @@ fn clap_only_in_the_command_line() {
         }
     }
     assert_tidy(settle("clap-outside-cli", found));
+}
+
+#[test]
+fn roles_read_targets_through_a_framing() {
+    let mut found = BTreeSet::new();
+    for (krate, rel, text) in sources() {
+        if krate != "runner" || NDJSON_BY_DEFINITION.iter().any(|p| rel.starts_with(p)) {
+            continue;
+        }
+        if code_of(&text).contains("Framer::new(") {
+            found.insert(rel.clone());
+        }
+    }
+    assert_tidy(settle("framer-outside-capture", found));
 }
 
 /// The `use` declarations of the code, each whole (one may span lines),

@@ -4,7 +4,8 @@
 //! A target's process ([`target`], [`reap`]) or HTTP endpoint ([`http`])
 //! under the policies every role shares ([`drive`]: spawn failures, the
 //! budget's caps, the graces, whether the run has heard its target), within
-//! the one memory [`budget`]; the write [`plan`]s; pretty-printed values
+//! the one memory [`budget`]; reading a target's output through its
+//! [`capture::Framing`] ([`capture`]); the write [`plan`]s; pretty-printed values
 //! ([`gather`]); the expectation [`pattern`]s of JSON messages; the one
 //! report model ([`report`]) and its renderers ([`render`]), known failures
 //! ([`baseline`]), exit codes ([`exit`]); the [`rules`] of framing and
@@ -21,6 +22,7 @@
 
 pub mod baseline;
 pub mod budget;
+pub mod capture;
 pub mod casefile;
 pub mod drive;
 pub mod exit;

@@ -29,7 +29,7 @@ pub use server::{cases, exec, probe, run_suite, serve, target_file};
 
 // The layer under every role, under the names the roles have always used.
 pub use rpcspec_core::{
-    baseline, budget, casefile, drive, exit,
+    baseline, budget, capture, casefile, drive, exit,
     filter::{compile_filters, selected},
     gather, http,
     parallel::{run_parallel, run_parallel_jobs, run_parallel_with},

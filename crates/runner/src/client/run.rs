@@ -21,7 +21,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rpcspec_framer::{Config, Event, Framer, ProblemKind};
+use crate::capture::{Arrival, Capture, Framing};
+use rpcspec_framer::{Event, ProblemKind};
 
 use super::{
     Limits, Scenario,
@@ -166,8 +167,8 @@ pub fn run_scenario(
         evidence: Vec::new(),
     };
     let kept = budget.kept_bytes();
-    let mut reports = Framer::new(Config::default());
-    let mut from_client = Framer::new(Config::default());
+    let mut reports = Capture::new(Framing::ndjson());
+    let mut from_client = Capture::new(Framing::ndjson());
     let mut client_meter = Meter::new(budget);
     let mut link: Option<Link> = None;
     let mut deadline = started + limits.startup;
@@ -191,8 +192,8 @@ pub fn run_scenario(
                     FromPeer::Input(mut bytes) => {
                         let cap = client_meter.take(&mut bytes);
                         let mut orders = Vec::new();
-                        from_client.push(&bytes, |e| {
-                            on_client_event(e, at, kept, &mut seen, &mut script, &mut orders)
+                        from_client.push(&bytes, at, |a| {
+                            on_client_event(a, kept, &mut seen, &mut script, &mut orders)
                         });
                         if let Some(cap) = cap {
                             seen.evidence.push(Evidence::flood(
@@ -206,8 +207,8 @@ pub fn run_scenario(
                     FromPeer::Eof => {
                         peer_eof = !peer_gone;
                         let mut orders = Vec::new();
-                        from_client.finish(|e| {
-                            on_client_event(e, at, kept, &mut seen, &mut script, &mut orders)
+                        from_client.finish(at, |a| {
+                            on_client_event(a, kept, &mut seen, &mut script, &mut orders)
                         });
                         orders.extend(script.on_eof(at));
                         orders
@@ -241,11 +242,11 @@ pub fn run_scenario(
         let wait = (now + POLL).min(deadline);
         match drive.next(wait) {
             Some(Msg::Stdout(bytes)) => {
-                reports.push(&bytes, |e| on_report(e, &mut seen));
+                reports.push(&bytes, drive.elapsed(), |a| on_report(a.event, &mut seen));
             }
             Some(Msg::StdoutClosed) => {
                 closed = true;
-                reports.finish(|e| on_report(e, &mut seen));
+                reports.finish(drive.elapsed(), |a| on_report(a.event, &mut seen));
             }
             Some(Msg::Exited(status)) => {
                 exit = Some(status);
@@ -329,33 +330,22 @@ fn send(link: &Link, orders: Vec<ToPeer>, at: Duration, kept: usize, sent: &mut 
 }
 
 fn on_client_event(
-    e: Event<'_>,
-    at: Duration,
+    arrival: Arrival<'_>,
     kept: usize,
     seen: &mut Seen,
     script: &mut Server<'_>,
     orders: &mut Vec<ToPeer>,
 ) {
-    match e {
+    if !arrival.bytes().is_empty() || matches!(arrival.event, Event::Line(_)) {
+        seen.received.push(arrival.received(kept));
+    }
+    let at = arrival.at;
+    match arrival.event {
         Event::Line(line) => {
-            seen.received.push(Received {
-                at_ms: at.as_millis() as u64,
-                line: line.number,
-                offset: line.offset,
-                bytes: Bytes::head(&line.bytes, kept),
-            });
             orders.extend(script.on_line(&line.bytes, at));
             seen.client_lines.push(line.bytes.into_owned());
         }
         Event::Problem(p) => {
-            if !p.bytes.is_empty() {
-                seen.received.push(Received {
-                    at_ms: at.as_millis() as u64,
-                    line: p.number,
-                    offset: p.offset,
-                    bytes: Bytes::head(&p.bytes, kept),
-                });
-            }
             seen.client_problems.push((p.kind, p.number, p.offset));
         }
     }

@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
-use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
+use crate::capture::{Arrival, Capture, Framing, Kept};
+use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
 use serde_json::Value;
 
 use super::{
@@ -223,7 +224,9 @@ pub(super) fn watch(
     until_end: bool,
 ) -> Watched {
     let slots = expected(&case.stream).len();
-    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
+    let mut capture = Capture::new(Framing::Ndjson(
+        Config::default().with_blank_lines(BlankLines::Report),
+    ));
     let mut out = Output::new(4 * slots + 64);
     let (mut stdout_closed, mut exit) = (false, None);
     let (mut timed_out, mut write_failed, mut flooded) = (false, false, false);
@@ -278,7 +281,7 @@ pub(super) fn watch(
             running.elapsed()
         };
         match msg {
-            Msg::Stdout(bytes) => framer.push(&bytes, |e| out.event(e, elapsed)),
+            Msg::Stdout(bytes) => capture.push(&bytes, elapsed, |a| out.take(a)),
             Msg::StdoutClosed => stdout_closed = true,
             Msg::Exited(status) => exit = Some(status),
             Msg::Wrote | Msg::WriteFailed(_) => {
@@ -291,7 +294,7 @@ pub(super) fn watch(
         }
     }
     let elapsed = running.elapsed();
-    framer.finish(|e| out.event(e, elapsed));
+    capture.finish(elapsed, |a| out.take(a));
     Watched {
         out,
         exit,
@@ -374,7 +377,7 @@ pub(super) fn cap_by_level(level: Level, evidence: &mut [Evidence]) {
 /// output cap.
 pub(super) struct Output {
     pub(super) records: Records,
-    pub(super) received: Vec<Received>,
+    pub(super) received: Kept,
     pub(super) findings: Vec<Evidence>,
     /// Lines that are not contract records: how many.
     pub(super) not_records: usize,
@@ -386,29 +389,21 @@ impl Output {
     pub(super) fn new(keep: usize) -> Output {
         Output {
             records: Records::new(keep),
-            received: Vec::new(),
+            received: Kept::new(MAX_RECEIVED, usize::MAX, SHOWN_BYTES),
             findings: Vec::new(),
             not_records: 0,
             surrogates: 0,
         }
     }
 
-    /// One event of the framer reading stdout, `at` after the start.
-    pub(super) fn event(&mut self, event: Event<'_>, at: Duration) {
-        let (number, offset, bytes) = match &event {
-            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
-            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
-        };
-        let bom = matches!(&event, Event::Problem(p) if p.kind == ProblemKind::Bom);
-        if self.received.len() < MAX_RECEIVED && !bom {
-            self.received.push(Received {
-                at_ms: at.as_millis() as u64,
-                line: number,
-                offset,
-                bytes: shown_bytes(bytes),
-            });
+    /// One message or problem read from stdout.
+    pub(super) fn take(&mut self, arrival: Arrival<'_>) {
+        let number = arrival.number();
+        let bom = matches!(&arrival.event, Event::Problem(p) if p.kind == ProblemKind::Bom);
+        if !bom {
+            self.received.keep(&arrival);
         }
-        let text = match &event {
+        let text = match &arrival.event {
             Event::Line(l) => Cow::Borrowed(l.as_str().unwrap_or_default()),
             Event::Problem(p) if p.kind == ProblemKind::Truncated => {
                 // The record is still read: only its newline is missing.
@@ -483,6 +478,6 @@ impl Output {
                 format!("and {more} more stdout lines with lone surrogates"),
             ));
         }
-        (self.records, self.received, self.findings)
+        (self.records, self.received.into_vec(), self.findings)
     }
 }

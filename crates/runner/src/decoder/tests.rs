@@ -1,4 +1,5 @@
-use rpcspec_framer::{BlankLines, Config, Framer};
+use crate::capture::{Capture, Framing};
+use rpcspec_framer::{BlankLines, Config};
 
 use super::*;
 
@@ -13,9 +14,11 @@ fn serve_str(stream: &[u8]) -> String {
 fn findings(stream: &[u8], output: &str) -> Vec<Evidence> {
     let slots = expected(stream);
     let mut out = Output::new(4 * slots.len() + 64);
-    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
-    framer.push(output.as_bytes(), |e| out.event(e, Duration::ZERO));
-    framer.finish(|e| out.event(e, Duration::ZERO));
+    let mut capture = Capture::new(Framing::Ndjson(
+        Config::default().with_blank_lines(BlankLines::Report),
+    ));
+    capture.push(output.as_bytes(), Duration::ZERO, |a| out.take(a));
+    capture.finish(Duration::ZERO, |a| out.take(a));
     let (records, _, mut findings) = out.finish();
     findings.extend(grade(&slots, &records));
     findings
@@ -188,9 +191,11 @@ fn a_flood_of_output_is_kept_within_bounds() {
     }
     let slots = expected(stream);
     let mut reader = Output::new(4 * slots.len() + 64);
-    let mut framer = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
-    framer.push(out.as_bytes(), |e| reader.event(e, Duration::ZERO));
-    framer.finish(|e| reader.event(e, Duration::ZERO));
+    let mut capture = Capture::new(Framing::Ndjson(
+        Config::default().with_blank_lines(BlankLines::Report),
+    ));
+    capture.push(out.as_bytes(), Duration::ZERO, |a| reader.take(a));
+    capture.finish(Duration::ZERO, |a| reader.take(a));
     let (records, received, findings) = reader.finish();
     assert_eq!(records.before.len(), 68);
     assert_eq!(records.before_count, 5000);

@@ -9,7 +9,8 @@
 
 use std::time::{Duration, Instant};
 
-use rpcspec_framer::{Config, Event, Framer, ProblemKind};
+use crate::capture::{Arrival, Capture, Framing};
+use rpcspec_framer::{Config, Event, ProblemKind};
 use serde_json::{Value, json};
 
 use super::Revision;
@@ -167,7 +168,7 @@ pub fn short(value: &Value) -> String {
 /// A connection to one server process.
 pub struct Conn {
     drive: Drive,
-    framer: Framer,
+    capture: Capture,
     /// Every line the server wrote.
     pub lines: Vec<Line>,
     /// Every message rpcspec wrote.
@@ -206,7 +207,9 @@ impl Conn {
         let drive = Drive::spawn(target, budget)?;
         Ok(Conn {
             drive,
-            framer: Framer::new(Config::default().with_max_line_len(budget.output())),
+            capture: Capture::new(Framing::Ndjson(
+                Config::default().with_max_line_len(budget.output()),
+            )),
             lines: Vec::new(),
             sent: Vec::new(),
             pending: Vec::new(),
@@ -380,10 +383,8 @@ impl Conn {
         match msg {
             Msg::Stdout(bytes) => {
                 let at = self.drive.elapsed();
-                let mut events = Vec::new();
-                self.framer.push(&bytes, |e| events.push(owned(e)));
-                for e in events {
-                    self.take(at, e);
+                for arrival in self.capture.push_owned(&bytes, at) {
+                    self.take(arrival);
                 }
                 if let Some(flood) = self.drive.take_flood() {
                     self.flood = Some(flood);
@@ -391,10 +392,8 @@ impl Conn {
             }
             Msg::StdoutClosed => {
                 let at = self.drive.elapsed();
-                let mut events = Vec::new();
-                self.framer.finish(|e| events.push(owned(e)));
-                for e in events {
-                    self.take(at, e);
+                for arrival in self.capture.finish_owned(at) {
+                    self.take(arrival);
                 }
                 self.stdout_closed = true;
             }
@@ -405,10 +404,11 @@ impl Conn {
         true
     }
 
-    fn take(&mut self, at: Duration, event: Owned) {
-        let (bytes, number, offset, problem) = match event {
-            Owned::Line(bytes, number, offset) => (bytes, number, offset, None),
-            Owned::Problem(kind, bytes, number, offset) => (bytes, number, offset, Some(kind)),
+    fn take(&mut self, arrival: Arrival<'static>) {
+        let (at, number, offset) = (arrival.at, arrival.number(), arrival.offset());
+        let (bytes, problem) = match arrival.event {
+            Event::Line(line) => (line.bytes.into_owned(), None),
+            Event::Problem(p) => (p.bytes.into_owned(), Some(p.kind)),
         };
         let elided = problem.is_none() && bytes.len() > KEEP_VALUE;
         let value = if problem.is_none() {
@@ -591,17 +591,4 @@ pub struct Shutdown {
     pub took: Duration,
     /// How it exited (`None`: not even SIGKILL was seen to end it).
     pub exit: Option<String>,
-}
-
-/// A framer event as owned data: (bytes, line number, offset).
-enum Owned {
-    Line(Vec<u8>, u64, u64),
-    Problem(ProblemKind, Vec<u8>, u64, u64),
-}
-
-fn owned(event: Event<'_>) -> Owned {
-    match event {
-        Event::Line(line) => Owned::Line(line.bytes.into_owned(), line.number, line.offset),
-        Event::Problem(p) => Owned::Problem(p.kind, p.bytes.into_owned(), p.number, p.offset),
-    }
 }

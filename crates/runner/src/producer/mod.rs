@@ -323,7 +323,7 @@ pub fn run(
         && observed.iter().all(|o| {
             o.http.is_none()
                 && o.error.is_none()
-                && o.received_bytes == 0
+                && o.received.bytes() == 0
                 && (o.timed_out || o.lingered)
         })
     {
@@ -385,14 +385,14 @@ fn grade(
     // pass's traffic too), each cut to its share of the budget by `fit`.
     if result.verdict != Verdict::Skipped {
         result.sent = obs.sent.clone();
-        result.received = obs.received.clone();
+        result.received = obs.received.list().to_vec();
         result.stderr = obs.stderr.clone();
-        if obs.received_omitted > 0 {
+        if obs.received.omitted() > 0 {
             result.evidence.push(Evidence::note(
                 Verdict::Pass,
                 format!(
                     "{} more lines were graded but are not shown (over 2000 lines or 1 MiB)",
-                    obs.received_omitted
+                    obs.received.omitted()
                 ),
             ));
         }
@@ -408,10 +408,10 @@ fn judges_records(check: &Check) -> bool {
 
 /// What a run without records showed instead.
 fn nothing_seen(obs: &Observation) -> String {
-    if obs.received_bytes == 0 {
+    if obs.received.bytes() == 0 {
         "its stdout (or body) was empty".to_owned()
     } else {
-        format!("its {} bytes held no JSON record", obs.received_bytes)
+        format!("its {} bytes held no JSON record", obs.received.bytes())
     }
 }
 
@@ -462,25 +462,26 @@ fn evidence(
     // needed the rest of the stream.
     if obs.timed_out && check.id != "producer/lifecycle/streams" {
         // Over stdio, a stream that never began had the start-up time.
-        let message = if obs.http.is_none() && obs.received.is_empty() && obs.records.is_empty() {
-            format!(
-                "nothing on stdout within the start-up time ({:.1}s, --startup-timeout){}",
-                obs.startup.as_secs_f64(),
-                if profile.stdin_open {
-                    format!(
-                        ", nor {:.1}s after stdin was closed",
-                        obs.timeout.as_secs_f64()
-                    )
-                } else {
-                    String::new()
-                }
-            )
-        } else {
-            format!(
-                "the deadline ({:.1}s) passed before the stream ended",
-                obs.timeout.as_secs_f64()
-            )
-        };
+        let message =
+            if obs.http.is_none() && obs.received.list().is_empty() && obs.records.is_empty() {
+                format!(
+                    "nothing on stdout within the start-up time ({:.1}s, --startup-timeout){}",
+                    obs.startup.as_secs_f64(),
+                    if profile.stdin_open {
+                        format!(
+                            ", nor {:.1}s after stdin was closed",
+                            obs.timeout.as_secs_f64()
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            } else {
+                format!(
+                    "the deadline ({:.1}s) passed before the stream ended",
+                    obs.timeout.as_secs_f64()
+                )
+            };
         out.push(Evidence::note(Verdict::Timeout, message));
     }
     out

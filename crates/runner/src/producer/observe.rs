@@ -6,17 +6,18 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rpcspec_framer::{BlankLines, Bom, Config, Event, Framer, Mode, ProblemKind};
+use rpcspec_framer::{BlankLines, Bom, Config, Event, Mode, ProblemKind};
 use serde_json::Value;
 
 use super::{Profile, Scenario, Source};
 use crate::{
     budget::Budget,
+    capture::{Arrival, Capture, Framing, Kept},
     drive::{self, Drive, EXIT_GRACE},
     gather::{Gather, This},
     http::{self, BodyEnd, BodyFraming, Url},
     plan::Write,
-    report::{Bytes, Received, Sent},
+    report::{Bytes, Sent},
     target::{Msg, Running, describe_exit},
 };
 
@@ -92,10 +93,8 @@ pub enum Gate {
 #[derive(Debug, Clone, Default)]
 pub struct Observation {
     pub(super) sent: Vec<Sent>,
-    pub(super) received: Vec<Received>,
-    /// Lines graded but not kept in `received` (over the caps).
-    pub(super) received_omitted: u64,
-    pub(super) received_bytes: usize,
+    /// The lines kept for the report; the rest, graded, are counted.
+    pub(super) received: Kept,
     /// No response head came before the deadline (HTTP).
     pub(super) no_head: bool,
     pub(super) stderr: String,
@@ -133,7 +132,7 @@ pub struct Observation {
 
 /// Frames a stream as it arrives and turns its lines into records.
 struct Collector {
-    framer: Framer,
+    capture: Capture,
     /// Lines that may be one pretty-printed value (`gather.rs`), with
     /// their line number and offset.
     gather: Gather<(u64, u64)>,
@@ -150,9 +149,12 @@ impl Collector {
             .with_blank_lines(BlankLines::Report)
             .with_bom(Bom::Report);
         Collector {
-            framer: Framer::new(config),
+            capture: Capture::new(Framing::Ndjson(config)),
             gather: Gather::new(),
-            obs: Observation::default(),
+            obs: Observation {
+                received: Kept::new(MAX_RECEIVED, MAX_RECEIVED_BYTES, usize::MAX),
+                ..Observation::default()
+            },
             type_field: profile.type_field.clone(),
             end_types: profile.end.clone(),
             piece: 0,
@@ -162,10 +164,9 @@ impl Collector {
     /// Takes one read's bytes; returns the indexes of new records.
     fn push(&mut self, bytes: &[u8], at_ms: u64) -> Vec<usize> {
         let before = self.obs.records.len();
-        let mut events = Vec::new();
-        self.framer.push(bytes, |e| events.push(e.into_owned()));
-        for e in events {
-            self.event(e, at_ms);
+        let at = Duration::from_millis(at_ms);
+        for arrival in self.capture.push_owned(bytes, at) {
+            self.event(arrival);
         }
         self.piece += 1;
         (before..self.obs.records.len()).collect()
@@ -173,44 +174,28 @@ impl Collector {
 
     fn finish(&mut self, at_ms: u64) -> Vec<usize> {
         let before = self.obs.records.len();
-        let mut events = Vec::new();
-        self.framer.finish(|e| events.push(e.into_owned()));
-        for e in events {
-            self.event(e, at_ms);
+        for arrival in self.capture.finish_owned(Duration::from_millis(at_ms)) {
+            self.event(arrival);
         }
         self.flush_pending();
         (before..self.obs.records.len()).collect()
     }
 
-    /// Keeps a received line for the report, within the caps.
-    fn keep(&mut self, at_ms: u64, line: u64, offset: u64, bytes: &[u8]) {
-        let obs = &mut self.obs;
-        if obs.received.len() >= MAX_RECEIVED
-            || obs.received_bytes + bytes.len() > MAX_RECEIVED_BYTES
-        {
-            obs.received_omitted += 1;
-            return;
+    fn event(&mut self, arrival: Arrival<'static>) {
+        let at_ms = arrival.at.as_millis() as u64;
+        let keep = match &arrival.event {
+            Event::Line(_) => true,
+            Event::Problem(p) => !p.bytes.is_empty() || !matches!(p.kind, ProblemKind::Blank),
+        };
+        if keep {
+            self.obs.received.keep(&arrival);
         }
-        obs.received_bytes += bytes.len();
-        obs.received.push(Received {
-            at_ms,
-            line,
-            offset,
-            bytes: Bytes::new(bytes),
-        });
-    }
-
-    fn event(&mut self, event: Event<'static>, at_ms: u64) {
-        match event {
+        match arrival.event {
             Event::Line(line) => {
-                self.keep(at_ms, line.number, line.offset, &line.bytes);
                 let text = String::from_utf8_lossy(&line.bytes).into_owned();
                 self.line(line.number, line.offset, text, at_ms);
             }
             Event::Problem(p) => {
-                if !p.bytes.is_empty() || !matches!(p.kind, ProblemKind::Blank) {
-                    self.keep(at_ms, p.number, p.offset, &p.bytes);
-                }
                 let len = match p.kind {
                     ProblemKind::Overlong { len, .. } => len as usize,
                     _ => p.bytes.len(),

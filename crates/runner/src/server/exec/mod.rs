@@ -315,10 +315,8 @@ impl Live {
         let replayed = run.got.len();
         run.close_stdin();
         run.await_exit();
-        let mut events = Vec::new();
-        run.server.finish(|e| events.push(e.into_owned()));
-        for event in events {
-            run.take(event, run.now());
+        for arrival in run.server.finish_owned(run.now()) {
+            run.take(arrival);
         }
         run.release_held();
         run.got[replayed..].iter().any(|g| g.reply)

@@ -2,8 +2,7 @@
 //! held back and joined, the matcher's session; and the grading of it all
 //! into evidence and a verdict once the case has ended.
 
-use std::time::Duration;
-
+use crate::capture::Arrival;
 use rpcspec_framer::{Event, ProblemKind};
 use rpcspec_matcher::{Direction, Id, IdKind, IdMatch, Level};
 
@@ -15,21 +14,12 @@ use super::{
 
 impl Run<'_> {
     /// One framing event from the target's stdout.
-    pub(super) fn take(&mut self, event: Event<'_>, at: Duration) {
+    pub(super) fn take(&mut self, arrival: Arrival<'_>) {
         if self.flooded {
             return;
         }
-        let (number, offset, bytes) = match &event {
-            Event::Line(l) => (l.number, l.offset, l.bytes.as_ref()),
-            Event::Problem(p) => (p.number, p.offset, p.bytes.as_ref()),
-        };
-        let received = Received {
-            at_ms: at.as_millis() as u64,
-            line: number,
-            offset,
-            bytes: Bytes::head(bytes, self.opts.budget.kept_bytes()),
-        };
-        match event {
+        let received = arrival.received(self.opts.budget.kept_bytes());
+        match arrival.event {
             Event::Line(line) => {
                 let text = line.as_str().expect("the framer checks UTF-8").to_owned();
                 let alone = is_json(&text);

@@ -6,7 +6,8 @@
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
+use crate::capture::{Capture, Framing};
+use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
 use rpcspec_matcher::{Direction, Finding, Id, IdKind, Kind};
 
 use super::{
@@ -37,8 +38,8 @@ pub(super) struct Run<'o> {
     pub(super) running: Drive,
     pub(super) opts: &'o RunOptions,
     pub(super) deadline: Instant,
-    pub(super) server: Framer,
-    pub(super) client: Framer,
+    pub(super) server: Capture,
+    pub(super) client: Capture,
     pub(super) session: Session,
     pub(super) got: Vec<Got>,
     pub(super) sent: Vec<Sent>,
@@ -185,14 +186,15 @@ impl<'o> Run<'o> {
         running.begin_case();
         // The target's output is held to the strict reading: blank lines and
         // a byte order mark are findings.
-        let server = Framer::new(Config::default().with_blank_lines(BlankLines::Report));
+        let strict = Framing::Ndjson(Config::default().with_blank_lines(BlankLines::Report));
+        let server = Capture::new(strict.clone());
         Run {
             running,
             opts,
             deadline: Instant::now() + opts.timeout,
             server,
             // Blank lines are counted: a target may answer them.
-            client: Framer::new(Config::default().with_blank_lines(BlankLines::Report)),
+            client: Capture::new(strict),
             session: Session::new(opts.dialect.clone()),
             got: Vec::new(),
             sent: Vec::new(),
@@ -355,10 +357,8 @@ impl<'o> Run<'o> {
         if self.timed_out {
             self.running.kill();
         }
-        let mut events = Vec::new();
-        self.server.finish(|e| events.push(e.into_owned()));
-        for event in events {
-            self.take(event, self.now());
+        for arrival in self.server.finish_owned(self.now()) {
+            self.take(arrival);
         }
         self.release_held();
     }
@@ -393,11 +393,11 @@ impl<'o> Run<'o> {
                 at_ms: at.as_millis() as u64,
                 bytes: Bytes::new(bytes),
             });
-            self.client.push(bytes, |e| lines.push(e.into_owned()));
+            lines.extend(self.client.push_owned(bytes, *at));
             self.last_sent_byte = bytes.last().copied().or(self.last_sent_byte);
         }
-        for event in lines {
-            self.feed_client(event, step);
+        for arrival in lines {
+            self.feed_client(arrival.event, step);
         }
     }
 
@@ -430,10 +430,8 @@ impl<'o> Run<'o> {
         if self.running.stdin_closed() {
             return;
         }
-        let mut tail = Vec::new();
-        self.client.finish(|e| tail.push(e.into_owned()));
-        for event in tail {
-            self.feed_client(event, Some(self.window));
+        for arrival in self.client.finish_owned(self.now()) {
+            self.feed_client(arrival.event, Some(self.window));
         }
         self.running.close_stdin();
     }
@@ -604,9 +602,9 @@ impl<'o> Run<'o> {
         // The drive has cut any read at the budget's caps. Each event is
         // taken as it is framed, borrowed from the framer's buffer: a huge
         // line is not copied once more.
-        let fresh = Framer::new(self.server.config().clone());
+        let fresh = Capture::new(self.server.framing().clone());
         let mut server = std::mem::replace(&mut self.server, fresh);
-        server.push(bytes, |e| self.take(e, at));
+        server.push(bytes, at, |a| self.take(a));
         self.server = server;
     }
 
