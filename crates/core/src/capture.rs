@@ -167,8 +167,8 @@ impl Capture {
 #[derive(Debug, Clone, Default)]
 pub struct Kept {
     list: Vec<Received>,
-    lines: usize,
-    bytes: usize,
+    max_lines: usize,
+    max_bytes: usize,
     head: usize,
     used: usize,
     omitted: usize,
@@ -180,8 +180,8 @@ impl Kept {
     pub fn new(lines: usize, bytes: usize, head: usize) -> Kept {
         Kept {
             list: Vec::new(),
-            lines,
-            bytes,
+            max_lines: lines,
+            max_bytes: bytes,
             head,
             used: 0,
             omitted: 0,
@@ -191,7 +191,7 @@ impl Kept {
     /// Keeps `arrival` if the caps leave room, else counts it; says which.
     pub fn keep(&mut self, arrival: &Arrival<'_>) -> bool {
         let len = arrival.bytes().len();
-        if self.list.len() >= self.lines || self.used.saturating_add(len) > self.bytes {
+        if self.list.len() >= self.max_lines || self.used.saturating_add(len) > self.max_bytes {
             self.omitted += 1;
             return false;
         }

@@ -81,41 +81,98 @@ impl Plan {
             }
             Send::Raw(chunks) => (chunks.clone(), true),
         };
-        let now = |bytes: Vec<u8>| Write {
-            pause: Duration::ZERO,
-            bytes,
-        };
-        match self {
+        let (how, pause) = match self {
             // A raw step's own chunks are meant as separate reads: the
             // split plan's pause goes between them.
-            Plan::Whole | Plan::Crlf if raw => pieces
-                .into_iter()
-                .enumerate()
-                .map(|(i, bytes)| Write {
-                    pause: if i == 0 { Duration::ZERO } else { SPLIT_PAUSE },
-                    bytes,
-                })
-                .collect(),
-            Plan::Whole | Plan::Crlf => pieces.into_iter().map(now).collect(),
-            Plan::Coalesced if raw || pieces.len() > 1 => vec![now(pieces.concat())],
-            Plan::Coalesced => pieces.into_iter().map(now).collect(),
-            Plan::Bytewise => pieces.concat().into_iter().map(|b| now(vec![b])).collect(),
-            Plan::Split => pieces
-                .iter()
-                .flat_map(|p| {
-                    let (a, b) = (p.len() / 3, p.len() * 2 / 3);
-                    [&p[..a], &p[a..b], &p[b..]]
-                        .into_iter()
-                        .filter(|piece| !piece.is_empty())
-                        .enumerate()
-                        .map(|(i, piece)| Write {
-                            pause: if i == 0 { Duration::ZERO } else { SPLIT_PAUSE },
-                            bytes: piece.to_vec(),
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect(),
+            Plan::Whole | Plan::Crlf if raw => (Cut::Whole, SPLIT_PAUSE),
+            Plan::Whole | Plan::Crlf => (Cut::Whole, Duration::ZERO),
+            Plan::Coalesced if raw || pieces.len() > 1 => (Cut::Together, Duration::ZERO),
+            Plan::Coalesced => (Cut::Whole, Duration::ZERO),
+            Plan::Bytewise => (Cut::Bytewise { max: usize::MAX }, Duration::ZERO),
+            Plan::Split => (Cut::Pieces(3), SPLIT_PAUSE),
+        };
+        cut(&pieces, how, pause)
+    }
+}
+
+/// Where writes cut a run of messages (each already framed: its
+/// terminator or header included): the one cutter under every role's write
+/// plans. A role chooses the cuts that apply to it and their pause; the
+/// cutting is done here only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// One write per message, the pause before each but the first.
+    Whole,
+    /// The whole run in one write (one, even when the run is empty).
+    Together,
+    /// Each message in N pieces, cut at `len * i / N`; pieces that come
+    /// out empty are not written; the pause goes between the pieces of one
+    /// message.
+    Pieces(usize),
+    /// A byte per write: each message's first `max` bytes one at a time,
+    /// the rest of it in one write.
+    Bytewise {
+        /// Bytes of each message written one at a time.
+        max: usize,
+    },
+    /// The run in two writes, cut before its byte K (the second may be
+    /// empty), the pause between them.
+    Before(usize),
+    /// The run in writes of N bytes, the pause between them.
+    Chunks(usize),
+}
+
+/// The writes of `messages` cut as `how` says, with `pause` where it says.
+pub fn cut(messages: &[Vec<u8>], how: Cut, pause: Duration) -> Vec<Write> {
+    let write = |pause: Duration, bytes: &[u8]| Write {
+        pause,
+        bytes: bytes.to_vec(),
+    };
+    let after_first = |i: usize| if i == 0 { Duration::ZERO } else { pause };
+    match how {
+        Cut::Whole => messages
+            .iter()
+            .enumerate()
+            .map(|(i, m)| write(after_first(i), m))
+            .collect(),
+        Cut::Together => vec![write(Duration::ZERO, &messages.concat())],
+        Cut::Pieces(n) => messages
+            .iter()
+            .flat_map(|m| {
+                let n = n.max(1);
+                let bounds: Vec<usize> = (0..=n).map(|i| m.len() * i / n).collect();
+                bounds
+                    .windows(2)
+                    .map(|w| &m[w[0]..w[1]])
+                    .filter(|piece| !piece.is_empty())
+                    .enumerate()
+                    .map(|(i, piece)| write(after_first(i), piece))
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        Cut::Bytewise { max } => messages
+            .iter()
+            .flat_map(|m| {
+                let n = m.len().min(max);
+                let bytes = m[..n].chunks(1);
+                let rest = (n < m.len()).then(|| &m[n..]);
+                bytes
+                    .chain(rest)
+                    .map(|b| write(Duration::ZERO, b))
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        Cut::Before(k) => {
+            let run = messages.concat();
+            let k = k.min(run.len());
+            vec![write(Duration::ZERO, &run[..k]), write(pause, &run[k..])]
         }
+        Cut::Chunks(n) => messages
+            .concat()
+            .chunks(n.max(1))
+            .enumerate()
+            .map(|(i, c)| write(after_first(i), c))
+            .collect(),
     }
 }
 
@@ -188,5 +245,105 @@ mod tests {
             bytes(&Plan::Coalesced.writes(&send)),
             [&b"{\"a\":\xC3\xA9}"[..]]
         );
+    }
+
+    /// The plans as written before the cutter was shared: the oracle the
+    /// cutter must match, write for write.
+    fn naive_writes(plan: Plan, send: &Send) -> Vec<Write> {
+        let (pieces, raw): (Vec<Vec<u8>>, bool) = match send {
+            Send::Lines(lines) => {
+                let ending: &[u8] = if plan == Plan::Crlf { b"\r\n" } else { b"\n" };
+                (
+                    lines
+                        .iter()
+                        .map(|l| [l.as_slice(), ending].concat())
+                        .collect(),
+                    false,
+                )
+            }
+            Send::Raw(chunks) => (chunks.clone(), true),
+        };
+        let now = |bytes: Vec<u8>| Write {
+            pause: Duration::ZERO,
+            bytes,
+        };
+        let mut out = Vec::new();
+        match plan {
+            Plan::Whole | Plan::Crlf if raw => {
+                for (i, bytes) in pieces.into_iter().enumerate() {
+                    let pause = if i == 0 { Duration::ZERO } else { SPLIT_PAUSE };
+                    out.push(Write { pause, bytes });
+                }
+            }
+            Plan::Whole | Plan::Crlf => out.extend(pieces.into_iter().map(now)),
+            Plan::Coalesced if raw || pieces.len() > 1 => out.push(now(pieces.concat())),
+            Plan::Coalesced => out.extend(pieces.into_iter().map(now)),
+            Plan::Bytewise => out.extend(pieces.concat().into_iter().map(|b| now(vec![b]))),
+            Plan::Split => {
+                for p in &pieces {
+                    let (a, b) = (p.len() / 3, p.len() * 2 / 3);
+                    let thirds = [&p[..a], &p[a..b], &p[b..]];
+                    for (i, t) in thirds.into_iter().filter(|t| !t.is_empty()).enumerate() {
+                        let pause = if i == 0 { Duration::ZERO } else { SPLIT_PAUSE };
+                        out.push(Write {
+                            pause,
+                            bytes: t.to_vec(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_shared_cutter_writes_what_each_plan_wrote() {
+        let mut sends = Vec::new();
+        for n in 0..4 {
+            for len in [0, 1, 2, 3, 5, 17] {
+                let lines: Vec<Vec<u8>> = (0..n).map(|i| vec![b'a' + i as u8; len + i]).collect();
+                sends.push(Send::Raw(lines.clone()));
+                sends.push(Send::Lines(lines));
+            }
+        }
+        for send in &sends {
+            for plan in ALL_PLANS {
+                assert_eq!(
+                    plan.writes(send),
+                    naive_writes(plan, send),
+                    "{plan} {send:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_cut_keeps_the_bytes_in_order() {
+        let run = vec![b"{\"a\":1}\n".to_vec(), b"[]\n".to_vec(), b"7\n".to_vec()];
+        let cuts = [
+            Cut::Whole,
+            Cut::Together,
+            Cut::Pieces(2),
+            Cut::Pieces(3),
+            Cut::Bytewise { max: 3 },
+            Cut::Bytewise { max: usize::MAX },
+            Cut::Before(0),
+            Cut::Before(5),
+            Cut::Before(99),
+            Cut::Chunks(4),
+        ];
+        for how in cuts {
+            let writes = cut(&run, how, SPLIT_PAUSE);
+            let joined: Vec<u8> = writes.iter().flat_map(|w| w.bytes.clone()).collect();
+            assert_eq!(joined, run.concat(), "{how:?}");
+            assert_eq!(writes[0].pause, Duration::ZERO, "{how:?}");
+        }
+        let halves = cut(&run[..1], Cut::Pieces(2), SPLIT_PAUSE);
+        assert_eq!(bytes(&halves), [&b"{\"a\""[..], b":1}\n"]);
+        assert_eq!(halves[1].pause, SPLIT_PAUSE);
+        let capped = cut(&run[..1], Cut::Bytewise { max: 2 }, SPLIT_PAUSE);
+        assert_eq!(bytes(&capped), [&b"{"[..], b"\"", b"a\":1}\n"]);
+        assert_eq!(cut(&run, Cut::Chunks(4), SPLIT_PAUSE)[1].pause, SPLIT_PAUSE);
+        assert_eq!(cut(&[], Cut::Together, SPLIT_PAUSE).len(), 1);
     }
 }

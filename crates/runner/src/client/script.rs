@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use super::{ASK_WAIT, BYTEWISE_MAX, Decoy, Order, Protocol, Scenario, Writes, peer::ToPeer};
 use crate::mcp::{Revision, reference::Server as McpServer};
+use crate::plan::{Cut, cut};
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
@@ -698,40 +699,31 @@ impl<'a> Server<'a> {
                 l
             })
             .collect();
-        match self.sc.writes {
-            Writes::Line => {
-                for l in lines {
-                    // Drained, not paused: each line is read alone, never
-                    // with the one before it by chance.
-                    out.push(ToPeer::Pause(Duration::ZERO));
-                    out.push(ToPeer::Write(l));
-                }
-            }
-            Writes::Coalesced => out.push(ToPeer::Write(lines.concat())),
-            Writes::Split => {
-                for l in lines {
-                    let cut = l.len() / 2;
-                    out.push(ToPeer::Write(l[..cut].to_vec()));
-                    out.push(ToPeer::Pause(SPLIT_PAUSE));
-                    out.push(ToPeer::Write(l[cut..].to_vec()));
-                }
-            }
-            Writes::Bytewise => {
-                for l in lines {
-                    let n = l.len().min(BYTEWISE_MAX);
-                    for b in &l[..n] {
-                        // Drained, not paused: each byte is read alone.
-                        out.push(ToPeer::Pause(Duration::ZERO));
-                        out.push(ToPeer::Write(vec![*b]));
-                    }
-                    if n < l.len() {
-                        out.push(ToPeer::Pause(Duration::ZERO));
-                        out.push(ToPeer::Write(l[n..].to_vec()));
-                    }
-                }
-            }
-        }
+        out.extend(orders(self.sc.writes, &lines));
     }
+}
+
+/// The orders that write `lines` (each with its line ending) as `writes`
+/// says: cut by core's one cutter, with this role's pause and byte-wise
+/// cap.
+pub(super) fn orders(writes: Writes, lines: &[Vec<u8>]) -> Vec<ToPeer> {
+    let (how, pause) = match writes {
+        Writes::Line => (Cut::Whole, Duration::ZERO),
+        Writes::Coalesced => (Cut::Together, Duration::ZERO),
+        Writes::Split => (Cut::Pieces(2), SPLIT_PAUSE),
+        Writes::Bytewise => (Cut::Bytewise { max: BYTEWISE_MAX }, Duration::ZERO),
+    };
+    // Lines and bytes are drained, not paused: each is read alone, never
+    // with the one before it by chance.
+    let drained = matches!(writes, Writes::Line | Writes::Bytewise);
+    let mut out = Vec::new();
+    for w in cut(lines, how, pause) {
+        if drained || !w.pause.is_zero() {
+            out.push(ToPeer::Pause(w.pause));
+        }
+        out.push(ToPeer::Write(w.bytes));
+    }
+    out
 }
 
 /// Whether a request with `params` is a 2026-07-28 one: its `_meta`

@@ -178,3 +178,64 @@ fn every_write_mode_delivers_the_same_bytes() {
     );
     assert_eq!(counts[3], seen[0].1.len());
 }
+
+/// The orders as the script wrote them before the cutter was shared
+/// (core's `plan::cut`): the oracle it must match, order for order.
+fn naive_orders(writes: Writes, lines: Vec<Vec<u8>>) -> Vec<ToPeer> {
+    let mut out = Vec::new();
+    match writes {
+        Writes::Line => {
+            for l in lines {
+                out.push(ToPeer::Pause(Duration::ZERO));
+                out.push(ToPeer::Write(l));
+            }
+        }
+        Writes::Coalesced => out.push(ToPeer::Write(lines.concat())),
+        Writes::Split => {
+            for l in lines {
+                let cut = l.len() / 2;
+                out.push(ToPeer::Write(l[..cut].to_vec()));
+                out.push(ToPeer::Pause(script::SPLIT_PAUSE));
+                out.push(ToPeer::Write(l[cut..].to_vec()));
+            }
+        }
+        Writes::Bytewise => {
+            for l in lines {
+                let n = l.len().min(BYTEWISE_MAX);
+                for b in &l[..n] {
+                    out.push(ToPeer::Pause(Duration::ZERO));
+                    out.push(ToPeer::Write(vec![*b]));
+                }
+                if n < l.len() {
+                    out.push(ToPeer::Pause(Duration::ZERO));
+                    out.push(ToPeer::Write(l[n..].to_vec()));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_shared_cutter_writes_what_the_script_wrote() {
+    // Lines of two bytes or more: a line the script writes is a message
+    // and its ending (an empty first half was written before, and no
+    // longer is).
+    for n in 1..4 {
+        for len in [2, 3, 255, 256, 257, 600] {
+            let lines: Vec<Vec<u8>> = (0..n).map(|i| vec![b'a' + i as u8; len + i]).collect();
+            for writes in [
+                Writes::Line,
+                Writes::Coalesced,
+                Writes::Split,
+                Writes::Bytewise,
+            ] {
+                assert_eq!(
+                    script::orders(writes, &lines),
+                    naive_orders(writes, lines.clone()),
+                    "{writes:?} {n}x{len}"
+                );
+            }
+        }
+    }
+}

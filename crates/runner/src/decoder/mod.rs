@@ -47,7 +47,7 @@ use crate::{
     budget::Budget,
     casefile::{self, Listing, LoadError, Location},
     drive::{Drive, KILL_GRACE},
-    plan::{SPLIT_PAUSE, Write as PlanWrite},
+    plan::{Cut, SPLIT_PAUSE, Write as PlanWrite, cut},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
     shipped,
     target::{Msg, Running, Target, describe_exit},
@@ -134,48 +134,27 @@ impl DecoderPlan {
 
     /// The writes for `stream`, whose lines end at `ends`.
     pub fn writes(&self, stream: &[u8], ends: &[usize]) -> Vec<PlanWrite> {
-        let now = |bytes: &[u8]| PlanWrite {
-            pause: Duration::ZERO,
-            bytes: bytes.to_vec(),
-        };
-        match *self {
-            DecoderPlan::Whole => {
-                let mut start = 0;
-                let mut out = Vec::new();
-                for &end in ends {
-                    out.push(now(&stream[start..end]));
-                    start = end;
-                }
-                out
-            }
-            DecoderPlan::Coalesced => vec![now(stream)],
-            DecoderPlan::Bytewise => stream.chunks(1).map(now).collect(),
-            DecoderPlan::Split(k) => {
-                let k = k.min(stream.len());
-                vec![
-                    now(&stream[..k]),
-                    PlanWrite {
-                        pause: SPLIT_PAUSE,
-                        bytes: stream[k..].to_vec(),
-                    },
-                ]
-            }
-            DecoderPlan::Chunked(n) => {
-                let pause = if stream.len() <= BYTEWISE_MAX {
-                    SPLIT_PAUSE
-                } else {
-                    Duration::ZERO
-                };
-                stream
-                    .chunks(n.max(1))
-                    .enumerate()
-                    .map(|(i, c)| PlanWrite {
-                        pause: if i == 0 { Duration::ZERO } else { pause },
-                        bytes: c.to_vec(),
-                    })
-                    .collect()
-            }
+        let mut lines = Vec::with_capacity(ends.len() + 1);
+        let mut start = 0;
+        for &end in ends {
+            lines.push(stream[start..end].to_vec());
+            start = end;
         }
+        if start < stream.len() {
+            lines.push(stream[start..].to_vec());
+        }
+        let (how, pause) = match *self {
+            DecoderPlan::Whole => (Cut::Whole, Duration::ZERO),
+            DecoderPlan::Coalesced => (Cut::Together, Duration::ZERO),
+            DecoderPlan::Bytewise => (Cut::Bytewise { max: usize::MAX }, Duration::ZERO),
+            DecoderPlan::Split(k) => (Cut::Before(k), SPLIT_PAUSE),
+            // Paused on short streams, where the pauses cost little.
+            DecoderPlan::Chunked(n) if stream.len() <= BYTEWISE_MAX => {
+                (Cut::Chunks(n), SPLIT_PAUSE)
+            }
+            DecoderPlan::Chunked(n) => (Cut::Chunks(n), Duration::ZERO),
+        };
+        cut(&lines, how, pause)
     }
 }
 

@@ -528,3 +528,78 @@ fn an_adapter_without_the_hello_runs_a_process_per_stream() {
     assert_eq!(r.verdict, Verdict::Pass);
     assert!(r.exit.is_some());
 }
+
+/// The decoder's plans as written before the cutter was shared (core's
+/// `plan::cut`): the oracle it must match, write for write.
+fn naive_writes(plan: &DecoderPlan, stream: &[u8], ends: &[usize]) -> Vec<PlanWrite> {
+    let now = |bytes: &[u8]| PlanWrite {
+        pause: Duration::ZERO,
+        bytes: bytes.to_vec(),
+    };
+    match *plan {
+        DecoderPlan::Whole => {
+            let mut start = 0;
+            let mut out = Vec::new();
+            for &end in ends {
+                out.push(now(&stream[start..end]));
+                start = end;
+            }
+            out
+        }
+        DecoderPlan::Coalesced => vec![now(stream)],
+        DecoderPlan::Bytewise => stream.chunks(1).map(now).collect(),
+        DecoderPlan::Split(k) => {
+            let k = k.min(stream.len());
+            let second = PlanWrite {
+                pause: SPLIT_PAUSE,
+                bytes: stream[k..].to_vec(),
+            };
+            vec![now(&stream[..k]), second]
+        }
+        DecoderPlan::Chunked(n) => {
+            let pause = if stream.len() <= BYTEWISE_MAX {
+                SPLIT_PAUSE
+            } else {
+                Duration::ZERO
+            };
+            let chunks = stream.chunks(n.max(1)).enumerate();
+            chunks
+                .map(|(i, c)| PlanWrite {
+                    pause: if i == 0 { Duration::ZERO } else { pause },
+                    bytes: c.to_vec(),
+                })
+                .collect()
+        }
+    }
+}
+
+#[test]
+fn the_shared_cutter_writes_what_each_decoder_plan_wrote() {
+    for len in [1usize, 2, 7, 80, 1024, 1025, 3000] {
+        let stream: Vec<u8> = (0..len)
+            .map(|i| if i % 9 == 8 { b'\n' } else { b'a' })
+            .collect();
+        let mut ends: Vec<usize> = (0..len)
+            .filter(|i| stream[*i] == b'\n')
+            .map(|i| i + 1)
+            .collect();
+        if ends.last() != Some(&len) {
+            ends.push(len);
+        }
+        let mut plans = vec![
+            DecoderPlan::Whole,
+            DecoderPlan::Coalesced,
+            DecoderPlan::Bytewise,
+        ];
+        plans.extend([0, 1, len / 2, len].map(DecoderPlan::Split));
+        plans.extend([1, 3, 4093].map(DecoderPlan::Chunked));
+        for plan in plans {
+            assert_eq!(
+                plan.writes(&stream, &ends),
+                naive_writes(&plan, &stream, &ends),
+                "{} on {len} bytes",
+                plan.name()
+            );
+        }
+    }
+}
