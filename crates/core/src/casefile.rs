@@ -31,6 +31,42 @@ pub struct Listing {
     pub line: usize,
 }
 
+/// What every case says of itself, whatever its role: the one case
+/// header. A role's case is this and its own steps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// `<file path without .toml>/<name>`: the filter, the JUnit name, the
+    /// snapshot name. Renaming a case is a breaking change.
+    pub id: String,
+    /// One line saying what the case checks.
+    pub title: String,
+    /// Where the rule it checks is written, such as `JSON-RPC 2.0 §7`.
+    pub section: String,
+    /// How binding the rule is: a broken MUST case fails, a broken SHOULD
+    /// case is NON-STRICT, an INFO case only informs.
+    pub level: Level,
+    /// What the target must support; a target without it skips the case.
+    pub requires: Vec<String>,
+    /// Where the case is defined.
+    pub source: Location,
+}
+
+impl Meta {
+    /// The case as `rpcspec list` shows it, run under `plans`.
+    pub fn listing(&self, plans: Vec<String>) -> Listing {
+        Listing {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            section: self.section.clone(),
+            level: self.level.as_str().to_owned(),
+            requires: self.requires.clone(),
+            plans,
+            file: self.source.file.clone(),
+            line: self.source.line,
+        }
+    }
+}
+
 /// A position in a case file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {

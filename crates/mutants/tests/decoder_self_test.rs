@@ -225,10 +225,10 @@ fn every_mutant_is_caught_by_the_cases_written_for_it() {
     let cases = decoder::builtin().unwrap();
     let should: BTreeSet<String> = cases
         .iter()
-        .filter(|c| c.level == Level::Should)
-        .map(|c| c.id.clone())
+        .filter(|c| c.meta.level == Level::Should)
+        .map(|c| c.meta.id.clone())
         .collect();
-    let mut uncaught: BTreeSet<String> = cases.iter().map(|c| c.id.clone()).collect();
+    let mut uncaught: BTreeSet<String> = cases.iter().map(|c| c.meta.id.clone()).collect();
     let mut narrowly: BTreeSet<String> = uncaught.clone();
     for (name, caught_by) in MUTANTS {
         let results = run(name, false);
@@ -273,8 +273,8 @@ fn shared_adapters_and_processes_of_their_own_catch_the_same() {
     let should: BTreeSet<String> = decoder::builtin()
         .unwrap()
         .into_iter()
-        .filter(|c| c.level == Level::Should)
-        .map(|c| c.id)
+        .filter(|c| c.meta.level == Level::Should)
+        .map(|c| c.meta.id)
         .collect();
     for name in std::iter::once("reference").chain(MUTANTS.iter().map(|(n, _)| *n)) {
         let (shared, own) = (run(name, false), run(name, true));

@@ -107,7 +107,7 @@ fn a_mutant_is_found_and_the_finding_replays() {
         .find(|c| {
             first
                 .file
-                .ends_with(format!("{}.toml", c.id.rsplit('/').next().unwrap()))
+                .ends_with(format!("{}.toml", c.meta.id.rsplit('/').next().unwrap()))
         })
         .unwrap();
     let opts = RunOptions::default();

@@ -23,7 +23,7 @@ fn report(mutant: &str, filter: &str) -> String {
     let cases: Vec<Case> = cases::builtin()
         .unwrap()
         .into_iter()
-        .filter(|c| selected(&c.id, &filters))
+        .filter(|c| selected(&c.meta.id, &filters))
         .collect();
     let target = Target {
         argv: vec![MUTANT.into(), mutant.into()],

@@ -291,7 +291,9 @@ fn a_server_that_drops_invalid_lines_is_caught_by_the_json_rpc_cases() {
     let all: Vec<_> = cases::builtin()
         .unwrap()
         .into_iter()
-        .filter(|c| c.id.starts_with("jsonrpc/envelope/") || c.id.starts_with("framing/lines/"))
+        .filter(|c| {
+            c.meta.id.starts_with("jsonrpc/envelope/") || c.meta.id.starts_with("framing/lines/")
+        })
         .collect();
     let run = |name: &str| run_suite(&all, &[Plan::Whole], &target(name), &opts, 4, &|_, _| {});
     let reference = run("reference");

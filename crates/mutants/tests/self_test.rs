@@ -204,7 +204,7 @@ fn run(
     let cases: Vec<Case> = cases::builtin()
         .unwrap()
         .into_iter()
-        .filter(|c| selected(&c.id, &filters))
+        .filter(|c| selected(&c.meta.id, &filters))
         .collect();
     assert!(!cases.is_empty(), "{name}: no case selected");
     let target = Target {

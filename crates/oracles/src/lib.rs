@@ -513,7 +513,7 @@ pub fn case_loader(data: &[u8]) {
     match rpcspec::cases::load_str(Path::new("fuzz/input.toml"), &text) {
         Ok(cases) => {
             for case in cases {
-                assert!(case.id.starts_with("fuzz/input/"), "{}", case.id);
+                assert!(case.meta.id.starts_with("fuzz/input/"), "{}", case.meta.id);
                 assert!(!case.steps.is_empty());
             }
         }

@@ -384,12 +384,12 @@ send = '{"jsonrpc": "2.0", "method": "m"}'
 expect_none = true
 "#;
     let loaded = cases::load_str(Path::new("dir/file.toml"), text).expect("loads");
-    let ids: Vec<&str> = loaded.iter().map(|c| c.id.as_str()).collect();
+    let ids: Vec<&str> = loaded.iter().map(|c| c.meta.id.as_str()).collect();
     assert_eq!(ids, ["dir/file/first", "dir/file/second"]);
-    assert_eq!(loaded[1].requires, ["m"]);
+    assert_eq!(loaded[1].meta.requires, ["m"]);
     assert_eq!(loaded[1].plans.len(), 1);
     assert_eq!(loaded[0].plans.len(), 5, "no `plans`: every plan");
-    assert!(loaded[0].source.line <= 3 && loaded[1].source.line >= 10);
+    assert!(loaded[0].meta.source.line <= 3 && loaded[1].meta.source.line >= 10);
 }
 
 // Tidy rules over the shipped cases.
@@ -422,17 +422,25 @@ fn every_shipped_case_loads_with_a_unique_id_title_and_section() {
     assert!(!all.is_empty());
     let mut ids = BTreeSet::new();
     for c in &all {
-        assert!(ids.insert(c.id.as_str()), "duplicate id {}", c.id);
-        assert!(!c.title.trim().is_empty(), "{}: empty title", c.id);
-        assert!(!c.section.trim().is_empty(), "{}: empty section", c.id);
-        assert!(!c.steps.is_empty(), "{}: no steps", c.id);
-        assert!(!c.plans.is_empty(), "{}: no plans", c.id);
+        assert!(ids.insert(c.meta.id.as_str()), "duplicate id {}", c.meta.id);
+        assert!(
+            !c.meta.title.trim().is_empty(),
+            "{}: empty title",
+            c.meta.id
+        );
+        assert!(
+            !c.meta.section.trim().is_empty(),
+            "{}: empty section",
+            c.meta.id
+        );
+        assert!(!c.steps.is_empty(), "{}: no steps", c.meta.id);
+        assert!(!c.plans.is_empty(), "{}: no plans", c.meta.id);
     }
     // The embedded suite is the directory as it is now (build.rs reruns
     // when a file changes).
     let from_disk = cases::load_dir(&spec_cases_dir()).expect("spec-cases/ loads");
-    let disk_ids: Vec<&str> = from_disk.iter().map(|c| c.id.as_str()).collect();
-    let builtin_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    let disk_ids: Vec<&str> = from_disk.iter().map(|c| c.meta.id.as_str()).collect();
+    let builtin_ids: Vec<&str> = all.iter().map(|c| c.meta.id.as_str()).collect();
     assert_eq!(builtin_ids, disk_ids);
 }
 
@@ -536,7 +544,7 @@ fn the_preamble_opens_every_case_in_its_dialect() {
     let case = cases::builtin()
         .unwrap()
         .into_iter()
-        .find(|c| c.id == "jsonrpc/examples/method-not-found")
+        .find(|c| c.meta.id == "jsonrpc/examples/method-not-found")
         .expect("shipped");
     let target = Target {
         argv: vec![env!("CARGO_BIN_EXE_rpcspec").into(), "serve".into()],

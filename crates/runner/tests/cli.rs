@@ -649,12 +649,12 @@ fn list_prints_one_line_per_case() {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), builtin.len(), "{stdout}");
     for (line, case) in lines.iter().zip(&builtin) {
-        assert!(line.starts_with(&format!("{}  ", case.id)), "{line}");
-        assert!(line.contains(&case.title), "{line}");
-        assert!(line.contains(&format!("({})", case.section)), "{line}");
+        assert!(line.starts_with(&format!("{}  ", case.meta.id)), "{line}");
+        assert!(line.contains(&case.meta.title), "{line}");
+        assert!(line.contains(&format!("({})", case.meta.section)), "{line}");
         assert_eq!(
             line.contains("requires: "),
-            !case.requires.is_empty(),
+            !case.meta.requires.is_empty(),
             "{line}"
         );
     }
@@ -667,16 +667,16 @@ fn list_json_prints_one_object_per_case() {
     assert_eq!(listed.len(), builtin.len());
     for (v, case) in listed.iter().zip(&builtin) {
         assert!(v.is_object(), "{v}");
-        assert_eq!(v["id"], case.id.as_str());
-        assert_eq!(v["title"], case.title.as_str());
-        assert_eq!(v["section"], case.section.as_str());
+        assert_eq!(v["id"], case.meta.id.as_str());
+        assert_eq!(v["title"], case.meta.title.as_str());
+        assert_eq!(v["section"], case.meta.section.as_str());
         let requires: Vec<&str> = v["requires"]
             .as_array()
             .unwrap_or_else(|| panic!("requires is an array: {v}"))
             .iter()
             .map(|r| r.as_str().unwrap())
             .collect();
-        assert_eq!(requires, case.requires);
+        assert_eq!(requires, case.meta.requires);
     }
     // With a filter.
     rpcspec()

@@ -168,7 +168,10 @@ fn a_target_that_says_nothing_gets_no_pass_and_one_block_in_every_role() {
 fn an_unknown_member_and_a_recased_one_are_judged_alike() {
     let cases = rpcspec::cases::builtin().expect("the shipped cases load");
     let not_in = |id: &str| -> Vec<String> {
-        let case = cases.iter().find(|c| c.id == id).expect("a shipped case");
+        let case = cases
+            .iter()
+            .find(|c| c.meta.id == id)
+            .expect("a shipped case");
         let mut dialects: Vec<String> = case.not_in.iter().map(|(d, _)| d.clone()).collect();
         dialects.sort();
         dialects

@@ -150,7 +150,7 @@ fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
         None => cases::builtin(),
     }
     .map_err(|e| fail(&format!("case file error: {e}")))?;
-    filtered(all, |c| &c.id, filters)
+    filtered(all, |c| &c.meta.id, filters)
 }
 
 /// Writes to stdout; a closed stdout (`| head`) is not an error.
@@ -208,7 +208,7 @@ fn list(args: ListArgs) -> u8 {
             let f = compile_filters(&args.filters).map_err(|e| fail(&e))?;
             Ok(cs
                 .iter()
-                .filter(|c| selected(&c.id, &f))
+                .filter(|c| selected(&c.meta.id, &f))
                 .map(Case::listing)
                 .collect())
         }),
@@ -220,21 +220,21 @@ fn list(args: ListArgs) -> u8 {
                 rpcspec::producer::load(args.cases.as_deref(), &profile)
                     .map_err(|e| fail(&format!("case file error: {e}")))
             })
-            .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+            .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
             .map(|cs| cs.iter().map(|c| c.listing()).collect()),
         Role::Decoder => match &args.cases {
             Some(dir) => rpcspec::decoder::load_dir(dir),
             None => rpcspec::decoder::builtin(),
         }
         .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
         .map(|cs| cs.iter().map(|c| c.listing()).collect()),
         Role::Client => match &args.cases {
             Some(dir) => rpcspec::client::load_dir(dir),
             None => rpcspec::client::builtin(),
         }
         .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.id, &args.filters))
+        .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
         .map(|cs| cs.iter().map(|c| c.listing()).collect()),
     };
     let listings = match listings {

@@ -31,10 +31,10 @@ pub(crate) fn not_applicable(
     for case in cases {
         for plan in case.plans.iter().filter(|p| plans.contains(p)) {
             let mut r = rpcspec::report::CaseResult::new(
-                case.id.clone(),
+                case.meta.id.clone(),
                 plan.name().to_owned(),
-                case.title.clone(),
-                case.section.clone(),
+                case.meta.title.clone(),
+                case.meta.section.clone(),
             );
             r.evidence.push(rpcspec::report::Evidence::note(
                 rpcspec::report::Verdict::NotApplicable,

@@ -42,7 +42,7 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
         let allowed: Vec<&str> = server
             .iter()
             .filter(|c| c.allow.iter().any(|a| a == rule.id))
-            .map(|c| c.id.as_str())
+            .map(|c| c.meta.id.as_str())
             .collect();
         match args.format {
             TextFormat::Json => {

@@ -211,7 +211,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
         let cases: Vec<Case> = all
             .into_iter()
-            .filter(|c| selected(&c.id, &filters))
+            .filter(|c| selected(&c.meta.id, &filters))
             .collect();
         let any_check = rpcspec::mcp::suite::CHECKS
             .iter()
@@ -368,7 +368,7 @@ fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Res
     }
     let cases = producer::load(args.cases.as_deref(), &profile)
         .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let cases = filtered(cases, |c| &c.id, &args.filters)?;
+    let cases = filtered(cases, |c| &c.meta.id, &args.filters)?;
     let source = match &args.url {
         Some(url) => Source::Url(url.clone()),
         None => Source::Command(target_of(args)?),
@@ -403,7 +403,7 @@ fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resu
         None => decoder::builtin(),
     }
     .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let cases = filtered(cases, |c| &c.id, &args.filters)?;
+    let cases = filtered(cases, |c| &c.meta.id, &args.filters)?;
     if let Some(unknown) = args
         .plans
         .iter()
@@ -472,7 +472,7 @@ fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
         .into_iter()
         .filter(|s| s.protocol == protocol)
         .collect();
-    let scenarios = filtered(scenarios, |s| &s.id, &args.filters)?;
+    let scenarios = filtered(scenarios, |s| &s.meta.id, &args.filters)?;
     let target = target_of(args)?;
     let peer = std::env::current_exe().map_err(|e| {
         fail(&format!(

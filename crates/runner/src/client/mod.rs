@@ -24,7 +24,7 @@ use serde_json::Value;
 use toml::Spanned;
 
 use crate::{
-    casefile::{self, Listing, LoadError, Location},
+    casefile::{self, Listing, LoadError, Meta},
     shipped,
 };
 
@@ -332,17 +332,10 @@ pub enum Decoy {
 /// One scripted server behaviour and what the client must make of it.
 #[derive(Debug, Clone)]
 pub struct Scenario {
-    /// `client/<file>/<name>`.
-    pub id: String,
-    /// One line saying what it checks.
-    pub title: String,
-    /// Where the rule is written.
-    pub section: String,
-    /// A failed SHOULD scenario is NON-STRICT.
-    pub level: Level,
-    /// What the client must offer for the scenario to test anything:
+    /// What the scenario says of itself (`client/<file>/<name>`, …); it
+    /// requires what the client must offer for it to test anything:
     /// `concurrency`, `batch`.
-    pub requires: Vec<String>,
+    pub meta: Meta,
     /// The order of held replies: the concurrent calls', a batch's.
     pub order: Order,
     /// How lines are cut into writes.
@@ -377,8 +370,6 @@ pub struct Scenario {
     pub version: Option<String>,
     /// JSON-RPC, or MCP (the scenarios under `client/mcp/`).
     pub protocol: Protocol,
-    /// Where the scenario is defined.
-    pub source: Location,
 }
 
 /// The longest the server waits for the client to answer its request.
@@ -387,16 +378,7 @@ pub const ASK_WAIT: Duration = Duration::from_secs(2);
 impl Scenario {
     /// The scenario as `rpcspec list` shows it.
     pub fn listing(&self) -> Listing {
-        Listing {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            section: self.section.clone(),
-            level: self.level.as_str().to_owned(),
-            requires: self.requires.clone(),
-            plans: vec!["stdio".to_owned()],
-            file: self.source.file.clone(),
-            line: self.source.line,
-        }
+        self.meta.listing(vec!["stdio".to_owned()])
     }
 }
 
@@ -623,11 +605,14 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             ));
         }
         out.push(Scenario {
-            id,
-            title: d.title,
-            section: d.section,
-            level,
-            requires,
+            meta: Meta {
+                id,
+                title: d.title,
+                section: d.section,
+                level,
+                requires,
+                source: lines.locate(file, span.start),
+            },
             order,
             writes,
             crlf: d.crlf,
@@ -644,7 +629,6 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             ask: d.ask,
             version: d.version,
             protocol,
-            source: lines.locate(file, span.start),
         });
     }
     Ok(out)

@@ -112,10 +112,10 @@ pub fn run_scenario(
 ) -> CaseResult {
     let started = Instant::now();
     let mut result = CaseResult::new(
-        sc.id.clone(),
+        sc.meta.id.clone(),
         "stdio".to_owned(),
-        sc.title.clone(),
-        sc.section.clone(),
+        sc.meta.title.clone(),
+        sc.meta.section.clone(),
     );
     if let Some(halt) = readiness.halted() {
         halt.apply(&mut result);

@@ -27,11 +27,11 @@ fn writes(orders: &[ToPeer]) -> Vec<String> {
 fn the_shipped_scenarios_load_with_unique_ids() {
     let all = builtin().unwrap();
     assert!(all.len() >= 20, "{} scenarios", all.len());
-    let mut ids: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
+    let mut ids: Vec<&str> = all.iter().map(|s| s.meta.id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), all.len());
-    assert!(all.iter().all(|s| s.id.starts_with("client/")));
+    assert!(all.iter().all(|s| s.meta.id.starts_with("client/")));
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub use session::{Session, run_case_in};
 
 use crate::{
     budget::Budget,
-    casefile::{self, Listing, LoadError, Location},
+    casefile::{self, Listing, LoadError, Meta},
     drive::{Drive, KILL_GRACE},
     plan::{Cut, SPLIT_PAUSE, Write as PlanWrite, cut},
     report::{Bytes, CaseResult, Evidence, Received, RuleRef, Sent, Verdict},
@@ -73,14 +73,9 @@ pub(super) const MAX_MISMATCHES: usize = 12;
 /// reading of it.
 #[derive(Debug, Clone)]
 pub struct DecoderCase {
-    /// `decoder/<file>/<name>`.
-    pub id: String,
-    /// One line saying what the case checks.
-    pub title: String,
-    /// Where the rule is written.
-    pub section: String,
-    /// A failed SHOULD case is NON-STRICT, a failed INFO case only informs.
-    pub level: Level,
+    /// What the case says of itself (`decoder/<file>/<name>`, …); a
+    /// decoder case requires nothing.
+    pub meta: Meta,
     /// The exact bytes of the stream.
     pub stream: Vec<u8>,
     /// Where each line (and the unterminated tail) ends: the `whole` plan
@@ -88,8 +83,6 @@ pub struct DecoderCase {
     pub ends: Vec<usize>,
     /// Plan families the case is limited to (`None`: every one that fits).
     pub only: Option<Vec<String>>,
-    /// Where the case is defined.
-    pub source: Location,
 }
 
 /// One way of writing a decoder case's stream.
@@ -204,16 +197,7 @@ impl DecoderCase {
         if let (Some(first), Some(last)) = (splits.first(), splits.last()) {
             names.push(format!("split@{first}..{last}"));
         }
-        Listing {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            section: self.section.clone(),
-            level: self.level.as_str().to_owned(),
-            requires: Vec::new(),
-            plans: names,
-            file: self.source.file.clone(),
-            line: self.source.line,
-        }
+        self.meta.listing(names)
     }
 }
 
@@ -317,14 +301,17 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<DecoderCase>, LoadError> 
             ends.push(stream.len());
         }
         let case = DecoderCase {
-            id,
-            title: def.title,
-            section: def.section,
-            level,
+            meta: Meta {
+                id,
+                title: def.title,
+                section: def.section,
+                level,
+                requires: Vec::new(),
+                source: lines.locate(file, case_span.start),
+            },
             stream,
             ends,
             only,
-            source: lines.locate(file, case_span.start),
         };
         if case.plans().is_empty() {
             return Err(at(

@@ -170,10 +170,10 @@ pub(super) fn plan_writes(
 /// A result for `case` under `plan`, with nothing in it yet.
 pub(super) fn new_result(case: &DecoderCase, plan: &DecoderPlan) -> CaseResult {
     CaseResult::new(
-        case.id.clone(),
+        case.meta.id.clone(),
         plan.name(),
-        case.title.clone(),
-        case.section.clone(),
+        case.meta.title.clone(),
+        case.meta.section.clone(),
     )
 }
 
@@ -341,7 +341,7 @@ pub(super) fn conclude(
     budget: &Budget,
     started: Instant,
 ) -> CaseResult {
-    cap_by_level(case.level, &mut result.evidence);
+    cap_by_level(case.meta.level, &mut result.evidence);
     result.settle();
     result.fit(budget);
     result.duration = started.elapsed();

@@ -1,4 +1,5 @@
 use crate::capture::{Capture, Framing};
+use crate::casefile::Location;
 use rpcspec_framer::{BlankLines, Config};
 
 use super::*;
@@ -33,18 +34,21 @@ fn verdicts(stream: &[u8], output: &str) -> Vec<(Verdict, String)> {
 
 fn case_of(stream: &[u8]) -> DecoderCase {
     DecoderCase {
-        id: "decoder/t/x".into(),
-        title: String::new(),
-        section: String::new(),
-        level: Level::Must,
+        meta: Meta {
+            id: "decoder/t/x".into(),
+            title: String::new(),
+            section: String::new(),
+            level: Level::Must,
+            requires: Vec::new(),
+            source: Location {
+                file: "t.toml".into(),
+                line: 1,
+                column: 1,
+            },
+        },
         stream: stream.to_vec(),
         ends: vec![stream.len()],
         only: None,
-        source: Location {
-            file: "t.toml".into(),
-            line: 1,
-            column: 1,
-        },
     }
 }
 
@@ -331,18 +335,21 @@ fn numbers_compare_by_value() {
 #[test]
 fn plans_fit_the_stream() {
     let case = |stream: &[u8]| DecoderCase {
-        id: "decoder/t/x".into(),
-        title: String::new(),
-        section: String::new(),
-        level: Level::Must,
+        meta: Meta {
+            id: "decoder/t/x".into(),
+            title: String::new(),
+            section: String::new(),
+            level: Level::Must,
+            requires: Vec::new(),
+            source: Location {
+                file: "t.toml".into(),
+                line: 1,
+                column: 1,
+            },
+        },
         stream: stream.to_vec(),
         ends: vec![stream.len() / 2, stream.len()],
         only: None,
-        source: Location {
-            file: "t.toml".into(),
-            line: 1,
-            column: 1,
-        },
     };
     let names = |c: &DecoderCase| c.plans().iter().map(DecoderPlan::name).collect::<Vec<_>>();
     assert_eq!(
@@ -370,7 +377,7 @@ fn plans_fit_the_stream() {
 fn case_files_load_with_pads_and_fail_with_positions() {
     let text = "[[case]]\nname = \"long\"\ntitle = \"t\"\nsection = \"s\"\nlines = ['\"$pad(5)\"', '\\x0D']\ntail = '{'\n";
     let cases = load_str(Path::new("decoder/t.toml"), text).unwrap();
-    assert_eq!(cases[0].id, "decoder/t/long");
+    assert_eq!(cases[0].meta.id, "decoder/t/long");
     assert_eq!(cases[0].stream, b"\"xxxxx\"\n\r\n{");
     assert_eq!(cases[0].ends, [8, 10, 11]);
 

@@ -27,7 +27,7 @@ pub use reference::{records as reference_records, serve};
 
 use crate::{
     budget::Budget,
-    casefile::{Listing, LoadError, Location},
+    casefile::{Listing, LoadError, Location, Meta},
     report::{CaseResult, Evidence, Halt, Verdict},
     rules::{self as R, Rule},
     target::Target,
@@ -241,31 +241,17 @@ impl Check {
 /// A producer case: one check, run under each of the profile's scenarios.
 #[derive(Debug, Clone)]
 pub struct ProducerCase {
-    /// The case id.
-    pub id: String,
+    /// What the case says of itself: the check's id, title and level, the
+    /// sections of its rules under the profile's name.
+    pub meta: Meta,
     check: &'static Check,
     scenarios: Vec<String>,
-    /// The profile's name.
-    profile: String,
 }
 
 impl ProducerCase {
     /// As `rpcspec list` shows it.
     pub fn listing(&self) -> Listing {
-        Listing {
-            id: self.id.clone(),
-            title: self.check.title.to_owned(),
-            section: self.check.section(&self.profile),
-            level: self.check.rules[0].level.as_str().to_owned(),
-            requires: match self.check.transport {
-                Transport::Http => vec!["http".to_owned()],
-                Transport::Stdio => vec!["stdio".to_owned()],
-                Transport::Any => Vec::new(),
-            },
-            plans: self.scenarios.clone(),
-            file: "crates/runner/src/producer/mod.rs".into(),
-            line: 0,
-        }
+        self.meta.listing(self.scenarios.clone())
     }
 }
 
@@ -288,10 +274,25 @@ pub fn load(dir: Option<&Path>, profile: &Profile) -> Result<Vec<ProducerCase>, 
     Ok(CHECKS
         .iter()
         .map(|check| ProducerCase {
-            id: check.id.to_owned(),
+            meta: Meta {
+                id: check.id.to_owned(),
+                title: check.title.to_owned(),
+                section: check.section(&profile.name),
+                level: check.rules[0].level,
+                requires: match check.transport {
+                    Transport::Http => vec!["http".to_owned()],
+                    Transport::Stdio => vec!["stdio".to_owned()],
+                    Transport::Any => Vec::new(),
+                },
+                // The checks are code, not a case file.
+                source: Location {
+                    file: "crates/runner/src/producer/mod.rs".into(),
+                    line: 0,
+                    column: 0,
+                },
+            },
             check,
             scenarios: scenarios.clone(),
-            profile: profile.name.clone(),
         })
         .collect())
 }

@@ -227,7 +227,7 @@ fn text_of(v: &Value) -> String {
 
 /// Each call's outcome against what the server replied to it.
 fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
-    let level = o.scenario.level;
+    let level = o.scenario.meta.level;
     let mcp = o.scenario.protocol == Protocol::Mcp;
     for step in o.scenario.protocol.steps() {
         let Some(got) = outcomes.get(step.name) else {
@@ -485,13 +485,13 @@ fn requirements(
     out: &mut Vec<Evidence>,
 ) {
     let sc = o.scenario;
-    if sc.requires.iter().any(|r| r == "concurrency") && o.script.max_held < 2 {
+    if sc.meta.requires.iter().any(|r| r == "concurrency") && o.script.max_held < 2 {
         out.push(Evidence::note(
             Verdict::Skipped,
             "the client never had two `echo` calls in flight at once (its adapter makes them one at a time): nothing to answer out of order".into(),
         ));
     }
-    if sc.requires.iter().any(|r| r == "batch") && !o.script.answers.iter().any(|a| a.batch) {
+    if sc.meta.requires.iter().any(|r| r == "batch") && !o.script.answers.iter().any(|a| a.batch) {
         let why = match outcomes.get("batch-x") {
             Some(Outcome::Skipped(why)) => format!(": {why}"),
             _ => String::new(),

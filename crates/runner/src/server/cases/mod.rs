@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use rpcspec_matcher::Level;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -18,8 +17,8 @@ use defs::*;
 // The loading every role's case files share.
 pub use crate::shipped::builtin_files;
 pub use rpcspec_core::casefile::{
-    Lines, Listing, LoadError, Location, MAX_REPEAT, MAX_SENDS, MAX_STEPS, ROLE_DIRS, SeenIds,
-    case_id, id_prefix, locate, parse_level, parse_toml, read_text, read_tree, role_dir,
+    Lines, Listing, LoadError, Location, MAX_REPEAT, MAX_SENDS, MAX_STEPS, Meta, ROLE_DIRS,
+    SeenIds, case_id, id_prefix, locate, parse_level, parse_toml, read_text, read_tree, role_dir,
 };
 
 use crate::{
@@ -31,18 +30,9 @@ use crate::{
 /// A validated case.
 #[derive(Debug, Clone)]
 pub struct Case {
-    /// `<file path without .toml>/<name>`: the filter, the JUnit name, the
-    /// snapshot name. Renaming a case is a breaking change.
-    pub id: String,
-    /// One line saying what the case checks.
-    pub title: String,
-    /// The specification section the case checks, such as `JSON-RPC 2.0 §7`.
-    pub section: String,
-    /// How binding the checked rule is: a broken MUST case fails, a broken
-    /// SHOULD case is non-strict, an INFO case only informs.
-    pub level: Level,
-    /// What the target must support; a target without it skips the case.
-    pub requires: Vec<String>,
+    /// What the case says of itself: id, title, section, level, what it
+    /// requires, where it is defined.
+    pub meta: Meta,
     /// The write plans the case runs under.
     pub plans: Vec<Plan>,
     /// Matcher rule ids this case tolerates in the target's messages.
@@ -59,23 +49,13 @@ pub struct Case {
     pub fresh: bool,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
-    /// Where the case is defined.
-    pub source: Location,
 }
 
 impl Case {
     /// The case as `rpcspec list` shows it.
     pub fn listing(&self) -> Listing {
-        Listing {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            section: self.section.clone(),
-            level: self.level.as_str().to_owned(),
-            requires: self.requires.clone(),
-            plans: self.plans.iter().map(|p| p.name().to_owned()).collect(),
-            file: self.source.file.clone(),
-            line: self.source.line,
-        }
+        let plans = self.plans.iter().map(|p| p.name().to_owned()).collect();
+        self.meta.listing(plans)
     }
 
     /// The case with `f` applied to every pattern of every step's answers,
@@ -301,18 +281,20 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             ));
         }
         cases.push(Case {
-            id,
-            title: def.title,
-            section: def.section,
-            level,
-            requires: def.requires,
+            meta: Meta {
+                id,
+                title: def.title,
+                section: def.section,
+                level,
+                requires: def.requires,
+                source: lines.locate(file, case_span.start),
+            },
             plans,
             allow: def.allow,
             not_in,
             or_unknown_method: def.or_unknown_method,
             fresh: def.fresh,
             steps,
-            source: lines.locate(file, case_span.start),
         });
     }
     let preambles = preambles_from(def.preamble, file, text)?;
@@ -388,7 +370,7 @@ pub(crate) fn preambles_from(
 pub fn features(cases: &[Case]) -> std::collections::BTreeSet<String> {
     cases
         .iter()
-        .flat_map(|c| c.requires.iter().cloned())
+        .flat_map(|c| c.meta.requires.iter().cloned())
         .collect()
 }
 

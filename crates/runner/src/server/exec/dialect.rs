@@ -22,6 +22,7 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
         _ => return None,
     };
     let example: Vec<&str> = case
+        .meta
         .requires
         .iter()
         .map(String::as_str)
@@ -33,7 +34,8 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
             example.join("`, `")
         ));
     }
-    case.requires
+    case.meta
+        .requires
         .iter()
         .any(|r| r == "batch")
         .then(|| batches.to_owned())

@@ -349,10 +349,10 @@ fn needs_own_process(case: &Case, preamble: usize, plan: Plan) -> bool {
 /// A result for `case` under `plan`, before anything ran.
 fn blank_result(case: &Case, plan: Plan) -> CaseResult {
     CaseResult::new(
-        case.id.clone(),
+        case.meta.id.clone(),
         plan.name().to_owned(),
-        case.title.clone(),
-        case.section.clone(),
+        case.meta.title.clone(),
+        case.meta.section.clone(),
     )
 }
 
@@ -362,6 +362,7 @@ fn blank_result(case: &Case, plan: Plan) -> CaseResult {
 fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), Box<CaseResult>> {
     let result = blank_result(case, plan);
     let lacking: Vec<&str> = case
+        .meta
         .requires
         .iter()
         .filter(|r| opts.without.contains(r))

@@ -148,7 +148,7 @@ impl Run<'_> {
             let level = if k < self.preamble {
                 Level::Must
             } else {
-                case.level
+                case.meta.level
             };
             if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
                 self.name_unanswered(&mut e, k, case, per_step[k].len());
