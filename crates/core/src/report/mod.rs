@@ -4,7 +4,12 @@
 use std::{fmt, str::FromStr, time::Duration};
 
 use rpcspec_matcher::UnknownName;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+mod bytes;
+
+pub use bytes::{Bytes, LEAST_CUT, base64, clip, head_of};
+use bytes::{fit_bytes, keep_ends};
 
 /// The verdict of one (case, plan), after Autobahn|Testsuite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -103,24 +108,32 @@ impl FromStr for Verdict {
     }
 }
 
+/// Read back as printed ([`FromStr`]): a report is read by the matrix.
+impl<'de> Deserialize<'de> for Verdict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// Why a result is not a plain pass.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The verdict this piece of evidence alone earns.
     pub verdict: Verdict,
     /// The rule broken, when one applies: its id, level, section, statement.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule: Option<RuleRef>,
     /// What happened, in one line.
     pub message: String,
     /// The 1-based step of the case it concerns.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step: Option<usize>,
     /// What the case expected (patterns), if this is about a step's answer.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expected: Vec<String>,
     /// What came back for that step.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actual: Vec<String>,
 }
 
@@ -165,7 +178,7 @@ impl Evidence {
 }
 
 /// A rule, as shown in a report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuleRef {
     /// Stable id, such as `response.id-type` or `framing.utf8`.
     pub id: String,
@@ -205,204 +218,29 @@ impl RuleRef {
 }
 
 /// One write the runner made, as sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Sent {
     /// Milliseconds since the target started.
+    #[serde(default)]
     pub at_ms: u64,
     /// The bytes, as text when they are UTF-8 (see [`Bytes`]).
     pub bytes: Bytes,
 }
 
 /// One line the target wrote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Received {
     /// Milliseconds since the target started.
+    #[serde(default)]
     pub at_ms: u64,
     /// 1-based line number on the target's stdout.
+    #[serde(default)]
     pub line: u64,
     /// Byte offset of the line on the target's stdout.
+    #[serde(default)]
     pub offset: u64,
     /// The line.
     pub bytes: Bytes,
-}
-
-/// Bytes in a report: `{"text": …}` when valid UTF-8, else
-/// `{"base64": …}`, so nothing is lost or mangled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Bytes {
-    /// Valid UTF-8.
-    Text(String),
-    /// Anything else, base64 (standard alphabet, padded).
-    Base64(String),
-}
-
-impl Bytes {
-    /// Wraps `bytes`.
-    pub fn new(bytes: &[u8]) -> Bytes {
-        match std::str::from_utf8(bytes) {
-            Ok(s) => Bytes::Text(s.to_owned()),
-            Err(_) => Bytes::Base64(base64(bytes)),
-        }
-    }
-
-    /// Wraps `bytes`, or when they are over `max`, a head and a tail of
-    /// about `max` bytes in all with the length and hash of the whole
-    /// between them ([`kept`]): what a report keeps of a line, so that one
-    /// huge line costs a report `max` bytes, not its length. Bytes that are
-    /// not UTF-8 are then escaped as text.
-    pub fn head(bytes: &[u8], max: usize) -> Bytes {
-        if bytes.len() <= max {
-            return Bytes::new(bytes);
-        }
-        let (head, tail) = ends(bytes, max);
-        match (std::str::from_utf8(head), std::str::from_utf8(tail)) {
-            (Ok(h), Ok(t)) => Bytes::Text(kept(h, t, bytes)),
-            _ => Bytes::Text(kept(
-                &head.escape_ascii().to_string(),
-                &tail.escape_ascii().to_string(),
-                bytes,
-            )),
-        }
-    }
-
-    /// For people: the text, or the bytes with non-ASCII escaped.
-    pub fn display(&self, raw: &[u8]) -> String {
-        match self {
-            Bytes::Text(s) => s.clone(),
-            Bytes::Base64(_) => raw.escape_ascii().to_string(),
-        }
-    }
-}
-
-/// Fewest characters a cut leaves out: a shorter tail is shown whole,
-/// since "… (3 more characters)" costs as much as the characters.
-pub const LEAST_CUT: usize = 40;
-
-/// `text` for one line of a report: whole up to `max` characters (and up
-/// to [`LEAST_CUT`] more), else its first `max` characters and how many
-/// bytes were left out.
-pub fn head_of(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) if text[cut..].chars().nth(LEAST_CUT - 1).is_some() => {
-            format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
-        }
-        _ => text.to_owned(),
-    }
-}
-
-/// Cuts `text` to a head and a tail of about `max` bytes in all (at
-/// character boundaries), with its length and hash between them, as
-/// [`Bytes::head`] does.
-pub fn clip(text: &mut String, max: usize) {
-    if text.len() <= max {
-        return;
-    }
-    // Clipped before: keep its note (the length and hash of the whole),
-    // and cut its head and tail further.
-    if let Some((start, end)) = kept_note(text) {
-        let (head, tail) = (&text[..start], &text[end..]);
-        let mut h = (max - max / 4).min(head.len());
-        while !head.is_char_boundary(h) {
-            h -= 1;
-        }
-        let mut t = tail.len().saturating_sub(max / 4);
-        while !tail.is_char_boundary(t) {
-            t += 1;
-        }
-        *text = format!("{}{}{}", &head[..h], &text[start..end], &tail[t..]);
-        return;
-    }
-    let (head, tail) = ends(text.as_bytes(), max);
-    let (mut h, mut t) = (head.len(), text.len() - tail.len());
-    while !text.is_char_boundary(h) {
-        h -= 1;
-    }
-    while !text.is_char_boundary(t) {
-        t += 1;
-    }
-    *text = kept(&text[..h], &text[t..], text.as_bytes());
-}
-
-/// The first three quarters and the last quarter of `max` bytes of `all`,
-/// each cut back to whole UTF-8 characters where `all` is text there.
-fn ends(all: &[u8], max: usize) -> (&[u8], &[u8]) {
-    let (mut h, mut t) = (max - max / 4, all.len() - max / 4);
-    // A UTF-8 character is at most 4 bytes: step off a partial one.
-    for _ in 0..3 {
-        if h > 0 && (all[h] & 0xC0) == 0x80 {
-            h -= 1;
-        }
-        if t < all.len() && (all[t] & 0xC0) == 0x80 {
-            t += 1;
-        }
-    }
-    (&all[..h], &all[t..])
-}
-
-/// `head`, what is left out of `all` (its length and FNV-1a hash), `tail`.
-fn kept(head: &str, tail: &str, all: &[u8]) -> String {
-    format!(
-        "{head}… ({} bytes in all, fnv1a {:016x}) …{tail}",
-        all.len(),
-        crate::budget::fnv1a(all)
-    )
-}
-
-/// Where the note [`kept`] put in `text` starts and ends, if it has one.
-fn kept_note(text: &str) -> Option<(usize, usize)> {
-    let mid = text.find(" bytes in all, fnv1a ")?;
-    let start = text[..mid].rfind("… (")?;
-    let end = mid + text[mid..].find(") …")? + ") …".len();
-    Some((start, end))
-}
-
-/// Keeps the first and the last `n / 2` of `items`; returns how many
-/// were dropped between them, if any.
-fn keep_ends<T>(items: &mut Vec<T>, n: usize) -> Option<usize> {
-    if items.len() <= n {
-        return None;
-    }
-    let dropped = items.len() - n;
-    let first = n - n / 2;
-    items.drain(first..first + dropped);
-    items.shrink_to_fit();
-    Some(dropped)
-}
-
-/// [`Bytes::head`] of bytes already kept: text is clipped, base64 cut to
-/// whole groups of its first `max` bytes.
-fn fit_bytes(b: &mut Bytes, max: usize) {
-    match b {
-        Bytes::Text(t) => clip(t, max),
-        Bytes::Base64(t) if t.len() > max => {
-            t.truncate(max / 4 * 4);
-            t.shrink_to_fit();
-        }
-        Bytes::Base64(_) => {}
-    }
-}
-
-/// Standard base64 with padding; small enough not to need a crate.
-pub fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// The result of one case under one plan.

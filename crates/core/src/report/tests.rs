@@ -159,3 +159,41 @@ mod cuts {
         assert_eq!(head_of("short", 10), "short");
     }
 }
+
+/// The matrix reads the report's own types back from its JSON.
+mod read_back {
+    use super::super::{Bytes, Evidence, Received, RuleRef, Sent, Verdict};
+
+    #[test]
+    fn evidence_and_traffic_read_back_as_written() {
+        let evidence = Evidence {
+            rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_OUTPUT_FLOOD)),
+            step: Some(2),
+            expected: vec!["{}".into()],
+            actual: vec!["[]".into()],
+            ..Evidence::note(Verdict::NonStrict, "m".into())
+        };
+        let json = serde_json::to_string(&evidence).unwrap();
+        assert_eq!(serde_json::from_str::<Evidence>(&json).unwrap(), evidence);
+        let sent = Sent {
+            at_ms: 3,
+            bytes: Bytes::new(b"\xFF\n"),
+        };
+        let json = serde_json::to_string(&sent).unwrap();
+        assert_eq!(serde_json::from_str::<Sent>(&json).unwrap(), sent);
+        // What a report may leave out reads as its default.
+        let received: Received = serde_json::from_str(r#"{"bytes":{"text":"x"}}"#).unwrap();
+        assert_eq!(
+            (received.line, received.bytes),
+            (0, Bytes::Text("x".into()))
+        );
+        let bare: Evidence = serde_json::from_str(r#"{"verdict":"PASS","message":""}"#).unwrap();
+        assert_eq!(bare, Evidence::note(Verdict::Pass, String::new()));
+        let bad = serde_json::from_str::<Evidence>(r#"{"verdict":"pass","message":""}"#);
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("unknown verdict `pass`")
+        );
+    }
+}

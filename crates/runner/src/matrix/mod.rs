@@ -54,7 +54,7 @@ pub use run::*;
 
 use std::{collections::HashMap, path::PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::{
     casefile::{Location, locate},
@@ -325,109 +325,9 @@ pub struct PlanEvidence {
     pub exit: Option<String>,
 }
 
-/// One piece of evidence, as in the JSON report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Evidence {
-    /// The verdict it earns.
-    #[serde(deserialize_with = "verdict")]
-    pub verdict: Verdict,
-    /// The rule broken.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<Rule>,
-    /// What happened.
-    pub message: String,
-    /// The 1-based step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<usize>,
-    /// What was expected.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub expected: Vec<String>,
-    /// What came back.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actual: Vec<String>,
-}
-
-/// A rule, as in the JSON report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Rule {
-    /// Stable id.
-    pub id: String,
-    /// `MUST`, `SHOULD` or `INFO`.
-    pub level: String,
-    /// Where it comes from.
-    pub section: String,
-    /// The rule in one line.
-    pub statement: String,
-}
-
-/// One write, as in the JSON report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sent {
-    /// Milliseconds since the target started.
-    #[serde(default)]
-    pub at_ms: u64,
-    /// The bytes.
-    pub bytes: Bytes,
-}
-
-/// One line the target wrote, as in the JSON report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Received {
-    /// Milliseconds since the target started.
-    #[serde(default)]
-    pub at_ms: u64,
-    /// 1-based line number.
-    #[serde(default)]
-    pub line: u64,
-    /// Byte offset.
-    #[serde(default)]
-    pub offset: u64,
-    /// The line.
-    pub bytes: Bytes,
-}
-
-/// Bytes as the JSON report writes them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Bytes {
-    /// Valid UTF-8.
-    Text(String),
-    /// Anything else.
-    Base64(String),
-}
-
-impl Bytes {
-    /// For people: the text with only control and invisible characters
-    /// escaped (`\n`, `\u{2028}`; quotes and backslashes stay as sent: JSON text
-    /// cannot hold a raw newline, so `\n` is unambiguous there), or `base64:…`.
-    pub fn show(&self) -> String {
-        match self {
-            Bytes::Text(t) => {
-                let mut out = String::with_capacity(t.len());
-                for c in t.chars() {
-                    match c {
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        '\t' => out.push_str("\\t"),
-                        c if c.is_control()
-                            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') =>
-                        {
-                            out.push_str(&c.escape_unicode().to_string());
-                        }
-                        c => out.push(c),
-                    }
-                }
-                out
-            }
-            Bytes::Base64(b) => format!("base64:{b}"),
-        }
-    }
-}
-
-fn verdict<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
-    let name = String::deserialize(d)?;
-    name.parse().map_err(serde::de::Error::custom)
-}
+/// The report's own model, read back from its JSON: the matrix reads the
+/// type the runs wrote.
+pub use crate::report::{Bytes, Evidence, Received, RuleRef as Rule, Sent};
 
 /// Every verdict, in the report's order (PASS first): the order of legends
 /// and summary columns. Cells rank them by [`severity`].

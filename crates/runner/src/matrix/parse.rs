@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Error, Evidence, Received, Sent, Verdict, verdict};
+use super::{Error, Evidence, Received, Sent, Verdict};
 
 /// A parsed JSON report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +35,6 @@ pub struct RunResult {
     #[serde(default)]
     pub section: String,
     /// The verdict.
-    #[serde(deserialize_with = "verdict")]
     pub verdict: Verdict,
     /// Why it is not a pass.
     #[serde(default)]
