@@ -88,7 +88,6 @@ const DEBT: &[(&str, &str)] = &[
     ),
     ("long-function", "mutants/src/main.rs:serve_as"),
     ("long-function", "oracles/src/lib.rs:matcher_session"),
-    ("long-function", "runner/src/cli/run_cmd.rs:run_server"),
     (
         "long-function",
         "runner/src/client/grade/mcp.rs:mcp_session",

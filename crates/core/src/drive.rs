@@ -85,6 +85,14 @@ impl Readiness {
         self.halt.get()
     }
 
+    /// Why the run halted, if it did, with every result that ran saying
+    /// so ([`Halt::apply`]).
+    pub fn halt_results(&self, results: &mut [crate::report::CaseResult]) -> Option<Halt> {
+        let halt = self.halted()?.clone();
+        results.iter_mut().for_each(|r| halt.apply(r));
+        Some(halt)
+    }
+
     /// A process answered its first request `took` after it was started.
     pub fn started_in(&self, took: Duration) {
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);

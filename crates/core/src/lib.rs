@@ -9,7 +9,8 @@
 //! ([`gather`]); the expectation [`pattern`]s of JSON messages; the one
 //! report model ([`report`]) and its renderers ([`render`]), known failures
 //! ([`baseline`]), exit codes ([`exit`]); the [`rules`] of framing and
-//! processes; running work on `--jobs` threads ([`parallel`]) and
+//! processes; what every role is to `run` and `list` ([`role`]); running
+//! work on `--jobs` threads ([`parallel`]) and
 //! `--filter` ([`filter`]); what every role's case files share
 //! ([`casefile`]) and their escapes ([`unescape`]).
 //!
@@ -35,6 +36,7 @@ pub mod plan;
 pub mod reap;
 pub mod render;
 pub mod report;
+pub mod role;
 pub mod rules;
 pub mod target;
 pub mod unescape;

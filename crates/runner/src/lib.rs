@@ -33,5 +33,5 @@ pub use rpcspec_core::{
     filter::{compile_filters, selected},
     gather, http,
     parallel::{run_parallel, run_parallel_jobs, run_parallel_with},
-    pattern, plan, reap, render, report, target, unescape,
+    pattern, plan, reap, render, report, role, target, unescape,
 };

@@ -10,9 +10,9 @@ use std::{
 
 use clap::Parser;
 use rpcspec::{
-    cases::{self, Case},
-    compile_filters, exit, selected, serve,
-    target::Target,
+    budget::Budget, casefile::Listing, client::Clients, compile_filters, decoder::Decoders,
+    exec::RunOptions, exit, plan::ALL_PLANS, producer::Producers, role::select, selected, serve,
+    server::Servers, target::Target,
 };
 use rpcspec_matcher::Dialect;
 
@@ -144,15 +144,6 @@ fn fail(message: &str) -> u8 {
     exit::USAGE
 }
 
-fn load(dir: Option<&PathBuf>, filters: &[String]) -> Result<Vec<Case>, u8> {
-    let all = match dir {
-        Some(dir) => cases::load_dir(dir),
-        None => cases::builtin(),
-    }
-    .map_err(|e| fail(&format!("case file error: {e}")))?;
-    filtered(all, |c| &c.meta.id, filters)
-}
-
 /// Writes to stdout; a closed stdout (`| head`) is not an error.
 fn emit(text: &str, colour: bool) {
     let result = if colour {
@@ -198,44 +189,22 @@ fn list(args: ListArgs) -> u8 {
     } else {
         Vec::new()
     };
-    let listings: Result<Vec<cases::Listing>, u8> = match args.role {
-        Role::Server if !checks.is_empty() => match &args.cases {
-            Some(dir) => cases::load_dir(dir),
-            None => cases::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| {
-            let f = compile_filters(&args.filters).map_err(|e| fail(&e))?;
-            Ok(cs
-                .iter()
-                .filter(|c| selected(&c.meta.id, &f))
-                .map(Case::listing)
-                .collect())
-        }),
-        Role::Server => load(args.cases.as_ref(), &args.filters)
-            .map(|cs| cs.iter().map(Case::listing).collect()),
-        Role::Producer => rpcspec::producer::Profile::named(&args.profile)
-            .map_err(|e| fail(&e))
-            .and_then(|profile| {
-                rpcspec::producer::load(args.cases.as_deref(), &profile)
-                    .map_err(|e| fail(&format!("case file error: {e}")))
-            })
-            .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
-            .map(|cs| cs.iter().map(|c| c.listing()).collect()),
-        Role::Decoder => match &args.cases {
-            Some(dir) => rpcspec::decoder::load_dir(dir),
-            None => rpcspec::decoder::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
-        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
-        Role::Client => match &args.cases {
-            Some(dir) => rpcspec::client::load_dir(dir),
-            None => rpcspec::client::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))
-        .and_then(|cs| filtered(cs, |c| &c.meta.id, &args.filters))
-        .map(|cs| cs.iter().map(|c| c.listing()).collect()),
+    let listings = match args.role {
+        Role::Server => list_role(&servers_listed(mcp), &args),
+        Role::Producer => Producers::new(
+            &args.profile,
+            &[],
+            None,
+            rpcspec::producer::Limits {
+                timeout: Duration::ZERO,
+                startup: Duration::ZERO,
+            },
+            Budget::DEFAULT,
+        )
+        .map_err(run_cmd::refused)
+        .and_then(|r| list_role(&r, &args)),
+        Role::Decoder => list_role(&decoders_listed(), &args),
+        Role::Client => list_role(&clients_listed(), &args),
     };
     let listings = match listings {
         Ok(l) => l,
@@ -267,6 +236,55 @@ fn list(args: ListArgs) -> u8 {
     mcp_cmd::list_checks(&checks, args.format, &mut out);
     emit(&out, false);
     exit::OK
+}
+
+/// The cases of `role` the arguments select, as `list` shows them.
+fn list_role<R: rpcspec::role::Role>(role: &R, args: &ListArgs) -> Result<Vec<Listing>, u8> {
+    let cases = select(role, args.cases.as_deref(), &args.filters).map_err(run_cmd::refused)?;
+    Ok(cases.iter().map(|c| role.listing(c)).collect())
+}
+
+// The roles as `list` needs them: which cases they have, not how they run.
+
+fn servers_listed(mcp: bool) -> Servers {
+    let opts = RunOptions::default();
+    let checks = mcp.then(|| rpcspec::mcp::suite::Options {
+        pinned: None,
+        startup: opts.startup,
+        timeout: opts.timeout,
+        budget: opts.budget,
+        calls: Default::default(),
+        readiness: opts.readiness.clone(),
+    });
+    Servers {
+        plans: ALL_PLANS.to_vec(),
+        opts,
+        mcp: checks,
+        pinned: None,
+        handshake: String::new(),
+        filters: Vec::new(),
+    }
+}
+
+fn decoders_listed() -> Decoders {
+    Decoders {
+        plans: Vec::new(),
+        timeout: Duration::ZERO,
+        budget: Budget::DEFAULT,
+        fresh: false,
+    }
+}
+
+fn clients_listed() -> Clients {
+    Clients {
+        protocol: None,
+        limits: rpcspec::client::Limits {
+            startup: Duration::ZERO,
+            timeout: Duration::ZERO,
+        },
+        budget: Budget::DEFAULT,
+        peer: PathBuf::new(),
+    }
 }
 
 /// The dialect named on the command line, or exit 2 with the known names.
@@ -301,22 +319,4 @@ fn startable(target: Target) -> Result<Target, u8> {
             Err(exit::CANNOT_START)
         }
     }
-}
-
-/// Keeps the cases whose id the filters select; none is an error.
-fn filtered<C>(
-    cases: Vec<C>,
-    id: impl Fn(&C) -> &String,
-    filters: &[String],
-) -> Result<Vec<C>, u8> {
-    let filters = compile_filters(filters).map_err(|e| fail(&e))?;
-    let chosen: Vec<C> = cases
-        .into_iter()
-        .filter(|c| selected(id(c), &filters))
-        .collect();
-    if chosen.is_empty() {
-        eprintln!("rpcspec: no case matched the filters");
-        return Err(exit::NO_CASES);
-    }
-    Ok(chosen)
 }

@@ -1,8 +1,6 @@
 //! The MCP checks on the command line (part of `main.rs`, not of the
 //! library): `--dialect mcp@REVISION`, and `rpcspec list --dialect mcp`.
 
-use rpcspec::{cases::Case, plan::Plan};
-
 use crate::{args::TextFormat, fail};
 
 /// `mcp@REVISION` as the dialect `mcp` pinned to that revision; any other
@@ -19,32 +17,6 @@ pub(crate) fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::mcp::Revision
         }
         _ => Ok((name, None)),
     }
-}
-
-/// Every (case, plan) of `cases` as N/A, `why`.
-pub(crate) fn not_applicable(
-    cases: &[Case],
-    plans: &[Plan],
-    why: &str,
-) -> Vec<rpcspec::report::CaseResult> {
-    let mut out = Vec::new();
-    for case in cases {
-        for plan in case.plans.iter().filter(|p| plans.contains(p)) {
-            let mut r = rpcspec::report::CaseResult::new(
-                case.meta.id.clone(),
-                plan.name().to_owned(),
-                case.meta.title.clone(),
-                case.meta.section.clone(),
-            );
-            r.evidence.push(rpcspec::report::Evidence::note(
-                rpcspec::report::Verdict::NotApplicable,
-                why.to_owned(),
-            ));
-            r.settle();
-            out.push(r);
-        }
-    }
-    out
 }
 
 /// Appends the MCP checks, with the rules each grades, to a listing.

@@ -10,20 +10,24 @@ use std::{
 
 use rpcspec::{
     baseline::Baseline,
-    cases::{self, Case},
-    compile_filters,
+    cases,
+    client::Clients,
+    decoder::Decoders,
     exec::RunOptions,
     exit,
     plan::{ALL_PLANS, Plan},
+    producer::Producers,
     render,
     report::Report,
-    run_suite, selected, serve,
+    role::{Ran, Refused, select},
+    serve,
+    server::Servers,
     target::Target,
 };
 
 use crate::{
     args::{Format, Role, RunArgs},
-    emit, fail, filtered, handshake_of, load, mcp_cmd, startable,
+    emit, fail, handshake_of, mcp_cmd, startable,
 };
 
 /// The reference implementation of `role` (a server: of `dialect`, where
@@ -75,13 +79,25 @@ fn jobs_of(args: &RunArgs) -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
-/// What a role's run hands back to be reported.
-struct RoleRun {
-    target: String,
-    dialect: String,
-    results: Vec<rpcspec::report::CaseResult>,
-    /// Why the run stopped running cases, if it did.
-    halt: Option<rpcspec::report::Halt>,
+/// The cases of `role` that the arguments select, run against the
+/// target: the one path of every role.
+fn run_role<R: rpcspec::role::Role>(
+    role: &R,
+    args: &RunArgs,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Ran, u8> {
+    let cases = select(role, args.cases.as_deref(), &args.filters).map_err(refused)?;
+    let target = target_of(args)?;
+    let jobs = args
+        .jobs
+        .map_or_else(|| role.default_jobs(jobs_of(args)), usize::from);
+    role.run(&cases, &target, jobs, progress).map_err(refused)
+}
+
+/// Says why a role refused, and the exit code to end with.
+pub(crate) fn refused(r: Refused) -> u8 {
+    eprintln!("rpcspec: {}", r.message);
+    r.code
 }
 
 pub(crate) fn run(mut args: RunArgs) -> u8 {
@@ -126,10 +142,10 @@ pub(crate) fn run(mut args: RunArgs) -> u8 {
         }
     };
     let ran = match args.role {
-        Role::Server => run_server(&args, &progress),
-        Role::Producer => run_producer(&args, &progress),
-        Role::Decoder => run_decoder(&args, &progress),
-        Role::Client => run_client(&args, &progress),
+        Role::Server => servers(&args).and_then(|r| run_role(&r, &args, &progress)),
+        Role::Producer => producers(&args).and_then(|r| run_role(&r, &args, &progress)),
+        Role::Decoder => decoders(&args).and_then(|r| run_role(&r, &args, &progress)),
+        Role::Client => clients(&args).and_then(|r| run_role(&r, &args, &progress)),
     };
     let ran = match ran {
         Ok(r) => r,
@@ -198,32 +214,11 @@ pub(crate) fn run(mut args: RunArgs) -> u8 {
     }
 }
 
-fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
+/// The server role the arguments describe: its plans, its dialect and
+/// handshakes (a cases folder's and the target file's first), and in MCP
+/// the checks' options.
+fn servers(args: &RunArgs) -> Result<Servers, u8> {
     let (dialect_name, pinned) = mcp_cmd::mcp_pin(args.dialect())?;
-    let is_mcp = dialect_name == "mcp";
-    // In MCP the `mcp/…` checks run too: a filter may pick only them.
-    let cases = if is_mcp {
-        let all = match &args.cases {
-            Some(dir) => cases::load_dir(dir),
-            None => cases::builtin(),
-        }
-        .map_err(|e| fail(&format!("case file error: {e}")))?;
-        let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
-        let cases: Vec<Case> = all
-            .into_iter()
-            .filter(|c| selected(&c.meta.id, &filters))
-            .collect();
-        let any_check = rpcspec::mcp::suite::CHECKS
-            .iter()
-            .any(|c| selected(c.id, &filters));
-        if cases.is_empty() && !any_check {
-            eprintln!("rpcspec: no case matched the filters");
-            return Err(exit::NO_CASES);
-        }
-        cases
-    } else {
-        load(args.cases.as_ref(), &args.filters)?
-    };
     let plans: Vec<Plan> = if args.plans.is_empty() {
         ALL_PLANS.to_vec()
     } else {
@@ -253,10 +248,9 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             )));
         }
     }
-    let target = target_of(args)?;
     let mut opts = RunOptions {
         timeout: args.timeout(),
-        dialect: dialect.clone(),
+        dialect,
         without: args.without.clone(),
         handshake: Some(handshake.clone()),
         call: args.loaded.as_ref().and_then(|f| f.call.clone()),
@@ -287,10 +281,7 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             preamble.offer_version(revision.as_str());
         }
     }
-    // The MCP checks beside the JSON-RPC cases: one session, a few seconds,
-    // its start-up paid while the cases pay theirs.
-    let filters = compile_filters(&args.filters).map_err(|e| fail(&e))?;
-    let mcp_opts = rpcspec::mcp::suite::Options {
+    let mcp = (dialect_name == "mcp").then(|| rpcspec::mcp::suite::Options {
         pinned,
         startup: opts.startup,
         timeout: opts.timeout,
@@ -301,213 +292,55 @@ fn run_server(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Resul
             .map(|f| f.mcp.clone())
             .unwrap_or_default(),
         readiness: opts.readiness.clone(),
-    };
-    // A server's cases mostly wait on the target: twice as many jobs as
-    // cores keep both busy.
-    let jobs = args.jobs.map_or(2 * jobs_of(args), usize::from);
-    let (mut results, outcome) = std::thread::scope(|scope| {
-        let checks = is_mcp.then(|| {
-            scope.spawn(|| {
-                rpcspec::mcp::suite::run(&target, &mcp_opts, &|id| selected(id, &filters))
-            })
-        });
-        let results = match pinned {
-            // The JSON-RPC cases need MCP's `initialize` and `ping`.
-            Some(r) if !r.has_initialize() => mcp_cmd::not_applicable(
-                &cases,
-                &plans,
-                &format!(
-                    "MCP {r} has no `initialize` and no `ping`, which the JSON-RPC cases open with and probe by: the `mcp/…` checks cover it"
-                ),
-            ),
-            _ => run_suite(&cases, &plans, &target, &opts, jobs, progress),
-        };
-        let outcome = checks.map(|h| h.join().expect("the MCP checks do not panic"));
-        (results, outcome)
     });
-    let outcome = outcome.unwrap_or_default();
-    if outcome.has_initialize == Some(false) && pinned.is_none() {
-        results = mcp_cmd::not_applicable(
-            &cases,
-            &plans,
-            "the server speaks MCP 2026-07-28 only (it answered `initialize` with no result): the JSON-RPC cases open with `initialize` and probe with `ping`, which that revision removed; the `mcp/…` checks cover it",
-        );
-    }
-    results.extend(outcome.results);
-    // A target that answered nothing: the MCP checks say so too.
-    let halt = halted(&opts.readiness, &mut results);
-    Ok(RoleRun {
-        target: target.display(),
-        dialect: match pinned {
-            Some(r) => format!("{handshake}@{r}"),
-            None => handshake,
-        },
-        results,
-        halt,
+    Ok(Servers {
+        plans,
+        opts,
+        mcp,
+        pinned,
+        handshake,
+        filters: args.filters.clone(),
     })
 }
 
-fn run_producer(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    use rpcspec::producer::{self, Profile, Source};
-    let mut profile = Profile::named(&args.profile).map_err(|e| fail(&e))?;
-    // A producer's plans are its profile's scenarios.
-    if !args.plans.is_empty() {
-        if let Some(unknown) = args
-            .plans
-            .iter()
-            .find(|p| !profile.scenarios.iter().any(|s| &s.name == *p))
-        {
-            let known: Vec<&str> = profile.scenarios.iter().map(|s| s.name.as_str()).collect();
-            return Err(fail(&format!(
-                "unknown scenario `{unknown}` in --plans (profile `{}` has: {})",
-                profile.name,
-                known.join(", ")
-            )));
-        }
-        profile.scenarios.retain(|s| args.plans.contains(&s.name));
-    }
-    let cases = producer::load(args.cases.as_deref(), &profile)
-        .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let cases = filtered(cases, |c| &c.meta.id, &args.filters)?;
-    let source = match &args.url {
-        Some(url) => Source::Url(url.clone()),
-        None => Source::Command(target_of(args)?),
-    };
-    let limits = producer::Limits {
+fn producers(args: &RunArgs) -> Result<Producers, u8> {
+    let limits = rpcspec::producer::Limits {
         timeout: args.timeout(),
         startup: args
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
     };
-    let produced = producer::run(
-        &cases,
-        &profile,
-        &source,
+    Producers::new(
+        &args.profile,
+        &args.plans,
+        args.url.clone(),
         limits,
-        &args.budget(),
-        jobs_of(args),
-        progress,
-    );
-    Ok(RoleRun {
-        target: source.display(),
-        dialect: profile.name.clone(),
-        results: produced.results,
-        halt: produced.halt,
-    })
+        args.budget(),
+    )
+    .map_err(refused)
 }
 
-fn run_decoder(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    use rpcspec::decoder;
-    let cases = match &args.cases {
-        Some(dir) => decoder::load_dir(dir),
-        None => decoder::builtin(),
-    }
-    .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let cases = filtered(cases, |c| &c.meta.id, &args.filters)?;
-    if let Some(unknown) = args
-        .plans
-        .iter()
-        .find(|p| !decoder::PLAN_KINDS.contains(&p.as_str()))
-    {
-        return Err(fail(&format!(
-            "unknown decoder plan `{unknown}` (known: {})",
-            decoder::PLAN_KINDS.join(", ")
-        )));
-    }
-    let target = target_of(args)?;
-    let work: Vec<_> = cases
-        .iter()
-        .flat_map(|c| {
-            c.plans()
-                .into_iter()
-                .filter(|p| args.plans.is_empty() || args.plans.iter().any(|n| n == p.kind()))
-                .map(move |p| (c, p))
-        })
-        .collect();
-    if work.is_empty() {
-        eprintln!("rpcspec: no case runs under the plans given");
-        return Err(exit::NO_CASES);
-    }
-    let (timeout, budget) = (args.timeout(), args.budget());
-    let readiness = rpcspec::exec::Readiness::default();
-    let mut results = rpcspec::run_parallel_with(
-        &work,
-        jobs_of(args),
-        progress,
-        || decoder::Session::new(args.fresh),
-        |session, (case, plan)| {
-            decoder::run_case_in(session, case, plan, &target, timeout, &budget, &readiness)
-        },
-    );
-    Ok(RoleRun {
-        target: target.display(),
-        dialect: "ndjson".to_owned(),
-        halt: halted(&readiness, &mut results),
-        results,
-    })
+fn decoders(args: &RunArgs) -> Result<Decoders, u8> {
+    Decoders::new(
+        args.plans.clone(),
+        args.timeout(),
+        args.budget(),
+        args.fresh,
+    )
+    .map_err(refused)
 }
 
-fn run_client(args: &RunArgs, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<RoleRun, u8> {
-    use rpcspec::client::{self, Protocol};
-    let protocol = match args.dialect() {
-        "jsonrpc2" => Protocol::JsonRpc,
-        "mcp" => Protocol::Mcp,
-        other => {
-            return Err(fail(&format!(
-                "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default) and MCP clients (`--dialect mcp`), not `{other}`"
-            )));
-        }
-    };
-    if !args.plans.is_empty() {
-        return Err(fail(
-            "the client role has no plans: each scenario scripts its own writes",
-        ));
-    }
-    let scenarios = match &args.cases {
-        Some(dir) => client::load_dir(dir),
-        None => client::builtin(),
-    }
-    .map_err(|e| fail(&format!("case file error: {e}")))?;
-    let scenarios: Vec<_> = scenarios
-        .into_iter()
-        .filter(|s| s.protocol == protocol)
-        .collect();
-    let scenarios = filtered(scenarios, |s| &s.meta.id, &args.filters)?;
-    let target = target_of(args)?;
+fn clients(args: &RunArgs) -> Result<Clients, u8> {
     let peer = std::env::current_exe().map_err(|e| {
         fail(&format!(
             "cannot find the rpcspec executable for the peer: {e}"
         ))
     })?;
-    let limits = client::Limits {
+    let limits = rpcspec::client::Limits {
         startup: args
             .startup_timeout
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
-        timeout: args.timeout.unwrap_or(client::DEFAULT_TIMEOUT),
+        timeout: args.timeout.unwrap_or(rpcspec::client::DEFAULT_TIMEOUT),
     };
-    let budget = args.budget();
-    let readiness = rpcspec::exec::Readiness::default();
-    let mut results = rpcspec::run_parallel_with(
-        &scenarios,
-        jobs_of(args),
-        progress,
-        || (),
-        |(), sc| client::run_scenario(sc, &target, &peer, limits, &budget, &readiness),
-    );
-    Ok(RoleRun {
-        target: target.display(),
-        dialect: args.dialect().to_owned(),
-        halt: halted(&readiness, &mut results),
-        results,
-    })
-}
-
-/// Why the run halted, if it did, with every result that ran saying so.
-fn halted(
-    readiness: &rpcspec::exec::Readiness,
-    results: &mut [rpcspec::report::CaseResult],
-) -> Option<rpcspec::report::Halt> {
-    let halt = readiness.halted()?.clone();
-    results.iter_mut().for_each(|r| halt.apply(r));
-    Some(halt)
+    Clients::new(args.dialect(), &args.plans, limits, args.budget(), peer).map_err(refused)
 }

@@ -31,9 +31,11 @@ use crate::{
 pub mod grade;
 pub mod peer;
 pub mod reference;
+mod role;
 pub mod run;
 pub mod script;
 
+pub use role::Clients;
 pub use run::{SERVER_ENV, run_scenario};
 
 /// The deadlines of a scenario.

@@ -28,6 +28,7 @@ use toml::Spanned;
 
 mod grade;
 mod reference;
+mod role;
 mod rules;
 mod run;
 mod session;
@@ -37,6 +38,7 @@ mod tests;
 pub use grade::is_terminal;
 use grade::*;
 pub use reference::{offered_pipes, serve, serve_pipes};
+pub use role::Decoders;
 use rules::*;
 #[cfg(test)]
 use run::*;

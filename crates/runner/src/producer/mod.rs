@@ -18,12 +18,14 @@ mod grade;
 mod observe;
 pub mod profile;
 mod reference;
+mod role;
 
 use std::path::Path;
 
 pub use observe::{Limits, Observation, Record};
 pub use profile::{Profile, Scenario};
 pub use reference::{records as reference_records, serve};
+pub use role::Producers;
 
 use crate::{
     budget::Budget,

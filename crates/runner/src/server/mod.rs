@@ -14,8 +14,11 @@
 pub mod cases;
 pub mod exec;
 pub mod probe;
+mod role;
 pub mod serve;
 pub mod target_file;
+
+pub use role::{Servers, not_applicable};
 
 use cases::Case;
 use exec::{Job, RunOptions, run_reusing};

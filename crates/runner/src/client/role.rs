@@ -1,0 +1,113 @@
+//! The client role as `rpcspec run` and `rpcspec list` drive it.
+
+use std::path::{Path, PathBuf};
+
+use super::{Limits, Protocol, Scenario, builtin, load_dir, run_scenario};
+use crate::{
+    budget::Budget,
+    casefile::{Listing, LoadError, Meta},
+    drive::Readiness,
+    role::{Ran, Refused, Role},
+    run_parallel_with,
+    target::Target,
+};
+
+/// The client role: each scenario of one protocol, its server scripted by
+/// `peer`.
+#[derive(Debug, Clone)]
+pub struct Clients {
+    /// The protocol the client speaks: the scenarios of the others are
+    /// left out (`None`: every scenario, as `rpcspec list` shows them).
+    pub protocol: Option<Protocol>,
+    /// The deadlines of a scenario.
+    pub limits: Limits,
+    /// The budget of one scenario.
+    pub budget: Budget,
+    /// The rpcspec executable the scripted server runs from
+    /// (`rpcspec peer`).
+    pub peer: PathBuf,
+}
+
+impl Clients {
+    /// The role for clients of `dialect` (`jsonrpc2` or `mcp`); a client
+    /// has no write plans, so `plans` must be empty.
+    pub fn new(
+        dialect: &str,
+        plans: &[String],
+        limits: Limits,
+        budget: Budget,
+        peer: PathBuf,
+    ) -> Result<Clients, Refused> {
+        let protocol = match dialect {
+            "jsonrpc2" => Protocol::JsonRpc,
+            "mcp" => Protocol::Mcp,
+            other => {
+                return Err(Refused::usage(format!(
+                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default) and MCP clients (`--dialect mcp`), not `{other}`"
+                )));
+            }
+        };
+        if !plans.is_empty() {
+            return Err(Refused::usage(
+                "the client role has no plans: each scenario scripts its own writes",
+            ));
+        }
+        Ok(Clients {
+            protocol: Some(protocol),
+            limits,
+            budget,
+            peer,
+        })
+    }
+}
+
+impl Role for Clients {
+    type Case = Scenario;
+
+    /// The scenarios of the role's protocol.
+    fn load(&self, dir: Option<&Path>) -> Result<Vec<Scenario>, LoadError> {
+        let mut all = dir.map_or_else(builtin, load_dir)?;
+        if let Some(protocol) = self.protocol {
+            all.retain(|s| s.protocol == protocol);
+        }
+        Ok(all)
+    }
+
+    fn meta(case: &Scenario) -> &Meta {
+        &case.meta
+    }
+
+    fn listing(&self, case: &Scenario) -> Listing {
+        case.listing()
+    }
+
+    fn run(
+        &self,
+        cases: &[Scenario],
+        target: &Target,
+        jobs: usize,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Ran, Refused> {
+        let readiness = Readiness::default();
+        let mut results = run_parallel_with(
+            cases,
+            jobs,
+            progress,
+            || (),
+            |(), sc| {
+                let (limits, budget) = (self.limits, &self.budget);
+                run_scenario(sc, target, &self.peer, limits, budget, &readiness)
+            },
+        );
+        let dialect = match self.protocol {
+            Some(Protocol::Mcp) => "mcp",
+            Some(Protocol::JsonRpc) | None => "jsonrpc2",
+        };
+        Ok(Ran {
+            target: target.display(),
+            dialect: dialect.to_owned(),
+            halt: readiness.halt_results(&mut results),
+            results,
+        })
+    }
+}
