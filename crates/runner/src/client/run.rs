@@ -290,7 +290,7 @@ pub fn run_scenario(
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let observed = Observed {
         scenario: sc,
-        script: &script,
+        log: &script.log,
         connected,
         timed_out,
         exit: exit.map(|s| (s.code(), describe_exit(s))),

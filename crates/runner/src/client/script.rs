@@ -107,9 +107,9 @@ pub enum Stop {
     Closed,
 }
 
-/// The scripted server of one scenario.
-pub struct Server<'a> {
-    sc: &'a Scenario,
+/// What the scripted server did and saw: all a grader reads of it.
+#[derive(Debug, Default)]
+pub struct Log {
     /// Every request, in arrival order.
     pub answers: Vec<Answer>,
     /// The requests the server made.
@@ -131,6 +131,13 @@ pub struct Server<'a> {
     pub stop: Option<(Duration, Stop)>,
     /// When its stdin ended.
     pub eof: Option<Duration>,
+}
+
+/// The scripted server of one scenario.
+pub struct Server<'a> {
+    sc: &'a Scenario,
+    /// What it did and saw, for the graders.
+    pub log: Log,
     held: Vec<usize>,
     /// MCP: answers the reference just replied to, to be routed.
     pending: Vec<usize>,
@@ -152,15 +159,7 @@ impl<'a> Server<'a> {
         Server {
             mcp,
             sc,
-            answers: Vec::new(),
-            asks: Vec::new(),
-            stray_answers: Vec::new(),
-            null_errors: 0,
-            reused: Vec::new(),
-            max_held: 0,
-            retyped: 0,
-            stop: None,
-            eof: None,
+            log: Log::default(),
             held: Vec::new(),
             pending: Vec::new(),
             last_held: Duration::ZERO,
@@ -172,7 +171,11 @@ impl<'a> Server<'a> {
     /// One line from the client (without its terminator), at `now`.
     pub fn on_line(&mut self, line: &[u8], now: Duration) -> Vec<ToPeer> {
         let mut out = Vec::new();
-        if self.stop.is_some_and(|(_, s)| matches!(s, Stop::Exited(_))) {
+        if self
+            .log
+            .stop
+            .is_some_and(|(_, s)| matches!(s, Stop::Exited(_)))
+        {
             return out;
         }
         let Ok(value) = serde_json::from_slice::<Value>(line) else {
@@ -205,8 +208,8 @@ impl<'a> Server<'a> {
                     self.emit(lines, &mut out);
                     return out;
                 }
-                if id == ASK_ID && !self.asks.is_empty() {
-                    let ask = self.asks.last_mut().expect("not empty");
+                if id == ASK_ID && !self.log.asks.is_empty() {
+                    let ask = self.log.asks.last_mut().expect("not empty");
                     if ask.answer.is_none() {
                         ask.answer = Some(Value::Object(o));
                         if let Some((_, queued)) = self.waiting.take() {
@@ -221,9 +224,9 @@ impl<'a> Server<'a> {
                     // An error for a line the client could not read (JSON-RPC
                     // 2.0 §5: "If there was an error in detecting the id …
                     // it MUST be Null"): a peer playing both roles answers so.
-                    self.null_errors += 1;
+                    self.log.null_errors += 1;
                 } else {
-                    self.stray_answers.push(id);
+                    self.log.stray_answers.push(id);
                 }
             }
             _ => {}
@@ -233,14 +236,14 @@ impl<'a> Server<'a> {
 
     /// The client closed the server's stdin, at `now`: the server exits.
     pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
-        self.eof.get_or_insert(now);
+        self.log.eof.get_or_insert(now);
         if let Some((mcp, _)) = &mut self.mcp {
             mcp.on_eof();
         }
-        match self.stop {
+        match self.log.stop {
             Some((_, Stop::Exited(_))) => Vec::new(),
             _ => {
-                self.stop = Some((now, Stop::Exited(0)));
+                self.log.stop = Some((now, Stop::Exited(0)));
                 vec![ToPeer::Exit(0)]
             }
         }
@@ -277,11 +280,15 @@ impl<'a> Server<'a> {
         let mut lines = Vec::new();
         for w in written {
             if let Some((id, body)) = reply_of(&w)
-                && let Some(i) = self.answers.iter().position(|a| a.id == id && a.awaiting)
+                && let Some(i) = self
+                    .log
+                    .answers
+                    .iter()
+                    .position(|a| a.id == id && a.awaiting)
             {
                 let body = self.shaped(i, body);
-                self.answers[i].body = body;
-                self.answers[i].awaiting = false;
+                self.log.answers[i].body = body;
+                self.log.answers[i].awaiting = false;
                 self.pending.push(i);
                 continue;
             }
@@ -293,7 +300,7 @@ impl<'a> Server<'a> {
     /// The body the scenario makes of answer `i`'s reply `body`: its
     /// `result` or `version` in place.
     fn shaped(&self, i: usize, body: Body) -> Body {
-        let a = &self.answers[i];
+        let a = &self.log.answers[i];
         if let Some((_, value)) = self
             .sc
             .result
@@ -326,7 +333,7 @@ impl<'a> Server<'a> {
     /// Writes what has fallen due by `now`.
     pub fn on_tick(&mut self, now: Duration) -> Vec<ToPeer> {
         let mut out = Vec::new();
-        if self.stop.is_some() {
+        if self.log.stop.is_some() {
             return out;
         }
         let mcp_due = self
@@ -360,7 +367,7 @@ impl<'a> Server<'a> {
     }
 
     fn notification(&mut self, out: &mut Vec<ToPeer>) {
-        if self.stop.is_none() && !self.sc.on_notification.is_empty() {
+        if self.log.stop.is_none() && !self.sc.on_notification.is_empty() {
             let lines = self.sc.on_notification.clone();
             self.emit(lines, out);
         }
@@ -376,19 +383,20 @@ impl<'a> Server<'a> {
         out: &mut Vec<ToPeer>,
     ) {
         if self
+            .log
             .answers
             .iter()
             .any(|a| a.id == id && !a.sent && !a.replaced)
         {
-            self.reused.push(id.clone());
+            self.log.reused.push(id.clone());
         }
         let i = self.record(method, params, id, false);
-        if self.stop.is_some() {
+        if self.log.stop.is_some() {
             return;
         }
         if self.mcp.is_some() {
-            self.answers[i].awaiting = true;
-            let a = &self.answers[i];
+            self.log.answers[i].awaiting = true;
+            let a = &self.log.answers[i];
             // Exits and closes come before the reference sees the call.
             let stops = self
                 .sc
@@ -415,17 +423,17 @@ impl<'a> Server<'a> {
     /// Answers request `i` as the scenario says: an exit, a close, held,
     /// delayed, after the ask, or at once.
     fn route(&mut self, i: usize, now: Duration, out: &mut Vec<ToPeer>) {
-        if self.stop.is_some() {
+        if self.log.stop.is_some() {
             return;
         }
-        let a = &self.answers[i];
+        let a = &self.log.answers[i];
         if let Some((_, code)) = self
             .sc
             .exit
             .as_ref()
             .filter(|(c, _)| c.matches(&a.method, &a.params))
         {
-            self.stop = Some((now, Stop::Exited(*code)));
+            self.log.stop = Some((now, Stop::Exited(*code)));
             out.push(ToPeer::Exit(*code));
             return;
         }
@@ -435,7 +443,7 @@ impl<'a> Server<'a> {
             .as_ref()
             .is_some_and(|c| c.matches(&a.method, &a.params))
         {
-            self.stop = Some((now, Stop::Closed));
+            self.log.stop = Some((now, Stop::Closed));
             out.push(ToPeer::CloseStdout);
             return;
         }
@@ -449,7 +457,7 @@ impl<'a> Server<'a> {
         if held {
             self.held.push(i);
             self.last_held = now;
-            self.max_held = self.max_held.max(self.held.len());
+            self.log.max_held = self.log.max_held.max(self.held.len());
             if self.held.len() >= HOLD_COUNT {
                 self.release_held(out);
             }
@@ -465,10 +473,10 @@ impl<'a> Server<'a> {
             return;
         }
         if let Some(method) = self.sc.ask.clone()
-            && self.asks.is_empty()
+            && self.log.asks.is_empty()
             && self.may_ask(i, &method)
         {
-            self.asks.push(Ask {
+            self.log.asks.push(Ask {
                 method: method.clone(),
                 answer: None,
             });
@@ -492,15 +500,15 @@ impl<'a> Server<'a> {
         if self.mcp.is_none() {
             return true;
         }
-        let Some(init) = self.answers.iter().find(|a| a.method == "initialize") else {
+        let Some(init) = self.log.answers.iter().find(|a| a.method == "initialize") else {
             return false;
         };
-        self.answers[i].method == "tools/call"
+        self.log.answers[i].method == "tools/call"
             && (method != "roots/list" || init.params.pointer("/capabilities/roots").is_some())
     }
 
     fn batch(&mut self, members: Vec<Value>, out: &mut Vec<ToPeer>) {
-        if self.stop.is_some() {
+        if self.log.stop.is_some() {
             return;
         }
         let mut replies = Vec::new();
@@ -533,8 +541,8 @@ impl<'a> Server<'a> {
                 if n > 0 {
                     line.push(b',');
                 }
-                line.extend(self.encode(&self.answers[i].id, &self.answers[i].body));
-                self.answers[i].sent = true;
+                line.extend(self.encode(&self.log.answers[i].id, &self.log.answers[i].body));
+                self.log.answers[i].sent = true;
             }
             line.push(b']');
             lines.push(line);
@@ -551,7 +559,7 @@ impl<'a> Server<'a> {
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),
         };
-        self.answers.push(Answer {
+        self.log.answers.push(Answer {
             method,
             params,
             id,
@@ -561,7 +569,7 @@ impl<'a> Server<'a> {
             batch,
             awaiting: false,
         });
-        self.answers.len() - 1
+        self.log.answers.len() - 1
     }
 
     /// What the server replies to `method` with `params`.
@@ -627,7 +635,7 @@ impl<'a> Server<'a> {
     /// The lines answering request `i`, its decoys and the scenario's
     /// `before` lines included; marks it answered.
     fn reply_lines(&mut self, i: usize) -> Vec<Vec<u8>> {
-        let a = &self.answers[i];
+        let a = &self.log.answers[i];
         // A 2026-07-28 server sends no log a request did not ask for
         // (server/utilities/logging: "MUST NOT emit notifications/message
         // for a request that does not include" a log level).
@@ -643,7 +651,7 @@ impl<'a> Server<'a> {
             .filter(|(c, _)| c.matches(&a.method, &a.params))
         {
             lines.push(replace_id(template, a.id.as_bytes()));
-            self.answers[i].replaced = true;
+            self.log.answers[i].replaced = true;
             return lines;
         }
         let line = self.encode(&a.id, &a.body);
@@ -653,7 +661,7 @@ impl<'a> Server<'a> {
             Some(Decoy::RetypedId) => {
                 if let Some(other) = retype(&a.id) {
                     lines.push(self.encode(&other, &decoy));
-                    self.retyped += 1;
+                    self.log.retyped += 1;
                 }
             }
             _ => {}
@@ -662,7 +670,7 @@ impl<'a> Server<'a> {
         if self.sc.decoy == Some(Decoy::Duplicate) {
             lines.push(line);
         }
-        self.answers[i].sent = true;
+        self.log.answers[i].sent = true;
         lines
     }
 

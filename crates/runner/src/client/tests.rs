@@ -74,8 +74,8 @@ fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
         s.on_line(br#"{"jsonrpc":"2.0","method":"update"}"#, t)
             .is_empty()
     );
-    assert_eq!(s.answers.len(), 3);
-    assert!(s.answers.iter().all(|a| a.given().is_some()));
+    assert_eq!(s.log.answers.len(), 3);
+    assert!(s.log.answers.iter().all(|a| a.given().is_some()));
 }
 
 #[test]
@@ -98,7 +98,7 @@ fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
         w[0].contains(r#""id":3"#) && w[2].contains(r#""id":1"#),
         "{w:?}"
     );
-    assert_eq!(s.max_held, 3);
+    assert_eq!(s.log.max_held, 3);
     // One at a time: released after the hold.
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"echo","params":["x"],"id":4}"#,
@@ -118,7 +118,7 @@ fn a_scenario_can_exit_close_replace_and_decoy() {
         Duration::ZERO,
     );
     assert_eq!(out, [ToPeer::Exit(3)]);
-    assert!(s.answers[0].given().is_none());
+    assert!(s.log.answers[0].given().is_none());
 
     let sc =
         scenario("replace = { method = \"subtract\", line = 'x $id y' }\ndecoy = \"retyped-id\"");
@@ -128,7 +128,7 @@ fn a_scenario_can_exit_close_replace_and_decoy() {
         Duration::ZERO,
     );
     assert_eq!(writes(&out), ["x 7 y\n"]);
-    assert!(s.answers[0].replaced && s.answers[0].given().is_none());
+    assert!(s.log.answers[0].replaced && s.log.answers[0].given().is_none());
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"fail","id":8}"#,
         Duration::ZERO,
@@ -138,7 +138,7 @@ fn a_scenario_can_exit_close_replace_and_decoy() {
         w[0].contains(r#""id":"8""#) && w[1].contains(r#""id":8"#),
         "{w:?}"
     );
-    assert_eq!(s.retyped, 1);
+    assert_eq!(s.log.retyped, 1);
 }
 
 #[test]

@@ -42,7 +42,7 @@ pub(super) fn mcp_session(
             ));
         }
     }
-    let initialize = o.script.answers.iter().find(|a| a.method == "initialize");
+    let initialize = o.log.answers.iter().find(|a| a.method == "initialize");
     let answered = initialize.and_then(|a| a.given()).and_then(|b| match b {
         Body::Result(raw) => serde_json::from_slice::<Value>(raw).ok(),
         Body::Error(_) => None,
@@ -106,7 +106,7 @@ pub(super) fn mcp_session(
         }
     }
     // The server's requests.
-    for ask in &o.script.asks {
+    for ask in &o.log.asks {
         let ok = ask
             .answer
             .as_ref()
@@ -124,7 +124,7 @@ pub(super) fn mcp_session(
     }
     if let Some(version) = &o.scenario.version
         && initialize.is_none()
-        && o.script
+        && o.log
             .answers
             .iter()
             .any(|a| a.method == "server/discover" || a.params.pointer("/_meta").is_some())
@@ -137,7 +137,7 @@ pub(super) fn mcp_session(
         ));
     }
     if let Some(asked) = &o.scenario.ask
-        && o.script.asks.is_empty()
+        && o.log.asks.is_empty()
     {
         let why = if initialize.is_none() {
             "the session was a 2026-07-28 one, whose servers send no requests over stdio"
@@ -152,7 +152,7 @@ pub(super) fn mcp_session(
         ));
     }
     // The call given up on.
-    let slow = o.script.answers.iter().find(|a| {
+    let slow = o.log.answers.iter().find(|a| {
         a.method == "tools/call" && a.params.get("name").and_then(Value::as_str) == Some("slow")
     });
     if let Some(slow) = slow
@@ -178,7 +178,7 @@ pub(super) fn mcp_session(
         }
     }
     // The end.
-    let stopped = o.script.stop.is_some_and(|(_, s)| s != Stop::Exited(0));
+    let stopped = o.log.stop.is_some_and(|(_, s)| s != Stop::Exited(0));
     if !stopped && !o.timed_out && matches!(o.exit, Some((Some(0), _))) {
         let why = match o.server_end {
             ServerEnd::InputClosed => None,
@@ -202,7 +202,7 @@ pub(super) fn mcp_session(
     let Some(revision) = revision else {
         return;
     };
-    let ask_method = o.script.asks.first().map(|a| a.method.as_str());
+    let ask_method = o.log.asks.first().map(|a| a.method.as_str());
     let mut found = 0;
     for (n, m) in messages.iter().enumerate() {
         let name = method(m);

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{
     Decoy, Limits, Protocol, Scenario, StepKind, holds, pattern,
-    script::{ASK_ID, Body, Server, Stop},
+    script::{ASK_ID, Body, Log, Stop},
 };
 mod mcp;
 
@@ -28,8 +28,8 @@ const PER_RULE: usize = 5;
 pub struct Observed<'a> {
     /// The scenario.
     pub scenario: &'a Scenario,
-    /// The script, with what it answered.
-    pub script: &'a Server<'a>,
+    /// What the scripted server did and saw (its log, not the script).
+    pub log: &'a Log,
     /// Whether the client started its server (the peer connected).
     pub connected: bool,
     /// Whether the deadline passed first.
@@ -239,7 +239,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
         let params = pattern(step);
         let batch = step.kind == StepKind::Batch;
         let find = |method: &str| {
-            o.script
+            o.log
                 .answers
                 .iter()
                 .find(|a| a.method == method && holds(&params, &a.params) && a.batch == batch)
@@ -391,7 +391,7 @@ fn whose(o: &Observed<'_>, got: &Outcome, method: &str, params: &Value) -> Strin
     if *got_value == serde_json::from_str::<Value>(super::script::DECOY_RESULT).expect("JSON") {
         return ": the decoy reply, whose id was no id of this call".to_owned();
     }
-    for a in &o.script.answers {
+    for a in &o.log.answers {
         if a.method == method && a.params == *params {
             continue;
         }
@@ -417,8 +417,8 @@ fn ending(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut
         .map(|s| s.name)
         .filter(|n| !outcomes.contains_key(n))
         .collect();
-    let server = match o.script.stop {
-        Some((at, Stop::Exited(code))) if code != 0 || o.script.eof.is_none() => {
+    let server = match o.log.stop {
+        Some((at, Stop::Exited(code))) if code != 0 || o.log.eof.is_none() => {
             format!(
                 "; the server had exited (status {code}) at {} ms",
                 at.as_millis()
@@ -485,13 +485,13 @@ fn requirements(
     out: &mut Vec<Evidence>,
 ) {
     let sc = o.scenario;
-    if sc.meta.requires.iter().any(|r| r == "concurrency") && o.script.max_held < 2 {
+    if sc.meta.requires.iter().any(|r| r == "concurrency") && o.log.max_held < 2 {
         out.push(Evidence::note(
             Verdict::Skipped,
             "the client never had two `echo` calls in flight at once (its adapter makes them one at a time): nothing to answer out of order".into(),
         ));
     }
-    if sc.meta.requires.iter().any(|r| r == "batch") && !o.script.answers.iter().any(|a| a.batch) {
+    if sc.meta.requires.iter().any(|r| r == "batch") && !o.log.answers.iter().any(|a| a.batch) {
         let why = match outcomes.get("batch-x") {
             Some(Outcome::Skipped(why)) => format!(": {why}"),
             _ => String::new(),
@@ -502,8 +502,8 @@ fn requirements(
         ));
     }
     if sc.decoy == Some(Decoy::RetypedId)
-        && o.script.retyped == 0
-        && o.script.answers.iter().any(|a| a.sent)
+        && o.log.retyped == 0
+        && o.log.answers.iter().any(|a| a.sent)
     {
         out.push(Evidence::note(
             Verdict::Skipped,
@@ -549,7 +549,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             );
         }
     }
-    for id in &o.script.reused {
+    for id in &o.log.reused {
         push(
             out,
             &rules::SESSION_ID_REUSED,
@@ -558,7 +558,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             ),
         );
     }
-    for a in o.script.answers.iter().filter(|a| a.method == "update") {
+    for a in o.log.answers.iter().filter(|a| a.method == "update") {
         push(
             out,
             &rules::CLIENT_NOTIFICATION,
@@ -569,7 +569,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
         );
     }
     let jsonrpc = o.scenario.protocol == Protocol::JsonRpc;
-    for ask in o.script.asks.iter().filter(|_| jsonrpc) {
+    for ask in o.log.asks.iter().filter(|_| jsonrpc) {
         if ask.answer.is_none() {
             push(
                 out,
@@ -583,7 +583,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             );
         }
     }
-    for id in &o.script.stray_answers {
+    for id in &o.log.stray_answers {
         push(
             out,
             &rules::SESSION_UNKNOWN_ID,
