@@ -109,7 +109,6 @@ const DEBT: &[(&str, &str)] = &[
         "runner/src/producer/observe.rs:observe_stdio",
     ),
     ("long-function", "runner/src/producer/profile.rs:parse"),
-    ("long-function", "runner/src/server/exec/received.rs:grade"),
     ("long-function", "runner/src/server/target_file.rs:parse"),
 ];
 

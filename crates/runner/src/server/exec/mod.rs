@@ -26,6 +26,7 @@ use rpcspec_matcher::{Dialect, Id, Session};
 mod barrier;
 mod dialect;
 mod grade;
+mod observed;
 mod received;
 mod run;
 
