@@ -116,6 +116,12 @@ impl<'de> Deserialize<'de> for Verdict {
     }
 }
 
+/// Most findings of one rule a result lists one by one, in every role;
+/// the rest are counted in one more entry. A few say enough: a flood would
+/// say it 500k times. (`rpcspec check`, which reads a whole transcript
+/// rather than a case, has its own `--per-rule`.)
+pub const FINDINGS_PER_RULE: usize = 5;
+
 /// Why a result is not a plain pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{
-    ASK_ID, Body, Evidence, Observed, Outcome, PER_RULE, ServerEnd, Stop, Verdict, rules, same_id,
-    short,
+    ASK_ID, Body, Evidence, FINDINGS_PER_RULE, Observed, Outcome, ServerEnd, Stop, Verdict, rules,
+    same_id, short,
 };
 use crate::mcp::{Revision, schema};
 
@@ -215,7 +215,7 @@ pub(super) fn mcp_session(
         };
         for e in schema::validate(revision, m, role) {
             found += 1;
-            if found <= PER_RULE {
+            if found <= FINDINGS_PER_RULE {
                 out.push(Evidence::broke(
                     &crate::mcp::rules::MCP_SCHEMA,
                     format!(
@@ -226,12 +226,12 @@ pub(super) fn mcp_session(
             }
         }
     }
-    if found > PER_RULE {
+    if found > FINDINGS_PER_RULE {
         out.push(Evidence::broke(
             &crate::mcp::rules::MCP_SCHEMA,
             format!(
                 "{} more schema findings in the client's messages not listed",
-                found - PER_RULE
+                found - FINDINGS_PER_RULE
             ),
         ));
     }

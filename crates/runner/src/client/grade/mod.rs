@@ -17,12 +17,9 @@ mod mcp;
 use mcp::mcp_session;
 
 use crate::{
-    report::{Evidence, RuleRef, Verdict},
+    report::{Evidence, FINDINGS_PER_RULE, RuleRef, Verdict},
     rules::{self, Rule},
 };
-
-/// Findings of one rule listed before the rest are counted.
-const PER_RULE: usize = 5;
 
 /// What one scenario showed.
 pub struct Observed<'a> {
@@ -215,7 +212,7 @@ fn reports(o: &Observed<'_>, out: &mut Vec<Evidence>) -> HashMap<&'static str, O
             wrong.push(format!("step `{}` is reported twice", step.name));
         }
     }
-    for w in wrong.into_iter().take(PER_RULE) {
+    for w in wrong.into_iter().take(FINDINGS_PER_RULE) {
         out.push(Evidence::broke(&rules::CLIENT_CONTRACT, w));
     }
     outcomes
@@ -519,7 +516,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let mut push = |out: &mut Vec<Evidence>, rule: &'static Rule, message: String| {
         let n = count.entry(rule.id).or_default();
         *n += 1;
-        if *n <= PER_RULE {
+        if *n <= FINDINGS_PER_RULE {
             out.push(Evidence::broke(rule, message));
         }
     };
@@ -591,13 +588,13 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
         );
     }
     for (id, n) in count {
-        if n > PER_RULE {
+        if n > FINDINGS_PER_RULE {
             let rule = rules::by_id(id).expect("a registry rule");
             out.push(Evidence {
                 rule: Some(RuleRef::from_rule(rule)),
                 ..Evidence::note(
                     Evidence::broke(rule, String::new()).verdict,
-                    format!("{} more of `{id}` not listed", n - PER_RULE),
+                    format!("{} more of `{id}` not listed", n - FINDINGS_PER_RULE),
                 )
             });
         }

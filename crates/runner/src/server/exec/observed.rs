@@ -7,10 +7,10 @@ use std::{collections::BTreeMap, process::ExitStatus};
 use rpcspec_matcher::{Finding, Id, IdKind, IdMatch, Level};
 
 use super::{
-    Case, Evidence, Expect, Got, MAX_PER_RULE, Match, Pattern, RuleRef, Verdict, describe_exit,
-    grade_step, null_capacity, owner_step,
+    Case, Evidence, Expect, Got, Match, Pattern, RuleRef, Verdict, describe_exit, grade_step,
+    null_capacity, owner_step,
 };
-use crate::report::Sent;
+use crate::report::{FINDINGS_PER_RULE, Sent};
 
 /// What one (case, plan) observed: all its grader reads.
 pub(super) struct Observed<'a> {
@@ -178,7 +178,7 @@ fn findings(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
                     1
                 }
             };
-            if seen > MAX_PER_RULE {
+            if seen > FINDINGS_PER_RULE {
                 continue;
             }
             out.push(Evidence {
@@ -197,12 +197,12 @@ fn findings(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
         .map(|(id, n, v)| (id.to_owned(), n, v))
         .chain(framing.map(|(id, (n, v))| (id.clone(), *n, *v)));
     for (id, count, verdict) in per_rule {
-        if count > MAX_PER_RULE {
+        if count > FINDINGS_PER_RULE {
             out.push(Evidence {
                 rule: crate::rules::by_id(&id).map(RuleRef::from_rule),
                 ..Evidence::note(
                     verdict,
-                    format!("… and {} more findings of {id}", count - MAX_PER_RULE),
+                    format!("… and {} more findings of {id}", count - FINDINGS_PER_RULE),
                 )
             });
         }

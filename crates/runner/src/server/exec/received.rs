@@ -3,12 +3,13 @@
 //! ended, what was observed handed to the pure grader (`observed.rs`).
 
 use crate::capture::Arrival;
+use crate::report::FINDINGS_PER_RULE;
 use rpcspec_framer::{Event, ProblemKind};
 use rpcspec_matcher::{Direction, IdMatch};
 
 use super::{
-    Bytes, Case, CaseResult, Evidence, Expect, Got, MAX_PER_RULE, Received, RuleRef, Run, This,
-    Verdict, describe_exit, framing_evidence, initiated, is_json,
+    Bytes, Case, CaseResult, Evidence, Expect, Got, Received, RuleRef, Run, This, Verdict,
+    describe_exit, framing_evidence, initiated, is_json,
     observed::{self, Observed},
     reply_ids,
 };
@@ -46,7 +47,7 @@ impl Run<'_> {
                     .entry(rule)
                     .or_insert((0, evidence.verdict));
                 seen.0 += 1;
-                if seen.0 <= MAX_PER_RULE {
+                if seen.0 <= FINDINGS_PER_RULE {
                     self.evidence.push(evidence);
                 }
                 if !matches!(problem.kind, ProblemKind::Bom) {

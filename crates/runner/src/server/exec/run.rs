@@ -60,7 +60,7 @@ pub(super) struct Run<'o> {
     /// The target wrote more than the cap; its output is ignored.
     pub(super) flooded: bool,
     /// Framing problems seen per rule, and the verdict of each: the first
-    /// [`MAX_PER_RULE`] of a rule are evidence, the rest a count.
+    /// [`crate::report::FINDINGS_PER_RULE`] of a rule are evidence, the rest a count.
     pub(super) framing_seen: std::collections::BTreeMap<String, (usize, Verdict)>,
     /// Send nothing more: the target timed out, crashed or flooded.
     pub(super) stopped: bool,
@@ -120,9 +120,6 @@ pub(super) fn idless_room(kind: &Kind) -> usize {
         _ => 1,
     }
 }
-
-/// Most findings of one matcher or framing rule listed per result.
-pub(super) const MAX_PER_RULE: usize = 5;
 
 /// Most messages an evidence entry lists.
 pub(super) const MAX_SHOWN: usize = 20;
