@@ -335,21 +335,8 @@ fn numbers_compare_by_value() {
 #[test]
 fn plans_fit_the_stream() {
     let case = |stream: &[u8]| DecoderCase {
-        meta: Meta {
-            id: "decoder/t/x".into(),
-            title: String::new(),
-            section: String::new(),
-            level: Level::Must,
-            requires: Vec::new(),
-            source: Location {
-                file: "t.toml".into(),
-                line: 1,
-                column: 1,
-            },
-        },
-        stream: stream.to_vec(),
         ends: vec![stream.len() / 2, stream.len()],
-        only: None,
+        ..case_of(stream)
     };
     let names = |c: &DecoderCase| c.plans().iter().map(DecoderPlan::name).collect::<Vec<_>>();
     assert_eq!(

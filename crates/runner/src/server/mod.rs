@@ -68,8 +68,6 @@ pub fn run_suite(
         results[i] = result;
     }
     // A target that answered nothing: every case that ran says so, once.
-    if let Some(halt) = opts.readiness.halted() {
-        results.iter_mut().for_each(|r| halt.apply(r));
-    }
+    opts.readiness.halt_results(&mut results);
     results
 }
