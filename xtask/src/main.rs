@@ -10,9 +10,10 @@ mod matrix;
 mod package;
 
 use std::{
-    env,
+    env, fs,
+    os::unix::process::CommandExt,
     path::{Path, PathBuf},
-    process::{Command, ExitCode},
+    process::{Child, Command, ExitCode, Stdio},
     time::Instant,
 };
 
@@ -79,6 +80,37 @@ const CI_STEPS: &[Step] = &[
     },
 ];
 
+/// A build a later step needs, started in the background when `ci` starts,
+/// at the lowest CPU priority: it takes the cores the steps before leave
+/// idle (the test step spends most of its time waiting on targets'
+/// deadlines, not computing), and the step named `before` waits for it, then
+/// finds its build done. `program` "xtask" is this executable: `cargo xtask`
+/// would wait on the lock the running steps hold.
+struct Prebuild {
+    step: Step,
+    before: &'static str,
+}
+
+const PREBUILDS: &[Prebuild] = &[
+    Prebuild {
+        step: Step {
+            name: "package build",
+            program: "xtask",
+            args: &["package", "--build-only"],
+        },
+        before: "package",
+    },
+    Prebuild {
+        step: Step {
+            name: "fuzz build",
+            program: "cargo",
+            // The flags of the fuzz smoke's `cargo fuzz run` (`xtask fuzz --dev`).
+            args: &["fuzz", "build", "-s", "none", "--dev"],
+        },
+        before: "fuzz smoke",
+    },
+];
+
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
@@ -133,10 +165,17 @@ fn main() -> ExitCode {
 
 fn ci(root: &Path) -> ExitCode {
     let started = Instant::now();
+    let mut background: Vec<Background> = PREBUILDS
+        .iter()
+        .filter_map(|p| Background::start(root, p))
+        .collect();
     for (i, step) in CI_STEPS.iter().enumerate() {
         let line = format!("{} {}", step.program, step.args.join(" "));
         eprintln!("==> [{}/{}] {}: {line}", i + 1, CI_STEPS.len(), step.name);
         let step_started = Instant::now();
+        for build in background.iter_mut().filter(|b| b.before == step.name) {
+            build.wait();
+        }
         let status = Command::new(step.program)
             .args(step.args)
             .current_dir(root)
@@ -160,6 +199,94 @@ fn ci(root: &Path) -> ExitCode {
     }
     eprintln!("==> ci passed in {:.1?}", started.elapsed());
     ExitCode::SUCCESS
+}
+
+/// A [`Prebuild`] running: its own process group (so that a `ci` that stops
+/// early stops all of it), its output in `target/xtask-ci/NAME.log`.
+struct Background {
+    name: &'static str,
+    before: &'static str,
+    child: Option<Child>,
+    log: PathBuf,
+    started: Instant,
+}
+
+impl Background {
+    /// Starts `prebuild` under `nice -n 19`; `None` (the step builds in the
+    /// foreground as it always could) if it cannot be started.
+    fn start(root: &Path, prebuild: &Prebuild) -> Option<Background> {
+        let step = &prebuild.step;
+        let program = match step.program {
+            "xtask" => env::current_exe().ok()?,
+            other => PathBuf::from(other),
+        };
+        let dir = root.join("target/xtask-ci");
+        fs::create_dir_all(&dir).ok()?;
+        let log = dir.join(format!("{}.log", step.name.replace(' ', "-")));
+        let out = fs::File::create(&log).ok()?;
+        let err = out.try_clone().ok()?;
+        let child = Command::new("nice")
+            .args(["-n", "19"])
+            .arg(program)
+            .args(step.args)
+            .current_dir(root)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .spawn()
+            .ok()?;
+        eprintln!(
+            "==> started in the background, at the lowest priority: {} ({} {}), for step `{}`",
+            step.name,
+            step.program,
+            step.args.join(" "),
+            prebuild.before
+        );
+        Some(Background {
+            name: step.name,
+            before: prebuild.before,
+            child: Some(child),
+            log,
+            started: Instant::now(),
+        })
+    }
+
+    /// Waits for the build to end and shows its output. A build that failed
+    /// only costs time: the step runs it again in the foreground, and fails
+    /// with its own message if it fails again.
+    fn wait(&mut self) {
+        let Some(mut child) = self.child.take() else {
+            return;
+        };
+        let waited = Instant::now();
+        let status = child.wait();
+        eprint!("{}", fs::read_to_string(&self.log).unwrap_or_default());
+        let ended = match status {
+            Ok(s) if s.success() => "ended".to_owned(),
+            Ok(s) => format!("failed ({s}; the step builds again)"),
+            Err(e) => format!("could not be waited for ({e}; the step builds again)"),
+        };
+        eprintln!(
+            "    {} (background, log {}) {ended} after {:.1?}; waited {:.1?} for it",
+            self.name,
+            self.log.display(),
+            self.started.elapsed(),
+            waited.elapsed()
+        );
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // Its whole group: cargo and the compilers under it.
+            let _ = Command::new("kill")
+                .args(["-TERM", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Rewrites `docs/rules.md` by running the test that checks it, in write mode.

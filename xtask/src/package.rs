@@ -20,6 +20,10 @@
 //! 4. Run the framer's and the matcher's own tests in their unpacked
 //!    packages (all features): what they need travels with them.
 //!
+//! `--build-only` stops after building (steps 1 to 3, and the tests of step
+//! 4, built, not run): `cargo xtask ci` runs it in the background while the
+//! tests run, and the package step finds the builds done.
+//!
 //! `--publish-dry-run` runs `cargo publish --dry-run` for the four crates
 //! instead (it needs the registry's index, and verifies each in release).
 
@@ -43,21 +47,23 @@ const PUBLISHED: &[&str] = &[
 const MIN_SERVER_RESULTS: u64 = 252;
 
 const PACKAGE_USAGE: &str = "\
-usage: cargo xtask package [--publish-dry-run] [--keep]
+usage: cargo xtask package [--build-only] [--publish-dry-run] [--keep]
 
 Packages rpcspec-framer, rpcspec-matcher, rpcspec-core and rpcspec, installs rpcspec from
 the unpacked .crate files alone (outside the workspace), and runs every
 role's default suite with it: all PASS, the server role at least 252 results.
+--build-only       package, unpack and build (rpcspec, the libraries' tests), run nothing
 --publish-dry-run  `cargo publish --dry-run` the four crates instead
 --keep             keep the temporary folder and say where it is
 ";
 
 pub fn package(root: &Path, args: &[String]) -> ExitCode {
-    let mut keep = false;
+    let (mut keep, mut build_only) = (false, false);
     for arg in args {
         match arg.as_str() {
             "--publish-dry-run" => return publish_dry_run(root),
             "--keep" => keep = true,
+            "--build-only" => build_only = true,
             "-h" | "--help" => {
                 print!("{PACKAGE_USAGE}");
                 return ExitCode::SUCCESS;
@@ -68,7 +74,7 @@ pub fn package(root: &Path, args: &[String]) -> ExitCode {
             }
         }
     }
-    match check(root, keep) {
+    match check(root, keep, build_only) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("xtask package: {e}");
@@ -92,7 +98,7 @@ fn publish_dry_run(root: &Path) -> ExitCode {
     }
 }
 
-fn check(root: &Path, keep: bool) -> Result<(), String> {
+fn check(root: &Path, keep: bool, build_only: bool) -> Result<(), String> {
     let version = workspace_version(root)?;
     let mut cmd = Command::new("cargo");
     // `--no-verify`: step 3 builds the unpacked crates, as a user would.
@@ -103,7 +109,7 @@ fn check(root: &Path, keep: bool) -> Result<(), String> {
     run(cmd.current_dir(root))?;
 
     let work = temp_dir()?;
-    let result = install_and_run(root, &work, &version);
+    let result = install_and_run(root, &work, &version, build_only);
     if keep || result.is_err() {
         eprintln!(
             "xtask package: the unpacked crates are in {}",
@@ -115,7 +121,12 @@ fn check(root: &Path, keep: bool) -> Result<(), String> {
     result
 }
 
-fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String> {
+fn install_and_run(
+    root: &Path,
+    work: &Path,
+    version: &str,
+    build_only: bool,
+) -> Result<(), String> {
     let packages = root.join("target/package");
     let mut patch = String::from("[patch.crates-io]\n");
     for name in PUBLISHED {
@@ -164,12 +175,19 @@ fn install_and_run(root: &Path, work: &Path, version: &str) -> Result<(), String
     for name in &PUBLISHED[..2] {
         // The properties at 100 cases each: here they prove the tests run
         // from the package; `cargo test` runs them 2000 times.
-        run(Command::new("cargo")
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        let mut test = Command::new("cargo");
+        test.env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env("RPCSPEC_PROPTEST_CASES", "100")
             .args(["test", "--quiet", "--all-features", "--target-dir"])
             .arg(root.join("target/package-install"))
-            .current_dir(work.join(format!("{name}-{version}"))))?;
+            .current_dir(work.join(format!("{name}-{version}")));
+        if build_only {
+            test.arg("--no-run");
+        }
+        run(&mut test)?;
+    }
+    if build_only {
+        return Ok(());
     }
 
     let runs: &[(&str, &[&str])] = &[
