@@ -14,7 +14,7 @@ use std::{
     os::unix::process::CommandExt,
     path::{Path, PathBuf},
     process::{Child, Command, ExitCode, Stdio},
-    time::Instant,
+    time::{Instant, SystemTime},
 };
 
 /// One step of `cargo xtask ci`: a name for the log and the command to run.
@@ -208,7 +208,7 @@ struct Background {
     before: &'static str,
     child: Option<Child>,
     log: PathBuf,
-    started: Instant,
+    began: SystemTime,
 }
 
 impl Background {
@@ -223,6 +223,7 @@ impl Background {
         let dir = root.join("target/xtask-ci");
         fs::create_dir_all(&dir).ok()?;
         let log = dir.join(format!("{}.log", step.name.replace(' ', "-")));
+        let began = SystemTime::now();
         let out = fs::File::create(&log).ok()?;
         let err = out.try_clone().ok()?;
         let child = Command::new("nice")
@@ -248,7 +249,7 @@ impl Background {
             before: prebuild.before,
             child: Some(child),
             log,
-            started: Instant::now(),
+            began,
         })
     }
 
@@ -267,11 +268,16 @@ impl Background {
             Ok(s) => format!("failed ({s}; the step builds again)"),
             Err(e) => format!("could not be waited for ({e}; the step builds again)"),
         };
+        // When it ended, as near as the last write to its log tells.
+        let took = fs::metadata(&self.log)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|at| at.duration_since(self.began).ok())
+            .map_or_else(|| "?".to_owned(), |d| format!("{:.1?}", d));
         eprintln!(
-            "    {} (background, log {}) {ended} after {:.1?}; waited {:.1?} for it",
+            "    {} (background, log {}) {ended}, {took} after it started; waited {:.1?} for it",
             self.name,
             self.log.display(),
-            self.started.elapsed(),
             waited.elapsed()
         );
     }

@@ -230,48 +230,47 @@ const MUTANTS: &[Mutant] = &[
 
 #[test]
 fn every_mcp_mutant_is_caught_by_its_checks() {
-    // Two at a time: each is a few processes for a second or two.
+    // All at once: each is a few processes that mostly wait (on replies,
+    // on deadlines), a second of CPU for the whole table.
     let mut table = String::from("mutant | revision | caught by\n");
-    for pair in MUTANTS.chunks(2) {
-        let handles: Vec<_> = pair
-            .iter()
-            .map(|mutant| {
-                let (name, pinned) = (mutant.name, mutant.pinned);
-                thread::spawn(move || checks(name, pinned))
-            })
-            .collect();
-        for (mutant, h) in pair.iter().zip(handles) {
-            let results = h.join().expect("no panic");
-            let caught = caught(&results);
-            for id in mutant.caught_by {
-                assert!(
-                    caught.iter().any(|c| c.split(' ').next() == Some(*id)),
-                    "{}: not caught by {id}; caught by {caught:#?}",
-                    mutant.name
-                );
-            }
-            let how = mutant
-                .pinned
-                .map_or("negotiated".to_owned(), |r| r.to_string());
-            let by: Vec<&str> = caught.iter().map(String::as_str).collect();
-            // A mutant that breaks the session breaks every check: say so
-            // once, with the checks that name the cause.
-            let by = if by.len() > 8 {
-                let fails: Vec<&str> = by
-                    .iter()
-                    .copied()
-                    .filter(|c| c.ends_with(" FAIL"))
-                    .collect();
-                format!(
-                    "{} (and {} more that need a session)",
-                    fails.join(", "),
-                    by.len() - fails.len()
-                )
-            } else {
-                by.join(", ")
-            };
-            table.push_str(&format!("{} | {how} | {by}\n", mutant.name));
+    let handles: Vec<_> = MUTANTS
+        .iter()
+        .map(|mutant| {
+            let (name, pinned) = (mutant.name, mutant.pinned);
+            thread::spawn(move || checks(name, pinned))
+        })
+        .collect();
+    for (mutant, h) in MUTANTS.iter().zip(handles) {
+        let results = h.join().expect("no panic");
+        let caught = caught(&results);
+        for id in mutant.caught_by {
+            assert!(
+                caught.iter().any(|c| c.split(' ').next() == Some(*id)),
+                "{}: not caught by {id}; caught by {caught:#?}",
+                mutant.name
+            );
         }
+        let how = mutant
+            .pinned
+            .map_or("negotiated".to_owned(), |r| r.to_string());
+        let by: Vec<&str> = caught.iter().map(String::as_str).collect();
+        // A mutant that breaks the session breaks every check: say so
+        // once, with the checks that name the cause.
+        let by = if by.len() > 8 {
+            let fails: Vec<&str> = by
+                .iter()
+                .copied()
+                .filter(|c| c.ends_with(" FAIL"))
+                .collect();
+            format!(
+                "{} (and {} more that need a session)",
+                fails.join(", "),
+                by.len() - fails.len()
+            )
+        } else {
+            by.join(", ")
+        };
+        table.push_str(&format!("{} | {how} | {by}\n", mutant.name));
     }
     insta::assert_snapshot!("mcp_catches", table);
 }
