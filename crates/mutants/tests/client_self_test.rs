@@ -186,8 +186,11 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         EXPECTED_MCP.len() + 1,
         "an MCP mutant without its row"
     );
-    check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches");
-    check(Protocol::Mcp, &mcp, EXPECTED_MCP, "mcp_client_catches");
+    // The two protocols at once too: their clients mostly wait.
+    thread::scope(|s| {
+        s.spawn(|| check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches"));
+        check(Protocol::Mcp, &mcp, EXPECTED_MCP, "mcp_client_catches");
+    });
 }
 
 /// Runs the reference and the mutants `names` in `protocol`: the reference
