@@ -45,6 +45,9 @@ pub enum Ending {
     Lf,
     /// `\r\n`.
     CrLf,
+    /// No terminator: the body of a message ended where its
+    /// `Content-Length` said ([`HeaderFramer`](crate::HeaderFramer)).
+    Length,
 }
 
 /// A framing problem, located in the stream.
@@ -98,6 +101,41 @@ pub enum ProblemKind {
     /// [`Mode::JsonSeq`](crate::Mode::JsonSeq): bytes before the first record
     /// separator.
     OutsideRecord,
+    /// Content-Length framing ([`HeaderFramer`](crate::HeaderFramer)): a
+    /// header block without `Content-Length`. No body is framed.
+    MissingLength,
+    /// Content-Length framing: a `Content-Length` that is not a decimal
+    /// number of bytes within `u64` (a sign, a negative, letters, an
+    /// overflow). No body is framed.
+    BadLength,
+    /// Content-Length framing: more than one `Content-Length`. When they
+    /// `agree`, a notice and the body is framed; when not, no body is.
+    DuplicateLength {
+        /// Whether every value is the same number.
+        agree: bool,
+    },
+    /// Content-Length framing: a header line that is not `Name: value` (no
+    /// colon, or a name that is not an HTTP token). A notice.
+    HeaderLine,
+    /// Content-Length framing: a header line ended by `\n` alone, not
+    /// `\r\n`. A notice.
+    HeaderLf,
+    /// Content-Length framing: a header line, or the block it is in, over
+    /// [`HeaderConfig::with_max_header`](crate::HeaderConfig::with_max_header)
+    /// bytes. No body is framed.
+    HeaderOverlong {
+        /// The configured limit.
+        limit: usize,
+    },
+    /// Content-Length framing: a `Content-Type` whose charset is not UTF-8
+    /// (`utf-8` or `utf8`, in any case). A notice.
+    Charset,
+    /// Content-Length framing: bytes outside any message (before a header
+    /// block, or after a body). Kept up to the header bound, counted beyond.
+    Between {
+        /// How many bytes.
+        len: u64,
+    },
 }
 
 impl Event<'_> {
@@ -168,6 +206,25 @@ impl fmt::Display for ProblemKind {
                 f.write_str("record cut by the next record separator before its newline")
             }
             ProblemKind::OutsideRecord => f.write_str("bytes before the first record separator"),
+            ProblemKind::MissingLength => {
+                f.write_str("header block without Content-Length (the base protocol requires it)")
+            }
+            ProblemKind::BadLength => {
+                f.write_str("Content-Length is not a decimal number of bytes")
+            }
+            ProblemKind::DuplicateLength { agree: true } => {
+                f.write_str("Content-Length given more than once (the same number)")
+            }
+            ProblemKind::DuplicateLength { agree: false } => {
+                f.write_str("Content-Length given more than once, with different numbers")
+            }
+            ProblemKind::HeaderLine => f.write_str("header line that is not `Name: value`"),
+            ProblemKind::HeaderLf => f.write_str("header line ended by \\n alone, not \\r\\n"),
+            ProblemKind::HeaderOverlong { limit } => {
+                write!(f, "header block exceeds the limit of {limit} bytes")
+            }
+            ProblemKind::Charset => f.write_str("Content-Type charset is not utf-8"),
+            ProblemKind::Between { len } => write!(f, "{len} bytes outside any message"),
         }
     }
 }

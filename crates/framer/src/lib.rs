@@ -7,6 +7,8 @@
 //! * [`Config`]: the policies, each a `with_*` method with its default.
 //! * [`Event`]: a [`Line`] or a [`Problem`] (its [`ProblemKind`]).
 //! * [`read::Events`]: the same over a [`std::io::Read`].
+//! * [`HeaderFramer`] ([`headers`]): the `Content-Length` framing of the
+//!   LSP base protocol, in the same events.
 //! * [`syntax`]: a JSON syntax checker fed in pieces, to tell a
 //!   pretty-printed value spread over lines from lines that are not JSON.
 //! * `FramerCodec` (feature `tokio-util`): the same for `FramedRead`.
@@ -17,6 +19,7 @@
 mod codec;
 mod config;
 mod event;
+pub mod headers;
 #[cfg(feature = "json")]
 mod json;
 pub mod read;
@@ -29,6 +32,7 @@ use std::borrow::Cow;
 pub use codec::FramerCodec;
 pub use config::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Mode};
 pub use event::{Ending, Event, Line, Problem, ProblemKind};
+pub use headers::{DEFAULT_MAX_HEADER_LEN, HeaderConfig, HeaderFramer};
 #[cfg(feature = "json")]
 pub use json::{JsonError, encode, encode_to_vec};
 
@@ -456,7 +460,7 @@ fn is_blank(text: &[u8]) -> bool {
         .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
-fn problem(kind: ProblemKind, number: u64, offset: u64, bytes: &[u8]) -> Event<'_> {
+pub(crate) fn problem(kind: ProblemKind, number: u64, offset: u64, bytes: &[u8]) -> Event<'_> {
     Event::Problem(Problem {
         kind,
         number,

@@ -16,6 +16,10 @@ use rpcspec_framer::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Event, Frame
 use rpcspec_matcher::{Classified, Dialect, Direction, EventsConfig, Session, classify};
 use serde_json::{Map, Number, Value, json};
 
+mod headers;
+
+pub use headers::{headers_chunks, headers_roundtrip};
+
 #[path = "../../framer/tests/support/naive.rs"]
 #[allow(dead_code)]
 mod naive;
@@ -30,6 +34,8 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("framer_oracle", framer_oracle),
     ("framer_roundtrip", framer_roundtrip),
     ("framer_syntax", framer_syntax),
+    ("headers_chunks", headers_chunks),
+    ("headers_roundtrip", headers_roundtrip),
     ("matcher_classify", matcher_classify),
     ("matcher_session", matcher_session),
     ("case_loader", case_loader),
