@@ -10,9 +10,13 @@
 
 use std::time::Duration;
 
-use rpcspec_framer::{Config, Event, Framer};
+use rpcspec_framer::{Config, Event, Framer, HeaderConfig, HeaderFramer, ProblemKind};
+use rpcspec_matcher::Rule;
 
-use crate::report::{Bytes, Received};
+use crate::{
+    report::{Bytes, Received},
+    rules,
+};
 
 /// How a byte stream is cut into messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,18 +25,62 @@ pub enum Framing {
     /// policies (blank lines, byte order marks, the line cap, JSON text
     /// sequences).
     Ndjson(Config),
+    /// `Content-Length: N\r\n\r\n` headers, each followed by a body of N
+    /// bytes: the LSP base protocol, which language servers speak.
+    ContentLength(HeaderConfig),
 }
 
 impl Framing {
+    /// The framings' names, as `--framing` takes them.
+    pub const NAMES: [&str; 2] = ["ndjson", "content-length"];
+
     /// NDJSON under the framer's default policies.
     pub fn ndjson() -> Framing {
         Framing::Ndjson(Config::default())
+    }
+
+    /// Content-Length framing under the framer's default bounds.
+    pub fn content_length() -> Framing {
+        Framing::ContentLength(HeaderConfig::default())
+    }
+
+    /// The framing named `name` (one of [`Framing::NAMES`]), with its
+    /// defaults.
+    pub fn named(name: &str) -> Option<Framing> {
+        match name {
+            "ndjson" => Some(Framing::ndjson()),
+            "content-length" => Some(Framing::content_length()),
+            _ => None,
+        }
     }
 
     /// The framing's name, as reports and `--help` say it.
     pub fn name(&self) -> &'static str {
         match self {
             Framing::Ndjson(_) => "ndjson",
+            Framing::ContentLength(_) => "content-length",
+        }
+    }
+
+    /// The rule of the registry a problem in this framing breaks.
+    pub fn rule(&self, kind: ProblemKind) -> &'static Rule {
+        match self {
+            Framing::Ndjson(_) => rules::framing(kind),
+            Framing::ContentLength(_) => rules::content_length(kind),
+        }
+    }
+
+    /// The bytes that carry one message (a JSON text without its framing)
+    /// in this framing: the text and `\n`, or the header and the text.
+    pub fn encode(&self, message: &[u8]) -> Vec<u8> {
+        match self {
+            Framing::Ndjson(_) => {
+                let mut out = Vec::with_capacity(message.len() + 1);
+                out.extend_from_slice(message);
+                out.push(b'\n');
+                out
+            }
+            Framing::ContentLength(_) => rpcspec_framer::headers::encode_message(message),
         }
     }
 }
@@ -103,6 +151,7 @@ pub struct Capture {
 #[derive(Debug, Clone)]
 enum Reader {
     Ndjson(Framer),
+    ContentLength(Box<HeaderFramer>),
 }
 
 impl Capture {
@@ -110,6 +159,9 @@ impl Capture {
     pub fn new(framing: Framing) -> Capture {
         let reader = match &framing {
             Framing::Ndjson(config) => Reader::Ndjson(Framer::new(config.clone())),
+            Framing::ContentLength(config) => {
+                Reader::ContentLength(Box::new(HeaderFramer::new(config.clone())))
+            }
         };
         Capture { framing, reader }
     }
@@ -124,6 +176,7 @@ impl Capture {
     pub fn at_boundary(&self) -> bool {
         match &self.reader {
             Reader::Ndjson(framer) => framer.at_boundary(),
+            Reader::ContentLength(framer) => framer.at_boundary(),
         }
     }
 
@@ -133,6 +186,9 @@ impl Capture {
     pub fn push(&mut self, chunk: &[u8], at: Duration, mut sink: impl FnMut(Arrival<'_>)) {
         match &mut self.reader {
             Reader::Ndjson(framer) => framer.push(chunk, |event| sink(Arrival { event, at })),
+            Reader::ContentLength(framer) => {
+                framer.push(chunk, |event| sink(Arrival { event, at }))
+            }
         }
     }
 
@@ -140,6 +196,7 @@ impl Capture {
     pub fn finish(&mut self, at: Duration, mut sink: impl FnMut(Arrival<'_>)) {
         match &mut self.reader {
             Reader::Ndjson(framer) => framer.finish(|event| sink(Arrival { event, at })),
+            Reader::ContentLength(framer) => framer.finish(|event| sink(Arrival { event, at })),
         }
     }
 
@@ -225,10 +282,13 @@ impl Kept {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rpcspec_framer::ProblemKind;
 
     fn read(chunks: &[&[u8]]) -> Vec<(u64, u64, Vec<u8>, u64)> {
-        let mut capture = Capture::new(Framing::ndjson());
+        read_as(Framing::ndjson(), chunks)
+    }
+
+    fn read_as(framing: Framing, chunks: &[&[u8]]) -> Vec<(u64, u64, Vec<u8>, u64)> {
+        let mut capture = Capture::new(framing);
         let mut seen = Vec::new();
         let mut take = |a: Arrival<'_>| {
             seen.push((
@@ -260,6 +320,38 @@ mod tests {
         assert!(tail.is_empty());
         let end = c.finish_owned(Duration::from_millis(5));
         assert!(matches!(&end[0].event, Event::Problem(p) if p.kind == ProblemKind::Truncated));
+    }
+
+    #[test]
+    fn the_same_messages_come_out_of_either_framing() {
+        let messages: [&[u8]; 3] = [b"{\"a\":1}", b"[]", "\"é\"".as_bytes()];
+        for framing in Framing::NAMES.map(|n| Framing::named(n).expect("a framing")) {
+            let stream: Vec<u8> = messages.iter().flat_map(|m| framing.encode(m)).collect();
+            // Cut everywhere, one byte at a time: still the same messages.
+            let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+            let got: Vec<Vec<u8>> = read_as(framing.clone(), &bytes)
+                .into_iter()
+                .map(|(_, _, b, _)| b)
+                .collect();
+            assert_eq!(got, messages.map(<[u8]>::to_vec), "{}", framing.name());
+            let mut capture = Capture::new(framing.clone());
+            capture.push(&stream[..stream.len() - 1], Duration::ZERO, |_| {});
+            assert!(!capture.at_boundary(), "{}", framing.name());
+            capture.push(&stream[stream.len() - 1..], Duration::ZERO, |_| {});
+            assert!(capture.at_boundary(), "{}", framing.name());
+        }
+        assert_eq!(Framing::named("lines"), None);
+        // The same cut short is a different rule in each.
+        let cut = ProblemKind::Truncated;
+        assert_eq!(Framing::ndjson().rule(cut).id, "framing.unterminated");
+        assert_eq!(
+            Framing::content_length().rule(cut).id,
+            "framing.content-cut"
+        );
+        assert_eq!(
+            Framing::content_length().encode(b"{}"),
+            b"Content-Length: 2\r\n\r\n{}"
+        );
     }
 
     #[test]

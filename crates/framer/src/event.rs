@@ -138,6 +138,26 @@ pub enum ProblemKind {
     },
 }
 
+impl ProblemKind {
+    /// Whether the problem takes the place of a record (a line, a message).
+    /// Not for notices, whose record is still delivered (a byte order mark;
+    /// in Content-Length framing [`HeaderLine`](ProblemKind::HeaderLine),
+    /// [`HeaderLf`](ProblemKind::HeaderLf), [`Charset`](ProblemKind::Charset)
+    /// and an agreeing [`DuplicateLength`](ProblemKind::DuplicateLength)),
+    /// nor for [`Between`](ProblemKind::Between), bytes outside any record.
+    pub fn replaces_record(&self) -> bool {
+        !matches!(
+            self,
+            ProblemKind::Bom
+                | ProblemKind::HeaderLine
+                | ProblemKind::HeaderLf
+                | ProblemKind::Charset
+                | ProblemKind::DuplicateLength { agree: true }
+                | ProblemKind::Between { .. }
+        )
+    }
+}
+
 impl Event<'_> {
     /// Copies borrowed bytes so the event outlives the pushed chunk.
     pub fn into_owned(self) -> Event<'static> {
@@ -235,16 +255,57 @@ const SHOWN_BYTES: usize = 64;
 /// `line N (byte O): kind`, then up to 64 of the kept bytes, escaped.
 impl fmt::Display for Problem<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {} (byte {}): {}",
-            self.number, self.offset, self.kind
-        )?;
-        if !self.bytes.is_empty() {
-            let shown = &self.bytes[..self.bytes.len().min(SHOWN_BYTES)];
+        self.display_as("line").fmt(f)
+    }
+}
+
+impl Problem<'_> {
+    /// As `Display`, for a stream whose records are `noun`s: `"message"` in
+    /// Content-Length framing, where a cut or over-long record is a message,
+    /// not a line.
+    pub fn display_as<'s>(&'s self, noun: &'s str) -> impl fmt::Display + 's {
+        DisplayAs {
+            problem: self,
+            noun,
+        }
+    }
+}
+
+struct DisplayAs<'s, 'a> {
+    problem: &'s Problem<'a>,
+    noun: &'s str,
+}
+
+impl fmt::Display for DisplayAs<'_, '_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (p, noun) = (self.problem, self.noun);
+        write!(f, "{noun} {} (byte {}): ", p.number, p.offset)?;
+        match p.kind {
+            _ if noun == "line" => write!(f, "{}", p.kind)?,
+            ProblemKind::Truncated => write!(f, "stream ended inside a {noun}")?,
+            ProblemKind::Overlong {
+                len,
+                limit,
+                terminated,
+            } => {
+                let end = if terminated {
+                    ""
+                } else {
+                    " before the stream ended"
+                };
+                write!(
+                    f,
+                    "{noun} of {len} bytes{end} exceeds the limit of {limit} bytes"
+                )?
+            }
+            kind => write!(f, "{kind}")?,
+        }
+        let bytes = &p.bytes;
+        if !bytes.is_empty() {
+            let shown = &bytes[..bytes.len().min(SHOWN_BYTES)];
             write!(f, ": \"{}\"", shown.escape_ascii())?;
-            if shown.len() < self.bytes.len() {
-                write!(f, " (and {} more bytes)", self.bytes.len() - shown.len())?;
+            if shown.len() < bytes.len() {
+                write!(f, " (and {} more bytes)", bytes.len() - shown.len())?;
             }
         }
         Ok(())

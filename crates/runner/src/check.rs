@@ -1,4 +1,5 @@
-//! `rpcspec check`: validate a captured NDJSON stream (a log, a transcript).
+//! `rpcspec check`: validate a captured NDJSON stream (a log, a transcript),
+//! or one framed by `Content-Length` headers (the LSP base protocol).
 //!
 //! Every framing problem is a finding, and so is every line that is not
 //! exactly one JSON text (`json.parse`); with a dialect, so is every message
@@ -13,14 +14,16 @@
 
 use std::collections::HashMap;
 use std::io::{self, Read};
+use std::time::Duration;
 
 use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::syntax::{self, SyntaxError};
-use rpcspec_framer::{BlankLines, Config, Event, Framer, Mode, ProblemKind};
+use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Rule, Session, classify, rules};
 use serde::Serialize;
 
 use crate::{
+    capture::{Capture, Framing},
     gather::{Gather, This},
     report::RuleRef,
 };
@@ -47,6 +50,9 @@ pub struct Options {
     pub framing_only: bool,
     /// Records are RFC 7464 `application/json-seq` (RS-delimited).
     pub seq: bool,
+    /// Messages are framed by `Content-Length` headers (the LSP base
+    /// protocol), not lines: each body is judged as one JSON text.
+    pub content_length: bool,
     /// At most this many findings of one rule go to the sink; the rest are
     /// counted. `None`: all of them.
     pub per_rule: Option<u64>,
@@ -65,6 +71,7 @@ impl Default for Options {
             dialect: None,
             framing_only: false,
             seq: false,
+            content_length: false,
             per_rule: Some(PER_RULE),
             window: WINDOW,
         }
@@ -96,13 +103,20 @@ pub fn check(
     opts: &Options,
     sink: impl FnMut(&Finding) -> io::Result<()>,
 ) -> io::Result<Summary> {
-    let mut config = Config::default().with_blank_lines(BlankLines::Report);
-    if opts.seq {
-        config = config.with_mode(Mode::JsonSeq);
-    }
-    let mut framer = Framer::new(config);
+    let framing = if opts.content_length {
+        Framing::content_length()
+    } else {
+        let config = Config::default().with_blank_lines(BlankLines::Report);
+        Framing::Ndjson(if opts.seq {
+            config.with_mode(Mode::JsonSeq)
+        } else {
+            config
+        })
+    };
+    let mut capture = Capture::new(framing.clone());
     let mut checker = Checker {
         opts,
+        framing,
         session: opts
             .dialect
             .clone()
@@ -115,18 +129,19 @@ pub fn check(
         failed: None,
     };
     let mut chunk = vec![0u8; 64 * 1024];
+    let mut bytes = 0;
     loop {
         let n = read_chunk(&mut input, &mut chunk)?;
         if n == 0 {
             break;
         }
-        framer.push(&chunk[..n], |e| checker.event(e));
+        bytes += n as u64;
+        capture.push(&chunk[..n], Duration::ZERO, |a| checker.event(a.event));
         if let Some(e) = checker.failed.take() {
             return Err(e);
         }
     }
-    let bytes = framer.position();
-    framer.finish(|e| checker.event(e));
+    capture.finish(Duration::ZERO, |a| checker.event(a.event));
     checker.end();
     if let Some(e) = checker.failed.take() {
         return Err(e);
@@ -151,6 +166,7 @@ struct Held {
 
 struct Checker<'o, F> {
     opts: &'o Options,
+    framing: Framing,
     session: Option<Session>,
     gather: Gather<Held>,
     counts: HashMap<&'static str, u64>,
@@ -171,12 +187,16 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 let text = line.as_str().expect("the framer checks UTF-8");
                 if self.opts.framing_only {
                     self.feed(line.number, line.offset, text, None);
+                } else if self.opts.content_length {
+                    // A body is one message whatever its lines: judged alone.
+                    let (classified, alone) = self.verdict(text);
+                    self.judged(line.number, line.offset, text, alone, classified);
                 } else {
                     self.line(line.number, line.offset, text);
                 }
             }
             Event::Problem(p) => {
-                if !matches!(p.kind, ProblemKind::Bom) {
+                if p.kind.replaces_record() {
                     self.summary.lines += 1;
                 }
                 if self.gather.holding() {
@@ -206,13 +226,17 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                         }
                     }
                 }
-                let id = crate::rules::framing(p.kind).id;
-                if self.count(id) {
+                let rule = self.framing.rule(p.kind);
+                if self.count(rule.id) {
                     let finding = Finding {
                         line: p.number,
                         offset: p.offset,
-                        rule: RuleRef::framing(p.kind),
-                        message: p.to_string(),
+                        rule: RuleRef::from_rule(rule),
+                        message: if self.opts.content_length {
+                            p.display_as("message").to_string()
+                        } else {
+                            p.to_string()
+                        },
                     };
                     self.emit(&finding);
                 }
@@ -223,14 +247,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
     /// One line, judged as JSON (and held back if it may be part of a
     /// pretty-printed value).
     fn line(&mut self, number: u64, offset: u64, text: &str) {
-        // With a dialect the matcher parses the line anyway; the syntax
-        // checker runs only on what it rejects, for the exact reason (and
-        // because it has no depth limit).
-        let classified = self.session.as_ref().map(|s| classify(text, s.dialect()));
-        let alone = match &classified {
-            Some(c) if !c.breaks(rules::JSON_PARSE.id) => Ok(()),
-            _ => syntax::check(text.as_bytes()),
-        };
+        let (classified, alone) = self.verdict(text);
         let held = Held {
             number,
             offset,
@@ -243,6 +260,19 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             This::Held => {}
             This::Joined(lines, text) => self.joined(lines, text),
         }
+    }
+
+    /// A text as a message, and whether it is one JSON text. With a
+    /// dialect the matcher parses it anyway; the syntax checker runs only on
+    /// what it rejects, for the exact reason (and because it has no depth
+    /// limit).
+    fn verdict(&self, text: &str) -> (Option<Classified>, Result<(), SyntaxError>) {
+        let classified = self.session.as_ref().map(|s| classify(text, s.dialect()));
+        let alone = match &classified {
+            Some(c) if !c.breaks(rules::JSON_PARSE.id) => Ok(()),
+            _ => syntax::check(text.as_bytes()),
+        };
+        (classified, alone)
     }
 
     /// A line whose JSON verdict is known.

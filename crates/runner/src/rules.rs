@@ -133,6 +133,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every record, in every server case with `--dialect events`, `rpcspec check --rpc events`, and the producer cases that name it"
         }
         "events" | "http" => "the producer cases that name it (`--role producer`)",
+        "framing" if CONTENT_LENGTH_RULES.iter().any(|r| r.id == rule.id) => {
+            "every message read in Content-Length framing (the LSP base protocol): `rpcspec check --framing content-length`"
+        }
         "framing" => {
             "every line a target writes, in every server and producer case, and `rpcspec check`"
         }

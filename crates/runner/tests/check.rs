@@ -276,6 +276,41 @@ fn rpc_pairs_a_pretty_printed_reply_and_reports_json_parse_once() {
     assert!(out.contains("2 findings in 8 lines"), "{out}");
 }
 
+/// `--framing content-length`: each body is judged as one JSON text (a
+/// pretty-printed body is fine), and each departure from the LSP base
+/// protocol is a finding of its own rule, at its byte offset.
+#[test]
+fn content_length_framing_is_checked_message_by_message() {
+    let mut stream = Vec::new();
+    stream.extend(b"Content-Length: 15\r\n\r\n{\n  \"id\": 1\n}\n ");
+    stream.extend(b"[log] ready\n");
+    stream.extend(b"Content-Length: 2\r\nContent-Type: text/plain; charset=latin1\r\n\r\n{}");
+    stream.extend(b"Content-Length: 4\r\n\r\n[1 2");
+    stream.extend(b"content-length: 9\r\n\r\n{}");
+    let (code, out) = stdout_of(&["check", "--framing", "content-length", "-"], &stream);
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        rule_ids(&out),
+        [
+            "framing.between-messages",
+            "framing.charset",
+            "json.parse",
+            "framing.content-cut"
+        ],
+        "{out}"
+    );
+    assert!(out.starts_with("2:37: framing.between-messages: "), "{out}");
+    // Four messages: the stray line and the charset notice are none.
+    assert!(out.contains(" in 4 messages ("), "{out}");
+    // The same messages, well framed, pass.
+    let good = b"Content-Length: 7\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n[]";
+    let (code, out) = stdout_of(&["check", "--framing", "content-length", "-"], good);
+    assert_eq!((code, out.as_str()), (0, ""));
+    // Read as lines, the same bytes are not NDJSON.
+    let (code, _) = stdout_of(&["check", "-"], good);
+    assert_eq!(code, 1);
+}
+
 #[test]
 fn a_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();

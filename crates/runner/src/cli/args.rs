@@ -373,6 +373,10 @@ pub(crate) struct CheckArgs {
     /// the RS byte (0x1E), and a record may span lines.
     #[arg(long)]
     pub(crate) seq: bool,
+    /// How messages are framed: `ndjson` (one per line) or `content-length`
+    /// (`Content-Length: N` headers, then N bytes: the LSP base protocol).
+    #[arg(long, value_enum, default_value_t = StreamFraming::Ndjson, conflicts_with = "seq")]
+    pub(crate) framing: StreamFraming,
     /// Show at most N findings of each rule (the rest are counted in the
     /// summary); 0 shows all.
     #[arg(long, value_name = "N", default_value_t = check::PER_RULE)]
@@ -385,6 +389,15 @@ pub(crate) struct CheckArgs {
     /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub(crate) format: TextFormat,
+}
+
+/// How `check` reads messages out of a stream.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StreamFraming {
+    /// One JSON text per line.
+    Ndjson,
+    /// `Content-Length` headers (the LSP base protocol).
+    ContentLength,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

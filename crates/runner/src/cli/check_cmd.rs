@@ -9,7 +9,7 @@ use std::{
 use rpcspec::{check, exit, render};
 
 use crate::{
-    args::{CheckArgs, TextFormat},
+    args::{CheckArgs, StreamFraming, TextFormat},
     dialect_of,
 };
 
@@ -22,6 +22,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         dialect,
         framing_only: args.framing_only,
         seq: args.seq,
+        content_length: args.framing == StreamFraming::ContentLength,
         per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
         window: args.window as usize,
     };
@@ -59,7 +60,11 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     let written = if json {
         writeln!(out, "{}", render::envelope("summary", &summary))
     } else if summary.findings > 0 {
-        write_check_summary(&mut out, &summary, args.max_per_rule)
+        let unit = match args.framing {
+            StreamFraming::Ndjson => "line",
+            StreamFraming::ContentLength => "message",
+        };
+        write_check_summary(&mut out, &summary, args.max_per_rule, unit)
     } else {
         Ok(())
     };
@@ -91,7 +96,13 @@ fn open_stream(path: &Path) -> Result<fs::File, String> {
 
 /// The closing lines of a human `check` report: counts by rule, what was not
 /// shown, and advice for pretty-printed JSON.
-fn write_check_summary(out: &mut impl Write, s: &check::Summary, per_rule: u64) -> io::Result<()> {
+/// `unit` is what the framing cuts the stream into (`line`, `message`).
+fn write_check_summary(
+    out: &mut impl Write,
+    s: &check::Summary,
+    per_rule: u64,
+    unit: &str,
+) -> io::Result<()> {
     let rules: Vec<String> = s
         .by_rule
         .iter()
@@ -101,7 +112,7 @@ fn write_check_summary(out: &mut impl Write, s: &check::Summary, per_rule: u64) 
         out,
         "{} in {} ({} bytes): {}",
         plural(s.findings, "finding"),
-        plural(s.lines, "line"),
+        plural(s.lines, unit),
         s.bytes,
         rules.join(", ")
     )?;
