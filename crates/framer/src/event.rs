@@ -28,7 +28,8 @@ pub struct Line<'a> {
     /// lay inside one chunk, otherwise from the framer's carry buffer.
     pub bytes: Cow<'a, [u8]>,
     /// 1-based line number (in [`Mode::JsonSeq`](crate::Mode::JsonSeq), the
-    /// 1-based record number). Skipped blank lines are counted.
+    /// 1-based record number; in Content-Length framing, the message number,
+    /// every header block counted). Skipped blank lines are counted.
     pub number: u64,
     /// Stream offset of `bytes[0]`.
     pub offset: u64,

@@ -177,6 +177,20 @@ pub struct HeaderFramer {
     /// a stream fed in small pieces allocates once, not per message.
     spare_block: Block,
     spare_body: Vec<u8>,
+    /// A header block that may be one [`HeaderFramer::quick`] reads, held
+    /// from the message's start until its empty line arrives (at most
+    /// `max_header + 1` bytes).
+    head: Vec<u8>,
+}
+
+/// What [`HeaderFramer::quick`] makes of the bytes at a message's start.
+enum Quick {
+    /// A whole header block of this many bytes, and the body's length.
+    Block(usize, u64),
+    /// Well-formed so far, within the bound, but not whole.
+    Unfinished,
+    /// Not a block it reads: the line-by-line path reads it.
+    No,
 }
 
 impl HeaderFramer {
@@ -192,6 +206,7 @@ impl HeaderFramer {
             body: None,
             spare_block: Block::default(),
             spare_body: Vec::new(),
+            head: Vec::new(),
         }
     }
 
@@ -209,6 +224,7 @@ impl HeaderFramer {
     /// header, a body or stray bytes is held.
     pub fn at_boundary(&self) -> bool {
         self.body.is_none()
+            && self.head.is_empty()
             && self.block.is_none()
             && self.line.is_empty()
             && self.between.is_empty()
@@ -221,47 +237,130 @@ impl HeaderFramer {
     where
         F: FnMut(Event<'_>),
     {
+        // Inside a body that goes on past the chunk (a large message, or
+        // small pieces of any): carried, and nothing else to do.
+        if let Some(body) = self.body.as_mut()
+            && !body.skip
+            && !body.bytes.is_empty()
+            && body.len - body.got > chunk.len() as u64
+        {
+            body.bytes.extend_from_slice(chunk);
+            body.got += chunk.len() as u64;
+            self.pos += chunk.len() as u64;
+            return;
+        }
+        self.run(chunk, true, &mut sink);
+    }
+
+    /// Reads `chunk`, which starts at `self.pos`. `gather`: a header block
+    /// that may be one [`HeaderFramer::quick`] reads, but is not whole yet,
+    /// is held in `head` until it is (off when `head` itself is read again).
+    fn run<F>(&mut self, chunk: &[u8], gather: bool, sink: &mut F)
+    where
+        F: FnMut(Event<'_>),
+    {
         let mut at = 0;
         while at < chunk.len() {
             let rest = &chunk[at..];
-            let here = self.pos;
             let used = if self.body.is_some() {
-                self.body_bytes(rest, &mut sink)
-            } else if let Some((head, len)) = self.quick_block(rest) {
-                // The usual case, taken without a copy: a whole, well-formed
-                // header block at the start of what is left of the chunk,
-                // and as often its whole body.
-                self.numbered += 1;
-                let (number, start) = (self.numbered, here + head as u64);
-                let whole = usize::try_from(len)
-                    .ok()
-                    .filter(|&l| l <= self.config.max_body && l <= rest.len() - head);
-                match whole {
-                    Some(l) => {
-                        self.deliver(&rest[head..head + l], number, start, &mut sink);
-                        head + l
+                self.body_bytes(rest, sink)
+            } else if !self.head.is_empty() {
+                self.more_head(rest, sink)
+            } else if self.at_boundary() {
+                match self.quick(rest) {
+                    Quick::Block(head, len) => self.quick_message(rest, head, len, sink),
+                    Quick::Unfinished if gather => {
+                        self.head.extend_from_slice(rest);
+                        rest.len()
                     }
-                    None => {
-                        self.open_body(number, start, len, &mut sink);
-                        head
-                    }
+                    _ => self.line_bytes(rest, sink),
                 }
-            } else if let Some(end) = memchr::memchr(b'\n', rest) {
-                let cap = self.config.max_header + 2;
-                self.line.add(here, &rest[..=end], cap);
-                let line = std::mem::take(&mut self.line);
-                self.header_line(&line, &mut sink);
-                self.line = line;
-                self.line.bytes.clear();
-                self.line.len = 0;
-                end + 1
             } else {
-                self.line.add(here, rest, self.config.max_header + 2);
-                rest.len()
+                self.line_bytes(rest, sink)
             };
             at += used;
             self.pos += used as u64;
         }
+    }
+
+    /// The usual case, taken without a copy: a whole, well-formed header
+    /// block of `head` bytes at the start of `rest`, and as often its whole
+    /// body. Returns the bytes used.
+    fn quick_message<F>(&mut self, rest: &[u8], head: usize, len: u64, sink: &mut F) -> usize
+    where
+        F: FnMut(Event<'_>),
+    {
+        self.numbered += 1;
+        let (number, start) = (self.numbered, self.pos + head as u64);
+        let whole = usize::try_from(len)
+            .ok()
+            .filter(|&l| l <= self.config.max_body && l <= rest.len() - head);
+        match whole {
+            Some(l) => {
+                self.deliver(&rest[head..head + l], number, start, sink);
+                head + l
+            }
+            None => {
+                self.open_body(number, start, len, sink);
+                head
+            }
+        }
+    }
+
+    /// Adds the front of `rest` to the held header block: a whole block is
+    /// read as one; a block that turns out not to be one
+    /// [`HeaderFramer::quick`] reads is read again, line by line, from where
+    /// it began. Returns the bytes of `rest` used.
+    fn more_head<F>(&mut self, rest: &[u8], sink: &mut F) -> usize
+    where
+        F: FnMut(Event<'_>),
+    {
+        let had = self.head.len();
+        let room = (self.config.max_header + 1).saturating_sub(had).max(1);
+        let take = rest.len().min(room);
+        self.head.extend_from_slice(&rest[..take]);
+        match self.quick(&self.head) {
+            Quick::Block(head, len) => {
+                // Unfinished before `rest`: it ends in `rest`.
+                let used = head - had;
+                self.head.clear();
+                self.numbered += 1;
+                self.open_body(self.numbered, self.pos + used as u64, len, sink);
+                used
+            }
+            Quick::Unfinished => take,
+            Quick::No => {
+                let mut head = std::mem::take(&mut self.head);
+                self.pos -= had as u64;
+                self.run(&head, false, sink);
+                // `run` counted `take` bytes of `rest`; the caller counts them.
+                self.pos -= take as u64;
+                head.clear();
+                self.head = head;
+                take
+            }
+        }
+    }
+
+    /// The line-by-line path: the front of `rest` as header lines (and
+    /// what is between messages). Returns the bytes used.
+    fn line_bytes<F>(&mut self, rest: &[u8], sink: &mut F) -> usize
+    where
+        F: FnMut(Event<'_>),
+    {
+        let here = self.pos;
+        let cap = self.config.max_header + 2;
+        let Some(end) = memchr::memchr(b'\n', rest) else {
+            self.line.add(here, rest, cap);
+            return rest.len();
+        };
+        self.line.add(here, &rest[..=end], cap);
+        let line = std::mem::take(&mut self.line);
+        self.header_line(&line, sink);
+        self.line = line;
+        self.line.bytes.clear();
+        self.line.len = 0;
+        end + 1
     }
 
     /// Ends the stream: reports what was left unfinished (a body or a header
@@ -270,6 +369,11 @@ impl HeaderFramer {
     where
         F: FnMut(Event<'_>),
     {
+        if !self.head.is_empty() {
+            let head = std::mem::take(&mut self.head);
+            self.pos -= head.len() as u64;
+            self.run(&head, false, &mut sink);
+        }
         if let Some(body) = self.body.take() {
             let kind = if body.skip {
                 ProblemKind::Overlong {
@@ -515,47 +619,54 @@ impl HeaderFramer {
         }
     }
 
-    /// A header block at the start of `rest` that the line-by-line path
+    /// Whether `bytes` opens with a header block that the line-by-line path
     /// would read without a notice or a problem: every line a field ended
     /// by `\r\n`, one `Content-Length` that is a number, a UTF-8 charset if
-    /// any, the whole block within `max_header` and within `rest`. Its
-    /// length and the body's; `None` leaves it to the line-by-line path.
-    fn quick_block(&self, rest: &[u8]) -> Option<(usize, u64)> {
-        if !self.at_boundary() {
-            return None;
-        }
+    /// any, the whole block within `max_header`.
+    fn quick(&self, bytes: &[u8]) -> Quick {
+        let max = self.config.max_header;
         // What nearly every peer writes: `Content-Length: N\r\n\r\n`.
         const USUAL: &[u8] = b"Content-Length: ";
-        if let Some(tail) = rest.strip_prefix(USUAL) {
+        if let Some(tail) = bytes.strip_prefix(USUAL) {
             let digits = tail.iter().take_while(|b| b.is_ascii_digit()).count();
             let at = USUAL.len() + digits + 4;
             if digits > 0
                 && tail[digits..].starts_with(b"\r\n\r\n")
-                && at <= self.config.max_header
+                && at <= max
                 && let Some(len) = decimal(&tail[..digits])
             {
-                return Some((at, len));
+                return Quick::Block(at, len);
             }
         }
         let (mut at, mut len) = (0, None);
         loop {
-            let end = at + memchr::memchr(b'\n', &rest[at..])?;
-            if end >= self.config.max_header {
-                return None;
+            let Some(end) = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i) else {
+                return if bytes.len() <= max {
+                    Quick::Unfinished
+                } else {
+                    Quick::No
+                };
+            };
+            if end >= max {
+                return Quick::No;
             }
-            let line = rest[at..end].strip_suffix(b"\r")?;
+            let Some(line) = bytes[at..end].strip_suffix(b"\r") else {
+                return Quick::No;
+            };
             at = end + 1;
             if line.is_empty() {
-                return Some((at, len?));
+                return len.map_or(Quick::No, |len| Quick::Block(at, len));
             }
-            let (name, value) = field(line)?;
+            let Some((name, value)) = field(line) else {
+                return Quick::No;
+            };
             if name.eq_ignore_ascii_case(b"content-length") {
-                if len.is_some() {
-                    return None;
+                match (len, decimal(value)) {
+                    (None, Some(n)) => len = Some(n),
+                    _ => return Quick::No,
                 }
-                len = Some(decimal(value)?);
             } else if name.eq_ignore_ascii_case(b"content-type") && !utf8_charset(value) {
-                return None;
+                return Quick::No;
             }
         }
     }
