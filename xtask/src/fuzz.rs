@@ -8,10 +8,10 @@ use std::{
 };
 
 const FUZZ_USAGE: &str = "\
-usage: cargo xtask fuzz [TARGET] [--time SECS] [--asan] [--dev]
+usage: cargo xtask fuzz [TARGET] [--time SECS] [--jobs N] [--asan] [--dev]
 
 Runs one fuzz target, or all of them in turn, for SECS seconds each
-(default 60). Stable, no sanitizer, unless --asan: then the nightly
+(default 60), N at a time (default 1). Stable, no sanitizer, unless --asan: then the nightly
 toolchain with AddressSanitizer. --dev builds without optimisation: a
 third of the build time, a fraction of the executions (CI's smoke, whose
 build `cargo xtask cflite-build` reuses). Seeds come from corpus/TARGET (read only);
@@ -59,6 +59,7 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
     let mut time = 60u64;
     let mut asan = false;
     let mut dev = false;
+    let mut jobs = 1usize;
     let mut only = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -66,6 +67,10 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
             "--time" => match it.next().and_then(|t| t.parse().ok()) {
                 Some(t) => time = t,
                 None => return usage("--time needs a number of seconds"),
+            },
+            "--jobs" => match it.next().and_then(|t| t.parse().ok()) {
+                Some(n) => jobs = n,
+                None => return usage("--jobs needs a number"),
             },
             "--asan" => asan = true,
             "--dev" => dev = true,
@@ -99,16 +104,63 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let how = Fuzz {
+        root,
+        time,
+        asan,
+        dev,
+    };
     let mut summary = Vec::new();
-    for target in &chosen {
-        let work = root.join("fuzz/corpus").join(target);
-        if let Err(e) = fs::create_dir_all(&work) {
-            eprintln!("xtask fuzz: cannot create {}: {e}", work.display());
-            return ExitCode::FAILURE;
+    // `jobs` targets at once: each fuzzer keeps one core busy.
+    for group in chosen.chunks(jobs.max(1)) {
+        let results: Vec<Result<String, String>> = std::thread::scope(|s| {
+            let runs: Vec<_> = group
+                .iter()
+                .map(|target| s.spawn(|| how.run(target)))
+                .collect();
+            runs.into_iter()
+                .map(|r| {
+                    r.join()
+                        .unwrap_or_else(|_| Err("a fuzz run panicked".into()))
+                })
+                .collect()
+        });
+        for result in results {
+            match result {
+                Ok(line) => {
+                    eprintln!("    {line}");
+                    summary.push(line);
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::FAILURE;
+                }
+            }
         }
+    }
+    eprintln!("==> fuzz summary\n    {}", summary.join("\n    "));
+    ExitCode::SUCCESS
+}
+
+/// How `cargo xtask fuzz` runs each target.
+struct Fuzz<'a> {
+    root: &'a Path,
+    time: u64,
+    asan: bool,
+    dev: bool,
+}
+
+impl Fuzz<'_> {
+    /// Fuzzes `target` for the time given: its summary line, or what to
+    /// print when it failed.
+    fn run(&self, target: &str) -> Result<String, String> {
+        let (root, time) = (self.root, self.time);
+        let work = root.join("fuzz/corpus").join(target);
+        fs::create_dir_all(&work)
+            .map_err(|e| format!("xtask fuzz: cannot create {}: {e}", work.display()))?;
         let seeds = root.join("corpus").join(target);
         let mut cmd = Command::new("cargo");
-        if asan {
+        if self.asan {
             // A separate target dir: cargo caches a failed `-Z` probe made
             // on stable in target/.rustc_info.json.
             cmd.args([
@@ -121,7 +173,7 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
         } else {
             cmd.args(["fuzz", "run", "-s", "none"]);
         }
-        if dev {
+        if self.dev {
             cmd.arg("--dev");
         }
         cmd.arg(target)
@@ -134,40 +186,30 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
             .stderr(Stdio::piped());
         eprintln!(
             "==> fuzz {target} for {time}s ({})",
-            if asan {
+            if self.asan {
                 "nightly, AddressSanitizer"
             } else {
                 "stable, no sanitizer"
             }
         );
         let started = Instant::now();
-        let output = match cmd.output() {
-            Ok(o) => o,
-            Err(e) => {
-                eprintln!("xtask fuzz: cannot run cargo fuzz: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
+        let output = cmd
+            .output()
+            .map_err(|e| format!("xtask fuzz: cannot run cargo fuzz: {e}"))?;
         let log = String::from_utf8_lossy(&output.stderr);
         let runs = stat(&log, "stat::number_of_executed_units:");
         let secs = started.elapsed().as_secs_f64();
         if !output.status.success() {
-            eprintln!("{log}");
-            eprintln!(
-                "xtask fuzz: {target} found a failing input (see fuzz/artifacts/{target}/); \
+            return Err(format!(
+                "{log}\nxtask fuzz: {target} found a failing input (see fuzz/artifacts/{target}/); \
                  keep it with: cargo xtask fuzz-regress {target} <artifact> <name>"
-            );
-            return ExitCode::FAILURE;
+            ));
         }
-        let line = format!(
+        Ok(format!(
             "{target:<18} {runs:>10} runs in {secs:>5.0}s, {:>8.0} exec/s, no failure",
             runs as f64 / (time as f64).max(1.0)
-        );
-        eprintln!("    {line}");
-        summary.push(line);
+        ))
     }
-    eprintln!("==> fuzz summary\n    {}", summary.join("\n    "));
-    ExitCode::SUCCESS
 }
 
 fn stat(log: &str, key: &str) -> u64 {

@@ -69,8 +69,8 @@ const CI_STEPS: &[Step] = &[
         name: "fuzz smoke",
         program: "cargo",
         // Unoptimised: the build is most of this step (rpcspec whole, for
-        // case_loader), and a third as long.
-        args: &["xtask", "fuzz", "--time", "5", "--dev"],
+        // case_loader), and a third as long. Two at a time: one core each.
+        args: &["xtask", "fuzz", "--time", "5", "--dev", "--jobs", "2"],
     },
     // After the fuzz smoke step, whose build of fuzz/ it reuses.
     Step {
@@ -119,8 +119,8 @@ commands:
           cflite build),
           stopping at the first failure
   rules   regenerate docs/rules.md from the rule registry (every role) and docs/mcp.md
-  fuzz [TARGET] [--time SECS] [--asan] [--dev]
-          run the cargo-fuzz targets (all, 60 s each by default)
+  fuzz [TARGET] [--time SECS] [--jobs N] [--asan] [--dev]
+          run the cargo-fuzz targets (all, 60 s each by default, N at a time)
   bench [--mib N] [--runs N] [--reuse]
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
   fuzz-regress TARGET ARTIFACT NAME
