@@ -125,6 +125,7 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
                 })
                 .collect()
         });
+        let mut failed = false;
         for result in results {
             match result {
                 Ok(line) => {
@@ -133,9 +134,12 @@ pub fn fuzz(root: &Path, args: &[String]) -> ExitCode {
                 }
                 Err(e) => {
                     eprintln!("{e}");
-                    return ExitCode::FAILURE;
+                    failed = true;
                 }
             }
+        }
+        if failed {
+            return ExitCode::FAILURE;
         }
     }
     eprintln!("==> fuzz summary\n    {}", summary.join("\n    "));

@@ -11,7 +11,6 @@ mod package;
 
 use std::{
     env, fs,
-    os::unix::process::CommandExt,
     path::{Path, PathBuf},
     process::{Child, Command, ExitCode, Stdio},
     time::{Instant, SystemTime},
@@ -201,8 +200,9 @@ fn ci(root: &Path) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// A [`Prebuild`] running: its own process group (so that a `ci` that stops
-/// early stops all of it), its output in `target/xtask-ci/NAME.log`.
+/// A [`Prebuild`] running, its output in `target/xtask-ci/NAME.log`. It
+/// stays in `ci`'s process group, so Ctrl-C stops it with `ci`; a `ci` that
+/// stops at a failed step stops it and every process under it.
 struct Background {
     name: &'static str,
     before: &'static str,
@@ -234,7 +234,6 @@ impl Background {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
             .spawn()
             .ok()?;
         eprintln!(
@@ -286,13 +285,55 @@ impl Background {
 impl Drop for Background {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // Its whole group: cargo and the compilers under it.
-            let _ = Command::new("kill")
-                .args(["-TERM", "--", &format!("-{}", child.id())])
-                .status();
+            // The compilers under cargo first, then cargo, then the child.
+            let mut tree = descendants(child.id());
+            tree.reverse();
+            tree.push(child.id());
+            for pid in tree {
+                let _ = Command::new("kill")
+                    .args(["-TERM", &pid.to_string()])
+                    .stderr(Stdio::null())
+                    .status();
+            }
             let _ = child.wait();
         }
     }
+}
+
+/// Every process under `pid`, parents before children, from `/proc` (none
+/// where there is no `/proc`: then only the child itself is stopped).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parent_of = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parent_of.push((p, ppid));
+        }
+    }
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(
+            parent_of
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    tree.remove(0);
+    tree
 }
 
 /// Rewrites `docs/rules.md` by running the test that checks it, in write mode.
@@ -324,4 +365,56 @@ fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask has a parent directory")
         .to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A background build that is dropped stops with everything under it.
+    #[test]
+    fn dropping_a_background_build_stops_its_whole_tree() {
+        let child = Command::new("sh")
+            .args(["-c", "sleep 60 & sleep 60 & wait"])
+            .spawn()
+            .expect("sh runs");
+        let pid = child.id();
+        let mut under = Vec::new();
+        for _ in 0..100 {
+            under = descendants(pid);
+            if under.len() == 2 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(under.len(), 2, "the two sleeps under sh: {under:?}");
+        drop(Background {
+            name: "test",
+            before: "none",
+            child: Some(child),
+            log: PathBuf::new(),
+            began: SystemTime::now(),
+        });
+        // Each gone, or a zombie its parent (now gone too) left to init,
+        // within a few seconds of the signal.
+        let state = |p: u32| {
+            let stat = fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            stat.rsplit_once(')')
+                .map_or(String::new(), |(_, r)| r.trim_start().to_owned())
+        };
+        for p in under {
+            let mut now = state(p);
+            for _ in 0..200 {
+                if now.is_empty() || now.starts_with('Z') {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                now = state(p);
+            }
+            assert!(
+                now.is_empty() || now.starts_with('Z'),
+                "{p} lives on: {now}"
+            );
+        }
+    }
 }

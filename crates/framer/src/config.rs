@@ -1,5 +1,6 @@
 //! Framing policies: every choice the NDJSON, JSON Lines and RFC 7464 texts
-//! leave open is a named setting here, with a documented default.
+//! leave open is a named setting here, with a documented default; and the
+//! bounds of the Content-Length framing ([`HeaderConfig`]).
 
 /// How records are delimited.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,7 +93,7 @@ impl Config {
     ///
     /// A longer record is not buffered: its bytes are counted and dropped
     /// until its delimiter arrives, then one
-    /// [`ProblemKind::Overlong`](crate::ProblemKind::Overlong) carrying its
+    /// [`ProblemKind::Overlong`](crate::ProblemKind::Overlong)(crate::ProblemKind::Overlong) carrying its
     /// full length is reported and framing resumes with the next record. The
     /// framer therefore never holds more than `max_line_len` bytes.
     pub fn with_max_line_len(mut self, n: usize) -> Self {
@@ -158,6 +159,65 @@ impl Config {
     }
 
     /// Whether lines are checked for UTF-8 ([`Config::with_check_utf8`]).
+    pub fn check_utf8(&self) -> bool {
+        self.check_utf8
+    }
+}
+
+/// The default bound on a header block: 8 KiB, a hundred times what a
+/// `Content-Length` and a `Content-Type` take.
+pub const DEFAULT_MAX_HEADER_LEN: usize = 8 << 10;
+
+/// The bounds and checks of a [`HeaderFramer`](crate::HeaderFramer), each a `with_*` method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeaderConfig {
+    pub(crate) max_body: usize,
+    pub(crate) max_header: usize,
+    pub(crate) check_utf8: bool,
+}
+
+impl Default for HeaderConfig {
+    fn default() -> Self {
+        HeaderConfig {
+            max_body: DEFAULT_MAX_LINE_LEN,
+            max_header: DEFAULT_MAX_HEADER_LEN,
+            check_utf8: true,
+        }
+    }
+}
+
+impl HeaderConfig {
+    /// The largest body kept (default 16 MiB, as a line in NDJSON): a longer
+    /// one is counted and reported as [`ProblemKind::Overlong`](crate::ProblemKind::Overlong).
+    pub fn with_max_body(mut self, n: usize) -> Self {
+        self.max_body = n;
+        self
+    }
+
+    /// The largest header block, and the most bytes kept of what comes
+    /// between messages (default [`DEFAULT_MAX_HEADER_LEN`]).
+    pub fn with_max_header(mut self, n: usize) -> Self {
+        self.max_header = n;
+        self
+    }
+
+    /// Whether a body must be UTF-8 (default on).
+    pub fn with_check_utf8(mut self, yes: bool) -> Self {
+        self.check_utf8 = yes;
+        self
+    }
+
+    /// See [`HeaderConfig::with_max_body`].
+    pub fn max_body(&self) -> usize {
+        self.max_body
+    }
+
+    /// See [`HeaderConfig::with_max_header`].
+    pub fn max_header(&self) -> usize {
+        self.max_header
+    }
+
+    /// See [`HeaderConfig::with_check_utf8`].
     pub fn check_utf8(&self) -> bool {
         self.check_utf8
     }

@@ -6,7 +6,7 @@
 //! [`HeaderFramer`] is sans-IO and push-based like [`Framer`](crate::Framer),
 //! and reports in the same [`Event`]s: a body is a [`Line`] (its `number` is
 //! the message's, its `ending` [`Ending::Length`]); every departure from the
-//! base protocol is a [`Problem`] located at its byte offset. Any chunking of
+//! base protocol is a [`Problem`](crate::Problem) located at its byte offset. Any chunking of
 //! a stream gives the same events.
 //!
 //! What the base protocol says, and what the framer does where it is silent:
@@ -34,66 +34,8 @@
 
 use std::borrow::Cow;
 
-use crate::{DEFAULT_MAX_LINE_LEN, Ending, Event, Line, ProblemKind, problem, utf8};
-
-/// The default bound on a header block: 8 KiB, a hundred times what a
-/// `Content-Length` and a `Content-Type` take.
-pub const DEFAULT_MAX_HEADER_LEN: usize = 8 << 10;
-
-/// The bounds and checks of a [`HeaderFramer`], each a `with_*` method.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeaderConfig {
-    max_body: usize,
-    max_header: usize,
-    check_utf8: bool,
-}
-
-impl Default for HeaderConfig {
-    fn default() -> Self {
-        HeaderConfig {
-            max_body: DEFAULT_MAX_LINE_LEN,
-            max_header: DEFAULT_MAX_HEADER_LEN,
-            check_utf8: true,
-        }
-    }
-}
-
-impl HeaderConfig {
-    /// The largest body kept (default 16 MiB, as a line in NDJSON): a longer
-    /// one is counted and reported as [`ProblemKind::Overlong`].
-    pub fn with_max_body(mut self, n: usize) -> Self {
-        self.max_body = n;
-        self
-    }
-
-    /// The largest header block, and the most bytes kept of what comes
-    /// between messages (default [`DEFAULT_MAX_HEADER_LEN`]).
-    pub fn with_max_header(mut self, n: usize) -> Self {
-        self.max_header = n;
-        self
-    }
-
-    /// Whether a body must be UTF-8 (default on).
-    pub fn with_check_utf8(mut self, yes: bool) -> Self {
-        self.check_utf8 = yes;
-        self
-    }
-
-    /// See [`HeaderConfig::with_max_body`].
-    pub fn max_body(&self) -> usize {
-        self.max_body
-    }
-
-    /// See [`HeaderConfig::with_max_header`].
-    pub fn max_header(&self) -> usize {
-        self.max_header
-    }
-
-    /// See [`HeaderConfig::with_check_utf8`].
-    pub fn check_utf8(&self) -> bool {
-        self.check_utf8
-    }
-}
+pub use crate::config::{DEFAULT_MAX_HEADER_LEN, HeaderConfig};
+use crate::{Ending, Event, Line, ProblemKind, problem, utf8};
 
 /// Bytes kept up to a cap, counted beyond it.
 #[derive(Debug, Clone, Default)]
@@ -182,6 +124,11 @@ pub struct HeaderFramer {
     /// `max_header + 1` bytes).
     head: Vec<u8>,
 }
+
+/// The most header lines [`HeaderFramer::quick`] reads (peers write one to
+/// three); a longer block goes line by line. It bounds the work of reading
+/// a held block again as its lines arrive.
+const QUICK_LINES: usize = 16;
 
 /// What [`HeaderFramer::quick`] makes of the bytes at a message's start.
 enum Quick {
@@ -316,9 +263,18 @@ impl HeaderFramer {
         F: FnMut(Event<'_>),
     {
         let had = self.head.len();
-        let room = (self.config.max_header + 1).saturating_sub(had).max(1);
+        let room = self
+            .config
+            .max_header
+            .saturating_add(1)
+            .saturating_sub(had)
+            .max(1);
         let take = rest.len().min(room);
         self.head.extend_from_slice(&rest[..take]);
+        // Its lines are read again only when one more has ended.
+        if !rest[..take].contains(&b'\n') && self.head.len() <= self.config.max_header {
+            return take;
+        }
         match self.quick(&self.head) {
             Quick::Block(head, len) => {
                 // Unfinished before `rest`: it ends in `rest`.
@@ -349,7 +305,7 @@ impl HeaderFramer {
         F: FnMut(Event<'_>),
     {
         let here = self.pos;
-        let cap = self.config.max_header + 2;
+        let cap = self.config.max_header.saturating_add(2);
         let Some(end) = memchr::memchr(b'\n', rest) else {
             self.line.add(here, rest, cap);
             return rest.len();
@@ -558,6 +514,14 @@ impl HeaderFramer {
                 block.clear();
                 self.spare_block = block;
             }
+            // A first header line already over the bound: the header is.
+            None if field(&line.bytes).is_some() => {
+                self.flush_between(sink);
+                self.numbered += 1;
+                let kind = ProblemKind::HeaderOverlong { limit: max };
+                let kept = &line.bytes[..line.bytes.len().min(max)];
+                sink(problem(kind, self.numbered, line.start, kept));
+            }
             None => {
                 self.between.add(line.start, &line.bytes, max);
                 self.between.len += line.len - line.bytes.len() as u64;
@@ -639,7 +603,7 @@ impl HeaderFramer {
             }
         }
         let (mut at, mut len) = (0, None);
-        loop {
+        for _ in 0..QUICK_LINES {
             let Some(end) = memchr::memchr(b'\n', &bytes[at..]).map(|i| at + i) else {
                 return if bytes.len() <= max {
                     Quick::Unfinished
@@ -669,6 +633,7 @@ impl HeaderFramer {
                 return Quick::No;
             }
         }
+        Quick::No
     }
 
     fn flush_between<F>(&mut self, sink: &mut F)
@@ -704,20 +669,25 @@ fn field(text: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((name, &value[start..end]))
 }
 
-/// Where a header block starts in a line read outside one: at its start if
-/// the line is a field ended by `\r\n`; else at the first `Content-Length:`
-/// in it (any case), if what follows is a field. So a log line written to
-/// stdout (`WARN: …\n`) is not taken for a header, and a header written
-/// right after one is still found.
+/// Where a header block starts in a line read outside one: at the first
+/// `Content-Length: N` in it (any case, N a number) that does not end a
+/// longer header name (`X-Content-Length`), if there is one; else at its
+/// start if the line is a field ended by `\r\n`. So a log line written to
+/// stdout (`WARN: …\n`, `error: bad content-length: x\n`) is not taken for
+/// a header, and a header written right after stray bytes (`ready`, a body
+/// longer than its length said) is still found.
 fn field_start(text: &[u8], crlf: bool) -> Option<usize> {
-    if crlf && field(text).is_some() {
-        return Some(0);
-    }
     const NAME: &[u8] = b"content-length:";
-    let at = text
+    let found = text
         .windows(NAME.len())
-        .position(|w| w.eq_ignore_ascii_case(NAME))?;
-    field(&text[at..]).map(|_| at)
+        .position(|w| w.eq_ignore_ascii_case(NAME))
+        .filter(|&at| at == 0 || text[at - 1] != b'-')
+        .filter(|&at| field(&text[at..]).is_some_and(|(_, value)| decimal(value).is_some()));
+    match found {
+        Some(at) => Some(at),
+        None if crlf && field(text).is_some() => Some(0),
+        None => None,
+    }
 }
 
 /// RFC 9110's `tchar`.

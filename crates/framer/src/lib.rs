@@ -30,9 +30,11 @@ use std::borrow::Cow;
 
 #[cfg(feature = "tokio-util")]
 pub use codec::FramerCodec;
-pub use config::{BlankLines, Bom, Config, DEFAULT_MAX_LINE_LEN, Mode};
+pub use config::{
+    BlankLines, Bom, Config, DEFAULT_MAX_HEADER_LEN, DEFAULT_MAX_LINE_LEN, HeaderConfig, Mode,
+};
 pub use event::{Ending, Event, Line, Problem, ProblemKind};
-pub use headers::{DEFAULT_MAX_HEADER_LEN, HeaderConfig, HeaderFramer};
+pub use headers::HeaderFramer;
 #[cfg(feature = "json")]
 pub use json::{JsonError, encode, encode_to_vec};
 

@@ -15,8 +15,7 @@ fn frame(stream: &[u8]) -> String {
     render(&frame_headers(HeaderConfig::default(), stream))
 }
 
-/// Frames `stream` cut before each offset of `cuts`, checking after every
-/// push that nothing past the bounds is held.
+/// Frames `stream` cut before each offset of `cuts`.
 fn frame_split(config: &HeaderConfig, stream: &[u8], cuts: &[usize]) -> Vec<Event<'static>> {
     let mut framer = HeaderFramer::new(config.clone());
     let mut events = Vec::new();
@@ -110,6 +109,18 @@ fn each_problem_of_the_base_protocol_is_reported_where_it_is() {
             b"{}Content-Length: 2\r\n\r\n{}",
             "PROB  1 @0   Between { len: 2 } \"{}\"\nline  1 @23  Length \"{}\"\n",
         ),
+        (
+            b"readyContent-Length: 2\r\n\r\n{}",
+            "PROB  1 @0   Between { len: 5 } \"ready\"\nline  1 @26  Length \"{}\"\n",
+        ),
+        (
+            b"error: bad content-length: x\nContent-Length: 2\r\n\r\n{}",
+            "PROB  1 @0   Between { len: 29 } \"error: bad content-length: x\\n\"\nline  1 @50  Length \"{}\"\n",
+        ),
+        (
+            b"X-Content-Length: 5\r\nContent-Length: 2\r\n\r\n{}",
+            "line  1 @42  Length \"{}\"\n",
+        ),
         (b"Content-Length: 0\r\n\r\n", "line  1 @21  Length \"\"\n"),
         (
             b"Content-Length: 2 \r\n\r\n{}",
@@ -142,9 +153,27 @@ fn bounds_hold_on_a_huge_body_and_an_endless_header() {
     assert!(matches!(
         &events[0],
         Event::Problem(Problem { kind: ProblemKind::HeaderOverlong { limit: 32 }, offset: 0, bytes, .. })
-            if bytes.len() <= 32 + 19
+            if bytes.len() <= 32
     ));
     assert!(matches!(&events[1], Event::Line(l) if &*l.bytes == b"{}"));
+    // A first header line over the bound is an over-long header too.
+    let mut long = b"Content-Length: 2".to_vec();
+    long.extend([b' '; 40]);
+    long.extend(b"\r\n\r\n{}");
+    let events = frame_headers(HeaderConfig::default().with_max_header(32), &long);
+    assert!(
+        matches!(
+            &events[0],
+            Event::Problem(Problem { kind: ProblemKind::HeaderOverlong { limit: 32 }, offset: 0, bytes, .. })
+                if bytes.len() <= 32
+        ),
+        "{}",
+        render(&events)
+    );
+    // No bound at all is a bound too.
+    let config = HeaderConfig::default().with_max_header(usize::MAX);
+    let events = frame_split(&config, &encode_message(b"[]"), &[3, 9]);
+    assert!(matches!(&events[..], [Event::Line(l)] if &*l.bytes == b"[]"));
 }
 
 /// One message as a peer may write it: the header's spelling, extra

@@ -291,7 +291,15 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 line: number,
                 offset,
                 rule: RuleRef::from_rule(&rules::JSON_PARSE),
-                message: format!("{e} (byte {} of the line)", e.offset()),
+                message: format!(
+                    "{e} (byte {} of the {})",
+                    e.offset(),
+                    if self.opts.content_length {
+                        "message"
+                    } else {
+                        "line"
+                    }
+                ),
             };
             self.emit(&finding);
         }
