@@ -211,17 +211,7 @@ impl fmt::Display for ProblemKind {
                 len,
                 limit,
                 terminated,
-            } => {
-                let end = if terminated {
-                    ""
-                } else {
-                    " before the stream ended"
-                };
-                write!(
-                    f,
-                    "line of {len} bytes{end} exceeds the limit of {limit} bytes"
-                )
-            }
+            } => overlong(f, "line", len, limit, terminated),
             ProblemKind::Truncated => f.write_str("stream ended inside a line (no final newline)"),
             ProblemKind::RecordCut => {
                 f.write_str("record cut by the next record separator before its newline")
@@ -272,6 +262,25 @@ impl Problem<'_> {
     }
 }
 
+/// [`ProblemKind::Overlong`] said of a record called `noun`.
+fn overlong(
+    f: &mut fmt::Formatter<'_>,
+    noun: &str,
+    len: u64,
+    limit: usize,
+    terminated: bool,
+) -> fmt::Result {
+    let end = if terminated {
+        ""
+    } else {
+        " before the stream ended"
+    };
+    write!(
+        f,
+        "{noun} of {len} bytes{end} exceeds the limit of {limit} bytes"
+    )
+}
+
 struct DisplayAs<'s, 'a> {
     problem: &'s Problem<'a>,
     noun: &'s str,
@@ -288,17 +297,7 @@ impl fmt::Display for DisplayAs<'_, '_> {
                 len,
                 limit,
                 terminated,
-            } => {
-                let end = if terminated {
-                    ""
-                } else {
-                    " before the stream ended"
-                };
-                write!(
-                    f,
-                    "{noun} of {len} bytes{end} exceeds the limit of {limit} bytes"
-                )?
-            }
+            } => overlong(f, noun, len, limit, terminated)?,
             kind => write!(f, "{kind}")?,
         }
         let bytes = &p.bytes;

@@ -4,6 +4,8 @@ use arbitrary::{Result, Unstructured};
 use rpcspec_framer::headers::{encode_message, frame_headers};
 use rpcspec_framer::{Event, HeaderConfig, HeaderFramer, ProblemKind};
 
+use crate::{chunk_sizes, cut};
+
 /// An arbitrary configuration, with small bounds likely.
 fn config(u: &mut Unstructured<'_>) -> Result<HeaderConfig> {
     let config = HeaderConfig::default().with_check_utf8(u.arbitrary()?);
@@ -21,23 +23,14 @@ fn config(u: &mut Unstructured<'_>) -> Result<HeaderConfig> {
 pub fn headers_chunks(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(config) = config(&mut u) else { return };
-    let Ok(sizes) = (0..u.int_in_range(1..=8).unwrap_or(1))
-        .map(|_| u.int_in_range(1usize..=64))
-        .collect::<Result<Vec<usize>>>()
-    else {
+    let Ok(sizes) = chunk_sizes(&mut u) else {
         return;
     };
     let stream = u.take_rest();
     let mut framer = HeaderFramer::new(config.clone());
     let mut events = Vec::new();
-    let mut rest = stream;
-    for size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (chunk, tail) = rest.split_at((*size).min(rest.len()));
+    for chunk in cut(stream, &sizes) {
         framer.push(chunk, |e| events.push(e.into_owned()));
-        rest = tail;
     }
     framer.finish(|e| events.push(e.into_owned()));
     let whole = frame_headers(config.clone(), stream);

@@ -70,6 +70,26 @@ fn config(u: &mut Unstructured<'_>) -> Result<Config> {
         .with_check_utf8(u.arbitrary()?))
 }
 
+/// An arbitrary chunking: 1 to 8 sizes of 1 to 64 bytes, used in turn.
+fn chunk_sizes(u: &mut Unstructured<'_>) -> Result<Vec<usize>> {
+    (0..u.int_in_range(1..=8).unwrap_or(1))
+        .map(|_| u.int_in_range(1usize..=64))
+        .collect()
+}
+
+/// `stream` cut into chunks of `sizes`, in turn, until it is used up.
+fn cut<'s>(stream: &'s [u8], sizes: &'s [usize]) -> impl Iterator<Item = &'s [u8]> {
+    let mut rest = stream;
+    sizes.iter().cycle().map_while(move |&size| {
+        if rest.is_empty() {
+            return None;
+        }
+        let (chunk, tail) = rest.split_at(size.min(rest.len()));
+        rest = tail;
+        Some(chunk)
+    })
+}
+
 /// Owned events of `stream` framed in one chunk.
 fn frame_whole(config: &Config, stream: &[u8]) -> Vec<Event<'static>> {
     rpcspec_framer::frame(config, stream)
@@ -82,21 +102,13 @@ fn frame_whole(config: &Config, stream: &[u8]) -> Vec<Event<'static>> {
 pub fn framer_chunks(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(config) = config(&mut u) else { return };
-    let Ok(sizes) = (0..u.int_in_range(1..=8).unwrap_or(1))
-        .map(|_| u.int_in_range(1usize..=64))
-        .collect::<Result<Vec<usize>>>()
-    else {
+    let Ok(sizes) = chunk_sizes(&mut u) else {
         return;
     };
     let stream = u.take_rest();
     let mut framer = Framer::new(config.clone());
     let mut events = Vec::new();
-    let mut rest = stream;
-    for size in sizes.iter().cycle() {
-        if rest.is_empty() {
-            break;
-        }
-        let (chunk, tail) = rest.split_at((*size).min(rest.len()));
+    for chunk in cut(stream, &sizes) {
         framer.push(chunk, |e| events.push(e.into_owned()));
         assert!(
             framer.buffer_capacity() <= config.max_line_len(),
@@ -104,7 +116,6 @@ pub fn framer_chunks(data: &[u8]) {
             framer.buffer_capacity(),
             config.max_line_len()
         );
-        rest = tail;
     }
     framer.finish(|e| events.push(e.into_owned()));
     assert_eq!(events, frame_whole(&config, stream), "chunks {sizes:?}");
