@@ -68,7 +68,6 @@ const DEBT: &[(&str, &str)] = &[
     // framing when a second one can be spoken to them (issue 33).
     ("framer-outside-capture", "runner/src/client/reference.rs"),
     ("framer-outside-capture", "runner/src/mcp/reference/io.rs"),
-    ("framer-outside-capture", "runner/src/server/serve.rs"),
     ("glob-import", "matcher/src/session/refusal.rs"),
     ("glob-import", "matcher/src/session/reply.rs"),
     ("glob-import", "runner/src/decoder/mod.rs"),

@@ -62,6 +62,15 @@ impl Framing {
         }
     }
 
+    /// What one of its records is called: a `line` in NDJSON, a `message`
+    /// in Content-Length framing.
+    pub fn noun(&self) -> &'static str {
+        match self {
+            Framing::Ndjson(_) => "line",
+            Framing::ContentLength(_) => "message",
+        }
+    }
+
     /// The rule of the registry a problem in this framing breaks.
     pub fn rule(&self, kind: ProblemKind) -> &'static Rule {
         match self {
@@ -82,6 +91,16 @@ impl Framing {
             }
             Framing::ContentLength(_) => rpcspec_framer::headers::encode_message(message),
         }
+    }
+}
+
+impl Framing {
+    /// Whether `bytes`, read from the start of a stream, end where a
+    /// message ends (nothing of one is left unfinished).
+    pub fn ends_message(&self, bytes: &[u8]) -> bool {
+        let mut capture = Capture::new(self.clone());
+        capture.push(bytes, Duration::ZERO, |_| {});
+        capture.at_boundary()
     }
 }
 

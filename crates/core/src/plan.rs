@@ -5,6 +5,8 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use rpcspec_matcher::UnknownName;
 
+use crate::capture::Framing;
+
 /// The bytes of a step.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Send {
@@ -69,17 +71,40 @@ impl Plan {
         }
     }
 
-    /// The writes for one step. Raw bytes keep their own chunking under
-    /// `whole` and `crlf` (with [`SPLIT_PAUSE`] between chunks), and their
-    /// own line endings under every plan.
+    /// The writes for one step in NDJSON ([`Plan::writes_in`]).
     pub fn writes(self, send: &Send) -> Vec<Write> {
-        let (pieces, raw): (Vec<Vec<u8>>, bool) = match send {
-            Send::Lines(lines) => {
+        self.writes_in(send, &Framing::ndjson())
+    }
+
+    /// Whether the plan means something in `framing`: `crlf` is a line
+    /// ending, NDJSON's alone (a Content-Length header always ends in
+    /// `\r\n`).
+    pub fn applies_to(self, framing: &Framing) -> bool {
+        self != Plan::Crlf || matches!(framing, Framing::Ndjson(_))
+    }
+
+    /// The writes for one step, its messages framed by `framing`. Raw
+    /// bytes keep their own chunking under `whole` and `crlf` (with
+    /// [`SPLIT_PAUSE`] between chunks), and their own framing under every
+    /// plan. In Content-Length framing, `split` cuts each message inside
+    /// its header, between header and body, and inside the body (in a
+    /// multi-byte character when it holds one); `crlf`, which does not
+    /// apply there ([`Plan::applies_to`]), writes as `whole` does.
+    pub fn writes_in(self, send: &Send, framing: &Framing) -> Vec<Write> {
+        let (pieces, raw): (Vec<Vec<u8>>, bool) = match (send, framing) {
+            (Send::Lines(lines), Framing::Ndjson(_)) => {
                 let ending: &[u8] = if self == Plan::Crlf { b"\r\n" } else { b"\n" };
                 let lines = lines.iter().map(|l| [l.as_slice(), ending].concat());
                 (lines.collect(), false)
             }
-            Send::Raw(chunks) => (chunks.clone(), true),
+            (Send::Lines(lines), Framing::ContentLength(_)) => {
+                let messages: Vec<Vec<u8>> = lines.iter().map(|l| framing.encode(l)).collect();
+                if self == Plan::Split {
+                    return cut_at(&messages, header_cuts, SPLIT_PAUSE);
+                }
+                (messages, false)
+            }
+            (Send::Raw(chunks), _) => (chunks.clone(), true),
         };
         let (how, pause) = match self {
             // A raw step's own chunks are meant as separate reads: the
@@ -176,6 +201,45 @@ pub fn cut(messages: &[Vec<u8>], how: Cut, pause: Duration) -> Vec<Write> {
     }
 }
 
+/// Each message cut before each of the offsets `points` gives for it
+/// (in order, inside it), the pause between the pieces of one message.
+fn cut_at(
+    messages: &[Vec<u8>],
+    points: impl Fn(&[u8]) -> Vec<usize>,
+    pause: Duration,
+) -> Vec<Write> {
+    let mut out = Vec::new();
+    for m in messages {
+        let mut start = 0;
+        for end in points(m).into_iter().chain([m.len()]) {
+            if end > start && end <= m.len() {
+                let pause = if start == 0 { Duration::ZERO } else { pause };
+                out.push(Write {
+                    pause,
+                    bytes: m[start..end].to_vec(),
+                });
+                start = end;
+            }
+        }
+    }
+    out
+}
+
+/// Where `split` cuts a Content-Length message: inside the header's
+/// name (after `Content-`), where the body starts, and inside the body:
+/// within its first multi-byte UTF-8 character, else at its middle.
+fn header_cuts(message: &[u8]) -> Vec<usize> {
+    let body = message
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(message.len(), |p| p + 4);
+    let inside = message[body..]
+        .iter()
+        .position(|b| *b >= 0xC0)
+        .map_or((message.len() - body) / 2, |p| p + 1);
+    vec![8.min(body), body, body + inside]
+}
+
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -234,6 +298,63 @@ mod tests {
         assert_eq!(bytes(&split), [&b"["[..], b"1", b"]\n", b"{", b"}", b"\n"]);
         assert_eq!(split[1].pause, SPLIT_PAUSE);
         assert_eq!(split[3].pause, Duration::ZERO);
+    }
+
+    #[test]
+    fn content_length_plans_frame_each_message_and_cut_it_where_readers_break() {
+        let framing = Framing::content_length();
+        let send = Send::Lines(vec!["[\"é\"]".as_bytes().to_vec(), b"{}".to_vec()]);
+        let framed = [
+            &b"Content-Length: 6\r\n\r\n[\"\xC3\xA9\"]"[..],
+            b"Content-Length: 2\r\n\r\n{}",
+        ];
+        let whole = Plan::Whole.writes_in(&send, &framing);
+        assert_eq!(bytes(&whole), framed);
+        assert_eq!(
+            bytes(&Plan::Coalesced.writes_in(&send, &framing)),
+            [framed.concat()]
+        );
+        for plan in ALL_PLANS {
+            let all: Vec<u8> = plan
+                .writes_in(&send, &framing)
+                .into_iter()
+                .flat_map(|w| w.bytes)
+                .collect();
+            assert_eq!(all, framed.concat(), "{plan}");
+        }
+        assert_eq!(
+            Plan::Bytewise.writes_in(&send, &framing).len(),
+            framed.concat().len()
+        );
+        let split = Plan::Split.writes_in(&send, &framing);
+        assert_eq!(
+            bytes(&split),
+            [
+                &b"Content-"[..],
+                b"Length: 6\r\n\r\n",
+                b"[\"\xC3",
+                b"\xA9\"]",
+                b"Content-",
+                b"Length: 2\r\n\r\n",
+                b"{",
+                b"}",
+            ]
+        );
+        assert_eq!(split[1].pause, SPLIT_PAUSE);
+        assert_eq!(split[4].pause, Duration::ZERO);
+        assert!(!Plan::Crlf.applies_to(&framing));
+        assert!(ALL_PLANS.iter().all(|p| p.applies_to(&Framing::ndjson())));
+    }
+
+    #[test]
+    fn a_stream_ends_a_message_only_where_its_framing_says() {
+        let lines = Framing::ndjson();
+        assert!(lines.ends_message(b"") && lines.ends_message(b"{}\n"));
+        assert!(!lines.ends_message(b"{}"));
+        let headers = Framing::content_length();
+        assert!(headers.ends_message(b"Content-Length: 2\r\n\r\n{}"));
+        assert!(!headers.ends_message(b"Content-Length: 2\r\n\r\n{"));
+        assert!(!headers.ends_message(b"Content-Length: 2\r\n"));
     }
 
     #[test]

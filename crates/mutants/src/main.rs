@@ -12,6 +12,7 @@ use std::{
     time::Duration,
 };
 
+use rpcspec::capture::Framing;
 use rpcspec::serve::{self, INVALID_REQUEST, Input, PARSE_ERROR, error, respond};
 use rpcspec_framer::{BlankLines, Config, Event, Framer, ProblemKind};
 use serde_json::Value;
@@ -120,27 +121,37 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
     let config = Config::default();
     match name {
         "reference" => serve::run(input, output),
-        "reference-nesting-limit" => serve::run_with(input, output, config, |input| match input {
-            Input::Line(line) if nesting(line) > 100 => Some(error(PARSE_ERROR, "null")),
-            other => reference(other),
-        }),
+        "reference-nesting-limit" => serve::run_with(
+            input,
+            output,
+            Framing::Ndjson(config.clone()),
+            |input| match input {
+                Input::Line(line) if nesting(line) > 100 => Some(error(PARSE_ERROR, "null")),
+                other => reference(other),
+            },
+        ),
         "reference-out-of-order" => {
             let mut workers = Vec::new();
             let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-            serve::run_with(input, io::sink(), config, |input| {
-                let reply = reference(input)?;
-                // xorshift: a pause of 0-7 ms per reply.
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let pause = Duration::from_millis(state % 8);
-                workers.push(thread::spawn(move || {
-                    thread::sleep(pause);
-                    let mut out = io::stdout().lock();
-                    let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
-                }));
-                None
-            })?;
+            serve::run_with(
+                input,
+                io::sink(),
+                Framing::Ndjson(config.clone()),
+                |input| {
+                    let reply = reference(input)?;
+                    // xorshift: a pause of 0-7 ms per reply.
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let pause = Duration::from_millis(state % 8);
+                    workers.push(thread::spawn(move || {
+                        thread::sleep(pause);
+                        let mut out = io::stdout().lock();
+                        let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
+                    }));
+                    None
+                },
+            )?;
             for w in workers {
                 let _ = w.join();
             }
@@ -217,22 +228,25 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             writeln!(output, "mutant server listening on stdio")?;
             serve::run(input, output)
         }
-        "rejects-crlf" => {
-            serve::run_with(
-                input,
-                output,
-                config.with_strip_cr(false),
-                |input| match input {
-                    Input::Line(line) if line.ends_with('\r') => Some(error(PARSE_ERROR, "null")),
-                    other => reference(other),
-                },
-            )
-        }
-        "dies-on-invalid-json" => serve::run_with(input, output, config, |input| match input {
-            Input::Line(line) if serde_json::from_str::<Value>(line).is_ok() => respond(line),
-            _ => std::process::exit(1),
-        }),
-        other => serve::run_with(input, output, config, |input| {
+        "rejects-crlf" => serve::run_with(
+            input,
+            output,
+            Framing::Ndjson(config.with_strip_cr(false)),
+            |input| match input {
+                Input::Line(line) if line.ends_with('\r') => Some(error(PARSE_ERROR, "null")),
+                other => reference(other),
+            },
+        ),
+        "dies-on-invalid-json" => serve::run_with(
+            input,
+            output,
+            Framing::Ndjson(config.clone()),
+            |input| match input {
+                Input::Line(line) if serde_json::from_str::<Value>(line).is_ok() => respond(line),
+                _ => std::process::exit(1),
+            },
+        ),
+        other => serve::run_with(input, output, Framing::Ndjson(config.clone()), |input| {
             let Input::Line(line) = input else {
                 return reference(input);
             };

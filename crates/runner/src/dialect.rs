@@ -10,6 +10,9 @@ use rpcspec_matcher::Dialect;
 pub fn dialect_named(name: &str) -> Option<(Dialect, String)> {
     match name {
         "codex" => Some((Dialect::Lenient, "codex".to_owned())),
+        // A language server: JSON-RPC 2.0 in Content-Length framing, after
+        // LSP's initialize handshake.
+        "lsp" => Some((Dialect::Jsonrpc2, "lsp".to_owned())),
         // MCP pinned to a revision (`mcp@2025-11-25`): the MCP handshake.
         pinned
             if pinned
@@ -23,4 +26,15 @@ pub fn dialect_named(name: &str) -> Option<(Dialect, String)> {
 }
 
 /// Every name [`dialect_named`] knows.
-pub const DIALECTS: &[&str] = &["jsonrpc2", "lenient", "codex", "mcp", "claude", "events"];
+pub const DIALECTS: &[&str] = &[
+    "jsonrpc2", "lenient", "codex", "mcp", "lsp", "claude", "events",
+];
+
+/// The framing a dialect's peers speak, by its handshake's name: a language
+/// server's is Content-Length (LSP 3.17, Base Protocol), every other's NDJSON.
+pub fn framing_of(handshake: &str) -> crate::capture::Framing {
+    match handshake {
+        "lsp" => crate::capture::Framing::content_length(),
+        _ => crate::capture::Framing::ndjson(),
+    }
+}

@@ -17,6 +17,7 @@ pub mod client;
 pub mod decoder;
 pub mod dialect;
 pub mod fuzz;
+pub mod lsp;
 pub mod matrix;
 pub mod mcp;
 pub mod producer;

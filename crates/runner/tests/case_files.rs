@@ -184,6 +184,36 @@ expect_none = true
         says: "unknown write plan `sideways`",
     },
     Broken {
+        what: "unknown framing",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+framing = "lines"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "unknown framing `lines` (known: ndjson, content-length)",
+    },
+    Broken {
+        what: "a case of an unknown dialect",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+dialect = "lps"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "unknown dialect `lps`",
+    },
+    Broken {
         what: "unknown level",
         text: r#"[[case]]
 name = "x"
@@ -502,7 +532,7 @@ expect_none = true
 
     let shipped = cases::builtin_preambles().expect("the shipped preambles load");
     let dialects: Vec<&str> = shipped.iter().map(|p| p.dialect.as_str()).collect();
-    assert_eq!(dialects, ["mcp", "codex"]);
+    assert_eq!(dialects, ["mcp", "codex", "lsp"]);
     let from_disk = cases::preambles_dir(&spec_cases_dir()).expect("spec-cases/ loads");
     assert_eq!(from_disk.len(), shipped.len());
 }

@@ -7,9 +7,10 @@
 use std::{collections::BTreeSet, time::Duration};
 
 use rpcspec::{
+    capture::Framing,
     cases,
     exec::{RunOptions, dialect_named},
-    plan::ALL_PLANS,
+    plan::{ALL_PLANS, Plan},
     report::{CaseResult, Verdict},
     run_suite,
     target::Target,
@@ -18,11 +19,19 @@ use rpcspec::{
 const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
 
 fn run(dialect: &str, server: &str) -> Vec<CaseResult> {
+    let framing = rpcspec::dialect::framing_of(dialect_named(dialect).unwrap().1.as_str());
+    run_in(dialect, server, framing)
+}
+
+/// The suite of `dialect` in `framing`, against the reference of `server`
+/// speaking it.
+fn run_in(dialect: &str, server: &str, framing: Framing) -> Vec<CaseResult> {
     let (matcher, handshake) = dialect_named(dialect).expect("a known dialect");
     let opts = RunOptions {
         timeout: Duration::from_secs(5),
         dialect: matcher,
         handshake: Some(handshake),
+        framing: framing.clone(),
         ..RunOptions::default()
     };
     let target = Target {
@@ -31,10 +40,19 @@ fn run(dialect: &str, server: &str) -> Vec<CaseResult> {
             "serve".into(),
             "--dialect".into(),
             server.into(),
+            "--framing".into(),
+            framing.name().into(),
         ],
     };
     let all = cases::builtin().unwrap();
-    run_suite(&all, &ALL_PLANS, &target, &opts, 4, &|_, _| {})
+    run_suite(&all, &plans(&framing), &target, &opts, 4, &|_, _| {})
+}
+
+fn plans(framing: &Framing) -> Vec<Plan> {
+    ALL_PLANS
+        .into_iter()
+        .filter(|p| p.applies_to(framing))
+        .collect()
 }
 
 fn ids(results: &[CaseResult], verdict: Verdict) -> BTreeSet<&str> {
@@ -47,9 +65,23 @@ fn ids(results: &[CaseResult], verdict: Verdict) -> BTreeSet<&str> {
 
 #[track_caller]
 fn passes(dialect: &str, skipped: &[&str]) {
-    let results = run(dialect, dialect);
+    let framing = rpcspec::dialect::framing_of(dialect_named(dialect).unwrap().1.as_str());
+    passes_in(dialect, framing, skipped);
+}
+
+#[track_caller]
+fn passes_in(dialect: &str, framing: Framing, skipped: &[&str]) {
+    let results = run_in(dialect, dialect, framing.clone());
     let all = cases::builtin().unwrap();
-    let expected: usize = all.iter().map(|c| c.plans.len()).sum();
+    let expected: usize = all
+        .iter()
+        .map(|c| {
+            c.plans
+                .iter()
+                .filter(|p| plans(&framing).contains(p))
+                .count()
+        })
+        .sum();
     assert_eq!(results.len(), expected, "{dialect}: every (case, plan) ran");
     let bad: Vec<String> = results
         .iter()
@@ -78,6 +110,58 @@ fn passes(dialect: &str, skipped: &[&str]) {
 #[test]
 fn the_jsonrpc2_reference_passes_every_case() {
     passes("jsonrpc2", &[]);
+}
+
+/// The same cases framed by `Content-Length` headers: framing is a layer
+/// under the cases, and the NDJSON line cases are N/A there.
+#[test]
+fn the_jsonrpc2_reference_passes_every_case_in_content_length_framing() {
+    passes_in("jsonrpc2", Framing::content_length(), &[]);
+}
+
+/// No LSP request both succeeds on every server and leaves it as it was,
+/// so the cases that need a successful call with params are SKIPPED (a
+/// target file's `[call]` gives them one).
+#[test]
+fn the_lsp_reference_passes_every_case() {
+    passes(
+        "lsp",
+        &[
+            "jsonrpc/envelope/result-object-shape",
+            "jsonrpc/params/names-case-sensitive",
+            "jsonrpc/params/wrong-arity",
+        ],
+    );
+}
+
+/// In LSP, what its base protocol rules out is N/A: ids that are not
+/// 32-bit integers or strings, the §7 example methods, NDJSON's lines; its
+/// batches and its own cases run.
+#[test]
+fn in_lsp_only_what_the_protocol_rules_out_is_not_applicable() {
+    let results = run("lsp", "lsp");
+    let na = ids(&results, Verdict::NotApplicable);
+    for id in [
+        "jsonrpc/ids/null",
+        "jsonrpc/ids/fractional",
+        "jsonrpc/ids/big-integer",
+        "jsonrpc/examples/positional-params",
+        "framing/lines/split-writes",
+    ] {
+        assert!(na.contains(id), "{id} is N/A in LSP: {na:?}");
+    }
+    for id in [
+        "jsonrpc/examples/empty-batch",
+        "jsonrpc/ids/number",
+        "framing/content-length/length-in-bytes",
+        "lsp/lifecycle/request-before-initialize",
+    ] {
+        assert!(!na.contains(id), "{id} runs in LSP");
+    }
+    let jsonrpc2 = run("jsonrpc2", "jsonrpc2");
+    let elsewhere = ids(&jsonrpc2, Verdict::NotApplicable);
+    assert!(elsewhere.contains("lsp/lifecycle/dollar-request"));
+    assert!(elsewhere.contains("framing/content-length/two-in-one-write"));
 }
 
 #[test]
@@ -128,14 +212,27 @@ fn in_mcp_only_what_the_protocol_rules_out_is_not_applicable() {
 /// A JSON-RPC server knows no `initialize`, a Codex one refuses MCP's
 /// `ping` before its own handshake, an MCP one writes `"jsonrpc"` where
 /// the lenient reference would not need it but refuses `account/read`.
+/// A language server answers -32002 to all that comes before `initialize`:
+/// the probe cases take any error, so there the calls fail.
 #[test]
 fn a_reference_fails_another_dialects_suite() {
-    for (dialect, server) in [("mcp", "jsonrpc2"), ("codex", "lenient"), ("mcp", "codex")] {
-        let results = run(dialect, server);
-        let failed = ids(&results, Verdict::Fail).len();
+    let cl = Framing::content_length;
+    for (dialect, server, framing, least) in [
+        ("mcp", "jsonrpc2", Framing::ndjson(), 10),
+        ("codex", "lenient", Framing::ndjson(), 10),
+        ("mcp", "codex", Framing::ndjson(), 10),
+        // No lifecycle: `initialize` is an unknown method.
+        ("lsp", "jsonrpc2", cl(), 10),
+        ("jsonrpc2", "lsp", cl(), 5),
+    ] {
+        let results = run_in(dialect, server, framing);
+        let failed = ids(&results, Verdict::Fail);
         assert!(
-            failed > 10,
-            "the {server} reference under the {dialect} suite: only {failed} cases failed"
+            failed.len() >= least,
+            "the {server} reference under the {dialect} suite: only {} cases failed",
+            failed.len()
         );
     }
+    let results = run_in("jsonrpc2", "lsp", cl());
+    assert!(ids(&results, Verdict::Fail).contains("jsonrpc/examples/positional-params"));
 }

@@ -100,6 +100,10 @@ pub(crate) struct ServeArgs {
     /// two a page; the prompt greet), mcp@REVISION (that revision only).
     #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
     pub(crate) dialect: String,
+    /// How the reference server frames messages (`--role server`):
+    /// `ndjson` or `content-length` (default: the dialect's).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) framing: Option<StreamFraming>,
     /// With `--profile claude`: `stdio` makes the reference ask its host
     /// for permission to use a tool with a `control_request`, as Claude
     /// Code's flag of that name does.
@@ -237,6 +241,12 @@ pub(crate) struct RunArgs {
     /// requiring one are SKIPPED (`rpcspec list` shows what each requires).
     #[arg(long = "without", value_name = "FEATURE", value_delimiter = ',')]
     pub(crate) without: Vec<String>,
+    /// How messages are framed both ways (server role): `ndjson`, one per
+    /// line, or `content-length`, `Content-Length: N` headers and N bytes
+    /// (the LSP base protocol). Default: the dialect's (`lsp`:
+    /// content-length; every other: ndjson).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) framing: Option<StreamFraming>,
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub(crate) format: Format,
@@ -391,13 +401,23 @@ pub(crate) struct CheckArgs {
     pub(crate) format: TextFormat,
 }
 
-/// How `check` reads messages out of a stream.
+/// How messages are cut out of a stream.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum StreamFraming {
     /// One JSON text per line.
     Ndjson,
     /// `Content-Length` headers (the LSP base protocol).
     ContentLength,
+}
+
+impl StreamFraming {
+    /// The framing, with its defaults.
+    pub(crate) fn framing(self) -> rpcspec::capture::Framing {
+        match self {
+            StreamFraming::Ndjson => rpcspec::capture::Framing::ndjson(),
+            StreamFraming::ContentLength => rpcspec::capture::Framing::content_length(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

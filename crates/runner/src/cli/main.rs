@@ -64,10 +64,24 @@ fn serve_cmd(args: ServeArgs) -> u8 {
     let (input, output) = (io::stdin().lock(), io::stdout().lock());
     let served = match args.role {
         Role::Server => match serve::Flavor::named(&args.dialect) {
+            Some(serve::Flavor::Mcp(_))
+                if args.framing == Some(args::StreamFraming::ContentLength) =>
+            {
+                return fail("the reference MCP server speaks NDJSON only (MCP's stdio transport)");
+            }
             Some(flavor) => {
                 // The MCP reference reads stdin on a thread of its own.
                 drop(input);
-                serve::serve_stdio(flavor, output)
+                let framing = match args.framing {
+                    Some(f) => f.framing(),
+                    None => rpcspec::dialect::framing_of(&args.dialect),
+                };
+                // A language server exits with the status its client's
+                // `exit` calls for.
+                match serve::serve_stdio(flavor, framing, output) {
+                    Ok(Some(status)) => return u8::try_from(status).unwrap_or(1),
+                    other => other.map(|_| ()),
+                }
             }
             None => {
                 return fail(&format!(
@@ -190,7 +204,7 @@ fn list(args: ListArgs) -> u8 {
         Vec::new()
     };
     let listings = match args.role {
-        Role::Server => list_role(&servers_listed(mcp), &args),
+        Role::Server => list_servers(&servers_listed(mcp), &args),
         Role::Producer => Producers::new(
             &args.profile,
             &[],
@@ -239,6 +253,29 @@ fn list(args: ListArgs) -> u8 {
 }
 
 /// The cases of `role` the arguments select, as `list` shows them.
+/// The server cases selected, and with `--dialect`, only those that apply
+/// in that dialect (in its own framing).
+fn list_servers(role: &Servers, args: &ListArgs) -> Result<Vec<Listing>, u8> {
+    use rpcspec::role::Role as _;
+    let cases = select(role, args.cases.as_deref(), &args.filters).map_err(run_cmd::refused)?;
+    let dialect = args
+        .dialect
+        .as_deref()
+        .and_then(rpcspec::exec::dialect_named);
+    let applies = |c: &rpcspec::cases::Case| match &dialect {
+        Some((_, handshake)) => {
+            let framing = rpcspec::dialect::framing_of(handshake);
+            rpcspec::exec::inapplicable(c, handshake, &framing).is_none()
+        }
+        None => true,
+    };
+    Ok(cases
+        .iter()
+        .filter(|c| applies(c))
+        .map(|c| role.listing(c))
+        .collect())
+}
+
 fn list_role<R: rpcspec::role::Role>(role: &R, args: &ListArgs) -> Result<Vec<Listing>, u8> {
     let cases = select(role, args.cases.as_deref(), &args.filters).map_err(run_cmd::refused)?;
     Ok(cases.iter().map(|c| role.listing(c)).collect())

@@ -26,13 +26,18 @@ use rpcspec::{
 };
 
 use crate::{
-    args::{Format, Role, RunArgs},
+    args::{Format, Role, RunArgs, StreamFraming},
     emit, fail, handshake_of, mcp_cmd, startable,
 };
 
 /// The reference implementation of `role` (a server: of `dialect`, where
-/// one exists), run from this executable.
-fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, u8> {
+/// one exists, in `framing` when it is given), run from this executable.
+fn reference_target(
+    role: Role,
+    profile: &str,
+    dialect: &str,
+    framing: Option<StreamFraming>,
+) -> Result<Target, u8> {
     let exe = std::env::current_exe().map_err(|e| {
         fail(&format!(
             "cannot find the rpcspec executable for `serve`: {e}"
@@ -59,13 +64,19 @@ fn reference_target(role: Role, profile: &str, dialect: &str) -> Result<Target, 
     if role == Role::Server && dialect != "jsonrpc2" && serve::Flavor::named(dialect).is_some() {
         argv.extend(["--dialect".into(), dialect.into()]);
     }
+    if role == Role::Server
+        && let Some(f) = framing
+    {
+        let name = f.framing().name();
+        argv.extend(["--framing".into(), name.into()]);
+    }
     Ok(Target { argv })
 }
 
 /// The target named after `--`, or the reference implementation.
 fn target_of(args: &RunArgs) -> Result<Target, u8> {
     if args.target.is_empty() {
-        reference_target(args.role, &args.profile, args.dialect())
+        reference_target(args.role, &args.profile, args.dialect(), args.framing)
     } else {
         startable(Target {
             argv: args.target.clone(),
@@ -219,19 +230,32 @@ pub(crate) fn run(mut args: RunArgs) -> u8 {
 /// the checks' options.
 fn servers(args: &RunArgs) -> Result<Servers, u8> {
     let (dialect_name, pinned) = mcp_cmd::mcp_pin(args.dialect())?;
+    let (dialect, handshake) = handshake_of(dialect_name)?;
+    let framing = match args.framing {
+        Some(f) => f.framing(),
+        None => rpcspec::dialect::framing_of(&handshake),
+    };
     let plans: Vec<Plan> = if args.plans.is_empty() {
-        ALL_PLANS.to_vec()
+        ALL_PLANS
+            .into_iter()
+            .filter(|p| p.applies_to(&framing))
+            .collect()
     } else {
         let mut plans = Vec::new();
         for name in &args.plans {
             match name.parse::<Plan>() {
+                Ok(p) if !p.applies_to(&framing) => {
+                    return Err(fail(&format!(
+                        "the write plan `{p}` is NDJSON's line ending: it does not apply in {} framing",
+                        framing.name()
+                    )));
+                }
                 Ok(p) => plans.push(p),
                 Err(e) => return Err(fail(&e.to_string())),
             }
         }
         plans
     };
-    let (dialect, handshake) = handshake_of(dialect_name)?;
     if !args.without.is_empty() {
         // Every feature any case names, filtered out or not.
         let own = match &args.cases {
@@ -251,6 +275,7 @@ fn servers(args: &RunArgs) -> Result<Servers, u8> {
     let mut opts = RunOptions {
         timeout: args.timeout(),
         dialect,
+        framing,
         without: args.without.clone(),
         handshake: Some(handshake.clone()),
         call: args.loaded.as_ref().and_then(|f| f.call.clone()),

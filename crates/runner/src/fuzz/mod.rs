@@ -257,6 +257,9 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         not_in: Vec::new(),
         or_unknown_method: false,
         fresh: true,
+        framing: None,
+        dialect: None,
+        handshake: true,
         steps,
     }
 }

@@ -237,6 +237,9 @@ pub fn default_calls(dialect: &Dialect, handshake: &str, without: &[String]) -> 
         Dialect::Lenient if handshake == "codex" => {
             vec![Probe::call("account/read", Some("{}"), r#""$object""#)]
         }
+        // No LSP request is both answered by every server and harmless
+        // (`shutdown` ends the session): a target file's `[call]` gives one.
+        Dialect::Jsonrpc2 if handshake == "lsp" => Vec::new(),
         Dialect::Jsonrpc2 | Dialect::Lenient => {
             let mut calls = Vec::new();
             if has("get_data") {

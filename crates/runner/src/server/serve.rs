@@ -16,8 +16,12 @@
 
 use std::io::{self, Read, Write};
 
+use std::time::Duration;
+
 use rpcspec_framer::read::read_chunk;
-use rpcspec_framer::{Config, Event, Framer, ProblemKind};
+use rpcspec_framer::{Event, ProblemKind};
+
+use crate::capture::{Capture, Framing};
 use rpcspec_matcher::{Dialect, Id, IdKind, Kind, classify};
 use serde::Deserialize;
 use serde_json::{Number, Value, value::RawValue};
@@ -47,6 +51,10 @@ pub enum Flavor {
     /// revision, or of every one (`None`: a dual-era server). Through
     /// [`Server`], only its envelope: `initialize`, `ping`, no batches.
     Mcp(Option<Revision>),
+    /// A language server: JSON-RPC 2.0 with LSP's lifecycle
+    /// ([`crate::lsp::Lifecycle`]), no method of its own, in Content-Length
+    /// framing by default.
+    Lsp,
 }
 
 impl Flavor {
@@ -55,6 +63,7 @@ impl Flavor {
         "jsonrpc2",
         "lenient",
         "codex",
+        "lsp",
         "mcp",
         "mcp@2025-06-18",
         "mcp@2025-11-25",
@@ -67,6 +76,7 @@ impl Flavor {
             "jsonrpc2" => Flavor::Jsonrpc2,
             "lenient" => Flavor::Lenient,
             "codex" => Flavor::Codex,
+            "lsp" => Flavor::Lsp,
             "mcp" => Flavor::Mcp(None),
             _ => Flavor::Mcp(Some(name.strip_prefix("mcp@")?.parse().ok()?)),
         })
@@ -74,7 +84,7 @@ impl Flavor {
 
     fn dialect(self) -> Dialect {
         match self {
-            Flavor::Jsonrpc2 => Dialect::Jsonrpc2,
+            Flavor::Jsonrpc2 | Flavor::Lsp => Dialect::Jsonrpc2,
             Flavor::Lenient | Flavor::Codex => Dialect::Lenient,
             Flavor::Mcp(_) => Dialect::Mcp,
         }
@@ -91,6 +101,8 @@ const MCP_REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 pub struct Server {
     flavor: Flavor,
     initialized: bool,
+    /// Where a language server is in its life (LSP only).
+    lsp: crate::lsp::Lifecycle,
 }
 
 impl Server {
@@ -99,7 +111,13 @@ impl Server {
         Server {
             flavor,
             initialized: false,
+            lsp: crate::lsp::Lifecycle::default(),
         }
+    }
+
+    /// The status to exit with, once the client has said so (LSP's `exit`).
+    pub fn exit(&self) -> Option<i32> {
+        self.lsp.exit()
     }
 
     /// The reply to one line, without its `\n`; `None` when nothing is
@@ -149,6 +167,10 @@ impl Server {
                 if self.flavor == Flavor::Codex && &*method == "initialized" {
                     return None;
                 }
+                if self.flavor == Flavor::Lsp {
+                    self.lsp.notification(&method);
+                    return None;
+                }
                 let _ = self.call(&method, params(text));
                 None
             }
@@ -165,6 +187,7 @@ impl Server {
             Flavor::Jsonrpc2 | Flavor::Lenient => {
                 example(method, params).map_err(|code| (code, message(code)))
             }
+            Flavor::Lsp => self.lsp.request(method),
             Flavor::Mcp(_) => match method {
                 "initialize" => {
                     let asked = params
@@ -218,7 +241,7 @@ impl Server {
     /// left out (2025-11-25 schema, `JSONRPCErrorResponse.id?`).
     fn message(&self, members: &str, id: Option<&Id>) -> String {
         let version = match self.flavor {
-            Flavor::Jsonrpc2 | Flavor::Mcp(_) => r#""jsonrpc":"2.0","#,
+            Flavor::Jsonrpc2 | Flavor::Mcp(_) | Flavor::Lsp => r#""jsonrpc":"2.0","#,
             Flavor::Lenient | Flavor::Codex => "",
         };
         let id = match (self.flavor, id) {
@@ -345,10 +368,17 @@ pub fn run(input: impl Read, output: impl Write) -> io::Result<()> {
 /// Serves stdin until it ends as the reference of `flavor`, on `output`.
 /// The MCP reference reads stdin on a thread of its own (its `slow` tool
 /// answers while no line comes), so stdin must not be locked here.
-pub fn serve_stdio(flavor: Flavor, output: impl Write) -> io::Result<()> {
+/// Returns the status to exit with, when the client said (LSP's `exit`).
+pub fn serve_stdio(
+    flavor: Flavor,
+    framing: Framing,
+    output: impl Write,
+) -> io::Result<Option<i32>> {
     match flavor {
-        Flavor::Mcp(served) => reference::serve(mcp_server(served), io::stdin(), output),
-        _ => run_flavor(flavor, io::stdin().lock(), output),
+        Flavor::Mcp(served) => {
+            reference::serve(mcp_server(served), io::stdin(), output).map(|()| None)
+        }
+        _ => run_framed(flavor, framing, io::stdin().lock(), output),
     }
 }
 
@@ -363,26 +393,58 @@ fn mcp_server(served: Option<Revision>) -> reference::Server {
 /// one through [`reference::serve_blocking`]: a pending `slow` call moves
 /// on only as lines arrive).
 pub fn run_flavor(flavor: Flavor, input: impl Read, output: impl Write) -> io::Result<()> {
-    if let Flavor::Mcp(served) = flavor {
-        return reference::serve_blocking(mcp_server(served), input, output);
-    }
-    let mut server = Server::new(flavor);
-    run_with(input, output, Config::default(), |input| match input {
-        Input::Line(line) => server.respond(line),
-        Input::Unreadable => server.unreadable(),
-    })
+    run_framed(flavor, Framing::ndjson(), input, output).map(|_| ())
 }
 
-/// The serving loop: frames `input` with `config`, asks `reply` for the
-/// answer to each line, writes each answer as one line, and flushes after
-/// every chunk read. Never stops on a bad line; returns at end of input.
+/// [`run_flavor`] in `framing` (the MCP reference speaks NDJSON only),
+/// until the input ends or the client says to exit (LSP's `exit`: then
+/// the status to exit with).
+pub fn run_framed(
+    flavor: Flavor,
+    framing: Framing,
+    input: impl Read,
+    output: impl Write,
+) -> io::Result<Option<i32>> {
+    if let Flavor::Mcp(served) = flavor {
+        return reference::serve_blocking(mcp_server(served), input, output).map(|()| None);
+    }
+    let mut server = Server::new(flavor);
+    let exit = std::cell::Cell::new(None);
+    let reply = |input: Input<'_>| {
+        let reply = match input {
+            Input::Line(line) => server.respond(line),
+            Input::Unreadable => server.unreadable(),
+        };
+        exit.set(server.exit());
+        reply
+    };
+    run_until(input, output, framing, reply, || exit.get())
+}
+
+/// The serving loop: reads `input` through `framing`, asks `reply` for the
+/// answer to each message, writes each answer framed the same way, and
+/// flushes after every chunk read. Never stops on a bad message; returns
+/// at end of input. A Content-Length message whose header is broken has
+/// no body to answer, and is not answered.
 pub fn run_with(
+    input: impl Read,
+    output: impl Write,
+    framing: Framing,
+    reply: impl FnMut(Input<'_>) -> Option<String>,
+) -> io::Result<()> {
+    run_until(input, output, framing, reply, || None).map(|_| ())
+}
+
+/// [`run_with`], which also ends once `exit` says so (after writing what
+/// was answered before): the status it gives is returned.
+pub fn run_until(
     mut input: impl Read,
     mut output: impl Write,
-    config: Config,
+    framing: Framing,
     mut reply: impl FnMut(Input<'_>) -> Option<String>,
-) -> io::Result<()> {
-    let mut framer = Framer::new(config);
+    exit: impl Fn() -> Option<i32>,
+) -> io::Result<Option<i32>> {
+    let mut capture = Capture::new(framing.clone());
     let mut buf = vec![0; 64 * 1024];
     let mut out = Vec::new();
     let mut answer = |event: Event<'_>, out: &mut Vec<u8>| {
@@ -403,8 +465,7 @@ pub fn run_with(
             },
         };
         if let Some(text) = reply(input) {
-            out.extend_from_slice(text.as_bytes());
-            out.push(b'\n');
+            out.extend_from_slice(&framing.encode(text.as_bytes()));
         }
     };
     loop {
@@ -412,16 +473,24 @@ pub fn run_with(
         if n == 0 {
             break;
         }
-        framer.push(&buf[..n], |e| answer(e, &mut out));
+        capture.push(&buf[..n], Duration::ZERO, |a| {
+            if exit().is_none() {
+                answer(a.event, &mut out);
+            }
+        });
         if !out.is_empty() {
             output.write_all(&out)?;
             output.flush()?;
             out.clear();
         }
+        if let Some(status) = exit() {
+            return Ok(Some(status));
+        }
     }
-    framer.finish(|e| answer(e, &mut out));
+    capture.finish(Duration::ZERO, |a| answer(a.event, &mut out));
     output.write_all(&out)?;
-    output.flush()
+    output.flush()?;
+    Ok(exit())
 }
 
 #[cfg(test)]

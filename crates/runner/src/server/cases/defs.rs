@@ -50,12 +50,20 @@ pub(super) struct CaseDef {
     pub(super) or_unknown_method: bool,
     #[serde(default)]
     pub(super) fresh: bool,
+    pub(super) framing: Option<Spanned<String>>,
+    pub(super) dialect: Option<Spanned<String>>,
+    #[serde(default = "yes")]
+    pub(super) handshake: bool,
     #[serde(default)]
     pub(super) step: Vec<Spanned<StepDef>>,
 }
 
 pub(super) fn no_dialects() -> Spanned<std::collections::BTreeMap<String, String>> {
     Spanned::new(0..0, Default::default())
+}
+
+pub(super) fn yes() -> bool {
+    true
 }
 
 pub(super) fn must() -> Spanned<String> {

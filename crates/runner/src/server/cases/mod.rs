@@ -47,11 +47,31 @@ pub struct Case {
     /// (`fresh = true`): it tests what a target does first, or leaves it in
     /// a state the next case must not inherit.
     pub fresh: bool,
+    /// The framing the case is written for (`framing = "ndjson"`): its
+    /// bytes or what it tests belong to that framing, and in another it is
+    /// not applicable. `None`: any, unless a step is `raw` ([`Case::framing`]).
+    pub framing: Option<String>,
+    /// The dialect the case belongs to (`dialect = "lsp"`): in any other it
+    /// is not applicable. `None`: every dialect, but those of `not_in`.
+    pub dialect: Option<String>,
+    /// Opens with the dialect's handshake (the default); `handshake =
+    /// false`: without it, for a case that tests the handshake itself or
+    /// what comes before it.
+    pub handshake: bool,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
 }
 
 impl Case {
+    /// The framing the case applies to, if only one: the one it names, or
+    /// NDJSON for a case with a `raw` step, whose exact bytes are lines.
+    pub fn framing(&self) -> Option<&str> {
+        self.framing.as_deref().or_else(|| {
+            let raw = self.steps.iter().any(|s| matches!(s.send, Send::Raw(_)));
+            raw.then_some("ndjson")
+        })
+    }
+
     /// The case as `rpcspec list` shows it.
     pub fn listing(&self) -> Listing {
         let plans = self.plans.iter().map(|p| p.name().to_owned()).collect();
@@ -280,6 +300,25 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
                 format!("unknown dialect `{bad}` in not_in"),
             ));
         }
+        let framing = match def.framing {
+            Some(f) if !crate::capture::Framing::NAMES.contains(&f.as_ref().as_str()) => {
+                return Err(at(
+                    f.span(),
+                    format!(
+                        "unknown framing `{}` (known: {})",
+                        f.as_ref(),
+                        crate::capture::Framing::NAMES.join(", ")
+                    ),
+                ));
+            }
+            f => f.map(Spanned::into_inner),
+        };
+        let dialect = match def.dialect {
+            Some(d) if crate::dialect::dialect_named(d.as_ref()).is_none() => {
+                return Err(at(d.span(), format!("unknown dialect `{}`", d.as_ref())));
+            }
+            d => d.map(Spanned::into_inner),
+        };
         cases.push(Case {
             meta: Meta {
                 id,
@@ -294,6 +333,9 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             not_in,
             or_unknown_method: def.or_unknown_method,
             fresh: def.fresh,
+            framing,
+            dialect,
+            handshake: def.handshake,
             steps,
         });
     }

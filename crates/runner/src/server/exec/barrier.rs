@@ -13,8 +13,9 @@ use rpcspec_matcher::{Id, IdKind, IdMatch};
 
 use super::{LOST_GRACE, Recorded, dialect::barrier_method, run::Run};
 use crate::{
+    capture::Framing,
     plan::{Plan, Write},
-    report::{Evidence, Halt, Verdict},
+    report::{Bytes, Evidence, Halt, Verdict},
     target::describe_exit,
 };
 
@@ -124,12 +125,17 @@ impl Run<'_> {
                  flush stdout after each message?"
             }
             "jsonrpc2" | "lenient" => {
-                "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, or the \
-                 Codex app-server (`--dialect codex`)? does it flush stdout after each reply, or \
-                 hold its replies until it exits?"
+                "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, the \
+                 Codex app-server (`--dialect codex`), or a language server (`--dialect lsp`)? \
+                 does it flush stdout after each reply, or hold its replies until it exits?"
+            }
+            "lsp" => {
+                "is it a language server over stdio (many need an argument, such as `--stdio`)? \
+                 does it flush stdout after each message?"
             }
             _ => "is it reading stdin? does it flush stdout after each message?",
         };
+        let hint = format!("{hint}{}", self.framing_hint());
         let halt = match self.exit {
             // It spoke before it ended (or flooded, and was stopped): what
             // it wrote is judged case by case.
@@ -162,6 +168,40 @@ impl Run<'_> {
         self.opts.readiness.unheard(halt);
     }
 
+    /// What the target's output says of the framing it speaks, when it is
+    /// not the run's: Content-Length headers in an NDJSON run, lines and
+    /// no header in a Content-Length one.
+    fn framing_hint(&self) -> String {
+        let first = match self.got.first().map(|g| &g.received.bytes) {
+            Some(Bytes::Text(text)) => text.as_bytes(),
+            Some(_) => b"\xFF",
+            None => b"",
+        };
+        let headers = first
+            .get(..15)
+            .is_some_and(|h| h.eq_ignore_ascii_case(b"content-length:"));
+        match &self.opts.framing {
+            Framing::Ndjson(_) if headers => " Its output has `Content-Length` headers: is it a \
+                 language server (`--dialect lsp`, or `--framing content-length`)?"
+                .to_owned(),
+            Framing::ContentLength(_)
+                if self.running.output() > 0 && !self.got.iter().any(|g| g.text.is_some()) =>
+            {
+                format!(
+                    " This run frames messages with `Content-Length` headers (`--framing \
+                 content-length`{}), and its output has none: does it speak NDJSON, one message \
+                 per line?",
+                    if self.opts.handshake.as_deref() == Some("lsp") {
+                        ", the lsp dialect's"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            _ => String::new(),
+        }
+    }
+
     /// Whether the barrier `id` has been answered.
     pub(super) fn answered(&self, id: &Id) -> bool {
         self.got.iter().any(|g| {
@@ -181,9 +221,12 @@ impl Run<'_> {
     /// Sends the barrier named `name` and returns its id.
     pub(super) fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
         let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
-        let ending = if plan == Plan::Crlf { "\r\n" } else { "\n" };
         let method = barrier_method(&self.opts.dialect);
-        let line = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}{ending}");
+        let message = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}");
+        let bytes = match plan {
+            Plan::Crlf => format!("{message}\r\n").into_bytes(),
+            _ => self.opts.framing.encode(message.as_bytes()),
+        };
         let id = Id::parse(&id).expect("a JSON string");
         if let Some(r) = &mut self.recording {
             r.push(Recorded::Barrier(id.clone()));
@@ -192,7 +235,7 @@ impl Run<'_> {
         self.send(
             vec![Write {
                 pause: Duration::ZERO,
-                bytes: line.into_bytes(),
+                bytes,
             }],
             None,
         );

@@ -7,10 +7,12 @@ use rpcspec_matcher::Dialect;
 use super::{BARRIER_METHOD, Case, Expect, Pattern, Preamble};
 
 /// Why `case` cannot apply to the dialect (or handshake) named `dialect`,
-/// if it cannot: what it requires does not exist there. MCP and the Codex
-/// app-server define their own methods, and neither takes batches.
+/// if it cannot: what it requires does not exist there. MCP, the Codex
+/// app-server and LSP define their own methods; neither MCP nor the
+/// app-server takes batches (LSP's are graded instead: [`for_lsp`]).
 pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
     let (methods, batches) = match dialect {
+        "lsp" => ("LSP's methods are its own", ""),
         "mcp" => (
             "MCP's methods are its own",
             "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
@@ -37,8 +39,38 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
     case.meta
         .requires
         .iter()
-        .any(|r| r == "batch")
+        .any(|r| r == "batch" && !batches.is_empty())
         .then(|| batches.to_owned())
+}
+
+/// `case` as LSP reads it: a batch is JSON-RPC 2.0's (§6), and LSP 3.17
+/// names none: its base protocol carries "requests, responses and
+/// notifications", one per message. A server that answers a batch as §6
+/// says passes; one that refuses it with an error, or ignores it, is
+/// graded NON-STRICT, saying so.
+pub(super) fn for_lsp(case: &Case) -> Case {
+    const WHY: &str = "the batch refused or ignored: LSP 3.17's base protocol says \"the content part of a message uses JSON-RPC to describe requests, responses and notifications\" and names no batch (JSON-RPC 2.0 §6 wants one answered)";
+    let mut case = case.clone();
+    if !case.meta.requires.iter().any(|r| r == "batch") {
+        return case;
+    }
+    let refused = Pattern::parse(
+        r#"{"jsonrpc": "2.0", "error": {"code": "$integer", "message": "$string"}, "id": null}"#,
+    )
+    .expect("a valid pattern");
+    for step in &mut case.steps {
+        if matches!(step.expect, Expect::Nothing) {
+            continue;
+        }
+        for expect in [Expect::Messages(vec![refused.clone()]), Expect::Nothing] {
+            step.alternatives.push(crate::cases::Alternative {
+                expect,
+                grade: crate::cases::Grade::NonStrict,
+                why: WHY.to_owned(),
+            });
+        }
+    }
+    case
 }
 
 /// The method of the barrier request in `dialect`: MCP's `ping`, which a

@@ -3,6 +3,8 @@
 //! and framing problems as evidence. No process, no clock.
 
 use rpcspec_framer::Problem;
+
+use crate::capture::Framing;
 use rpcspec_matcher::{Id, IdMatch, Kind, Level, Shape};
 
 use super::{Evidence, Expect, Grade, MAX_SHOWN, Match, Pattern, RuleRef, Step, Verdict};
@@ -308,12 +310,12 @@ pub(super) fn perfect(table: &[Vec<Match>], ok: impl Fn(&Match) -> bool) -> bool
 }
 
 /// A framing problem in the target's output.
-pub(super) fn framing_evidence(problem: &Problem<'_>) -> Evidence {
-    let rule = RuleRef::framing(problem.kind);
+pub(super) fn framing_evidence(problem: &Problem<'_>, framing: &Framing) -> Evidence {
+    let rule = RuleRef::from_rule(framing.rule(problem.kind));
     Evidence {
         verdict: rule.verdict(),
         rule: Some(rule),
-        message: format!("stdout {problem}"),
+        message: format!("stdout {}", problem.display_as(framing.noun())),
         step: None,
         expected: Vec::new(),
         actual: Vec::new(),

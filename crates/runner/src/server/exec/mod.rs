@@ -37,6 +37,7 @@ use run::*;
 
 use crate::{
     budget::Budget,
+    capture::Framing,
     cases::{Case, Expect, Grade, Preamble, Step},
     drive::Drive,
     gather::{Gather, This},
@@ -54,6 +55,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// The dialect the target's messages are judged in.
     pub dialect: Dialect,
+    /// How messages are framed both ways (`--framing`).
+    pub framing: Framing,
     /// Features the target lacks: cases requiring them are skipped.
     pub without: Vec<String>,
     /// What one (case, plan) may read and keep (`--budget`).
@@ -88,6 +91,7 @@ impl Default for RunOptions {
         RunOptions {
             timeout: Duration::from_secs(5),
             dialect: Dialect::Jsonrpc2,
+            framing: Framing::ndjson(),
             without: Vec::new(),
             budget: Budget::DEFAULT,
             preambles: crate::cases::builtin_preambles()
@@ -198,7 +202,7 @@ pub fn run_reusing<'c>(
         Ok(prepared) => prepared,
         Err(result) => return Reused::alone(*result),
     };
-    if opts.fresh || needs_own_process(&prepared, preamble, plan) {
+    if opts.fresh || needs_own_process(&prepared, preamble, plan, &opts.framing) {
         let run = execute(&prepared, preamble, plan, target, opts, None, false);
         return Reused::alone(run.result);
     }
@@ -334,16 +338,18 @@ impl Reused {
 }
 
 /// Whether `case` (with `preamble` steps first) must have a process of its
-/// own under `plan`: it says so, closes stdin, or leaves a line unfinished
-/// (no barrier can follow it, and the next case would inherit the bytes).
-fn needs_own_process(case: &Case, preamble: usize, plan: Plan) -> bool {
+/// own under `plan`: it says so, closes stdin, or leaves a message
+/// unfinished (no barrier can follow it, and the next case would inherit
+/// the bytes).
+fn needs_own_process(case: &Case, preamble: usize, plan: Plan, framing: &Framing) -> bool {
     case.fresh
         || case.steps.iter().skip(preamble).any(|s| {
-            s.close
-                || plan
-                    .writes(&s.send)
-                    .last()
-                    .is_some_and(|w| w.bytes.last() != Some(&b'\n'))
+            let bytes: Vec<u8> = plan
+                .writes_in(&s.send, framing)
+                .into_iter()
+                .flat_map(|w| w.bytes)
+                .collect();
+            s.close || !framing.ends_message(&bytes)
         })
 }
 
@@ -376,13 +382,7 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
     };
     // What cannot apply to the dialect is N/A whatever the target has.
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
-    let declared = case
-        .not_in
-        .iter()
-        .find(|(d, _)| d == handshake)
-        .map(|(_, why)| why.clone());
-    if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
-        let why = format!("not applicable in the {handshake} dialect: {why}");
+    if let Some(why) = inapplicable(case, handshake, &opts.framing) {
         return not_run(result, Verdict::NotApplicable, why);
     }
     if !lacking.is_empty() {
@@ -425,15 +425,37 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
         Dialect::Mcp => for_mcp(&case),
         Dialect::Lenient if handshake == "codex" => for_codex(&without_version(&case)),
         Dialect::Lenient => without_version(&case),
+        _ if handshake == "lsp" => for_lsp(&case),
         _ => case,
     };
     // A dialect's handshake opens the conversation; its steps come first.
     Ok(
         match opts.preambles.iter().find(|p| p.dialect == handshake) {
-            Some(p) => (with_preamble(&case, p), p.steps.len()),
-            None => (case, 0),
+            Some(p) if case.handshake => (with_preamble(&case, p), p.steps.len()),
+            _ => (case, 0),
         },
     )
+}
+
+/// Why `case` cannot apply in the dialect whose handshake is `handshake`
+/// spoken in `framing`, if it cannot: its `not_in`, its own `dialect` or
+/// `framing`, or what the dialect lacks ([`not_applicable`]).
+pub fn inapplicable(case: &Case, handshake: &str, framing: &Framing) -> Option<String> {
+    let declared = case
+        .not_in
+        .iter()
+        .find(|(d, _)| d == handshake)
+        .map(|(_, why)| why.clone());
+    let other = case.dialect.as_ref().filter(|d| *d != handshake);
+    let declared = declared.or_else(|| other.map(|d| format!("a case of the {d} dialect")));
+    if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
+        return Some(format!("not applicable in the {handshake} dialect: {why}"));
+    }
+    let own = case.framing().filter(|f| *f != framing.name())?;
+    Some(format!(
+        "not applicable in {} framing: the case is written for {own} framing",
+        framing.name()
+    ))
 }
 
 /// What [`execute`] hands back.

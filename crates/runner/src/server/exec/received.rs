@@ -2,7 +2,7 @@
 //! held back and joined, the matcher's session; and, once the case has
 //! ended, what was observed handed to the pure grader (`observed.rs`).
 
-use crate::capture::Arrival;
+use crate::capture::{Arrival, Framing};
 use crate::report::FINDINGS_PER_RULE;
 use rpcspec_framer::{Event, ProblemKind};
 use rpcspec_matcher::{Direction, IdMatch};
@@ -24,6 +24,12 @@ impl Run<'_> {
         match arrival.event {
             Event::Line(line) => {
                 let text = line.as_str().expect("the framer checks UTF-8").to_owned();
+                // A Content-Length body is one message, however many lines
+                // it spans.
+                if !matches!(self.server.framing(), Framing::Ndjson(_)) {
+                    self.message(received, text);
+                    return;
+                }
                 let alone = is_json(&text);
                 let offered = self.gather.offer(received, &text, alone);
                 for (received, text) in offered.released {
@@ -37,7 +43,7 @@ impl Run<'_> {
             }
             Event::Problem(problem) => {
                 self.release_held();
-                let evidence = framing_evidence(&problem);
+                let evidence = framing_evidence(&problem, self.server.framing());
                 let rule = evidence
                     .rule
                     .as_ref()

@@ -49,7 +49,8 @@ pub(super) struct Run<'o> {
     pub(super) barriers: Vec<Id>,
     pub(super) evidence: Vec<Evidence>,
     pub(super) pending_writes: usize,
-    pub(super) last_sent_byte: Option<u8>,
+    /// Some byte was written.
+    pub(super) sent_any: bool,
     /// When the writes queued so far are due (time since start): writes
     /// are queued without waiting, and the writer thread makes them in
     /// order, after their pauses.
@@ -181,9 +182,14 @@ impl<'o> Run<'o> {
 
     pub(super) fn blank(mut running: Drive, opts: &'o RunOptions, preamble: usize) -> Run<'o> {
         running.begin_case();
-        // The target's output is held to the strict reading: blank lines and
-        // a byte order mark are findings.
-        let strict = Framing::Ndjson(Config::default().with_blank_lines(BlankLines::Report));
+        // The target's output is held to the strict reading: in NDJSON,
+        // blank lines and a byte order mark are findings.
+        let strict = match &opts.framing {
+            Framing::Ndjson(_) => {
+                Framing::Ndjson(Config::default().with_blank_lines(BlankLines::Report))
+            }
+            other => other.clone(),
+        };
         let server = Capture::new(strict.clone());
         Run {
             running,
@@ -200,7 +206,7 @@ impl<'o> Run<'o> {
             barriers: Vec::new(),
             evidence: Vec::new(),
             pending_writes: 0,
-            last_sent_byte: None,
+            sent_any: false,
             writes_due: Duration::ZERO,
             stdout_closed: false,
             exit: None,
@@ -326,13 +332,13 @@ impl<'o> Run<'o> {
             // shares one prologue.
             let plan = if k < self.preamble { Plan::Whole } else { plan };
             self.begin_step(k);
-            let writes = plan.writes(&step.send);
+            let writes = plan.writes_in(&step.send, &self.opts.framing);
             self.send(writes, Some(k));
             if step.close {
                 self.eof_is_input = true;
                 self.close_stdin();
                 self.await_exit();
-            } else if self.last_sent_byte == Some(b'\n') && !self.running.stdin_closed() {
+            } else if self.sent_whole() && !self.running.stdin_closed() {
                 self.barrier(k + 1, plan);
             }
             if self.stopped {
@@ -347,7 +353,7 @@ impl<'o> Run<'o> {
                 return;
             }
             // Whatever the target still writes belongs to the last window.
-            self.eof_is_input |= self.last_sent_byte != Some(b'\n');
+            self.eof_is_input |= !self.sent_whole();
             self.close_stdin();
             self.await_exit();
         }
@@ -358,6 +364,12 @@ impl<'o> Run<'o> {
             self.take(arrival);
         }
         self.release_held();
+    }
+
+    /// Whether something was sent and it ends where a message ends (in
+    /// NDJSON, with a newline): a barrier can follow.
+    pub(super) fn sent_whole(&self) -> bool {
+        self.sent_any && self.client.at_boundary()
     }
 
     /// Writes, and feeds what was sent to the session as the client's side.
@@ -391,7 +403,7 @@ impl<'o> Run<'o> {
                 bytes: Bytes::new(bytes),
             });
             lines.extend(self.client.push_owned(bytes, *at));
-            self.last_sent_byte = bytes.last().copied().or(self.last_sent_byte);
+            self.sent_any |= !bytes.is_empty();
         }
         for arrival in lines {
             self.feed_client(arrival.event, step);
