@@ -3,7 +3,33 @@
 //! them: the error codes LSP adds to JSON-RPC's, and the lifecycle a
 //! server goes through (`initialize`, `shutdown`, `exit`). Sans-IO.
 
+use rpcspec_matcher::Rule;
 use serde_json::Value;
+
+rpcspec_matcher::rule_table! { LSP;
+    LSP_NOT_INITIALIZED = "lsp.not-initialized", Should, "LSP 3.17 Lifecycle Messages, initialize (\"If the server receives a request or notification before the initialize request it should act as follows: For a request the response should be an error with code: -32002\")",
+        "a request before `initialize` is answered with the error -32002 ServerNotInitialized";
+    LSP_INITIALIZE_ONCE = "lsp.initialize-once", Should, "LSP 3.17 Lifecycle Messages, initialize (\"The initialize request may only be sent once\")",
+        "a second `initialize` is refused with an error (LSP says a client may not send one, not how a server answers it: a result is NON-STRICT)";
+    LSP_SHUTDOWN = "lsp.shutdown", Must, "LSP 3.17 Lifecycle Messages, shutdown (Response: \"result: null\")",
+        "`shutdown` is answered with the result null";
+    LSP_AFTER_SHUTDOWN = "lsp.after-shutdown", Should, "LSP 3.17 Lifecycle Messages, shutdown (\"If a server receives requests after a shutdown request those requests should error with InvalidRequest\")",
+        "a request after `shutdown` is answered with the error -32600 InvalidRequest";
+    LSP_EXIT_STATUS = "lsp.exit-status", Should, "LSP 3.17 Lifecycle Messages, exit (\"The server should exit with success code 0 if the shutdown request has been received before; otherwise with error code 1\")",
+        "on `exit` the server ends: with status 0 after `shutdown`, else with status 1";
+    LSP_DOLLAR_REQUEST = "lsp.dollar-request", Must, "LSP 3.17 Base Protocol, $ Notifications and Requests (\"if a server or client receives a request starting with '$/' it must error the request with error code MethodNotFound\")",
+        "a `$/` request the server does not implement is answered with -32601 MethodNotFound";
+    LSP_DOLLAR_NOTIFICATION = "lsp.dollar-notification", Must, "LSP 3.17 Base Protocol, $ Notifications and Requests (\"it is free to ignore the notification\"); JSON-RPC 2.0 §4.1 (a notification is not answered)",
+        "a `$/` notification the server does not implement draws no reply, and the session goes on";
+    LSP_CANCEL_ANSWERED = "lsp.cancel-answered", Must, "LSP 3.17 Cancellation Support (\"A request that got canceled still needs to return from the server and send a response back. It can not be left open / hanging\")",
+        "a request cancelled with `$/cancelRequest` still gets exactly one response: its result, its error, or -32800 RequestCancelled";
+    LSP_BEFORE_INITIALIZED = "lsp.before-initialized", Must, "LSP 3.17 Lifecycle Messages, initialize (\"the server is not allowed to send any requests or notifications to the client until it has responded with an InitializeResult, with the exception that during the initialize request the server is allowed to send the notifications window/showMessage, window/logMessage and telemetry/event as well as the window/showMessageRequest request\")",
+        "until it has answered `initialize`, the server sends no request or notification but `window/showMessage`, `window/logMessage`, `telemetry/event` and `window/showMessageRequest`";
+    LSP_UNDECLARED = "lsp.undeclared", Should, "LSP 3.17 Capabilities (\"A development tool and the language server announce their supported features using capabilities\"); each request's client capability (`window.workDoneProgress`, `workspace.configuration`, `dynamicRegistration`, …)",
+        "the server asks the client only for what the client declared: rpcspec declares no capability, so no request but `window/showMessageRequest`";
+    LSP_ID = "lsp.id", Must, "LSP 3.17 Base Types (integer: -2^31 to 2^31 - 1); Request Message (`id: integer | string`); JSON-RPC 2.0 §5 (the response has the same id)",
+        "a request id in LSP's range comes back exactly as sent";
+}
 
 /// `-32002` ServerNotInitialized: "If the server receives a request or
 /// notification before the initialize request it should act as follows:
@@ -18,6 +44,73 @@ pub const INVALID_REQUEST: i64 = -32600;
 /// `-32601` MethodNotFound: what a `$/` request the server does not know
 /// gets ("it must error the request with error code MethodNotFound").
 pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The id of the handshake's `initialize` (`spec-cases/preambles.toml`).
+pub const INITIALIZE_ID: &str = "\"rpcspec-initialize\"";
+
+/// What the server may send before it has answered `initialize`.
+const BEFORE_INITIALIZED: [&str; 4] = [
+    "window/showMessage",
+    "window/logMessage",
+    "telemetry/event",
+    "window/showMessageRequest",
+];
+
+/// What rpcspec, a client that declared no capability, answers a request
+/// the server sends it: `window/showMessageRequest` with null (no action
+/// chosen), every other with -32601, as a client without the capability
+/// would. Its `result` or `error` member, as JSON text.
+pub fn answer(method: &str) -> &'static str {
+    match method {
+        "window/showMessageRequest" => r#""result":null"#,
+        _ => {
+            r#""error":{"code":-32601,"message":"rpcspec declared no client capability for this method"}"#
+        }
+    }
+}
+
+/// One message the server sent of its own accord: its method, whether it
+/// is a request, and whether the server had answered `initialize` before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Initiated<'a> {
+    /// The method.
+    pub method: &'a str,
+    /// A request (it has an id), not a notification.
+    pub request: bool,
+    /// Sent once the `initialize` result was.
+    pub initialized: bool,
+}
+
+/// What the server sending `sent` breaks of LSP: a rule and what it did,
+/// once per (rule, method).
+pub fn initiated_findings(sent: &[Initiated<'_>]) -> Vec<(&'static Rule, String)> {
+    let mut out: Vec<(&'static Rule, String)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for m in sent {
+        let early = !m.initialized && !BEFORE_INITIALIZED.contains(&m.method);
+        let undeclared = m.request && m.method != "window/showMessageRequest";
+        let kind = if m.request { "request" } else { "notification" };
+        if early && seen.insert((LSP_BEFORE_INITIALIZED.id, m.method)) {
+            out.push((
+                &LSP_BEFORE_INITIALIZED,
+                format!(
+                    "the server sent the {kind} `{}` before it had answered `initialize`",
+                    m.method
+                ),
+            ));
+        }
+        if undeclared && seen.insert((LSP_UNDECLARED.id, m.method)) {
+            out.push((
+                &LSP_UNDECLARED,
+                format!(
+                    "the server sent the request `{}` to a client that declared no capability (rpcspec answered -32601)",
+                    m.method
+                ),
+            ));
+        }
+    }
+    out
+}
 
 /// Where a language server is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,6 +198,39 @@ mod tests {
         assert_eq!(life.exit(), None);
         life.notification("exit");
         assert_eq!(life.exit(), Some(0));
+    }
+
+    #[test]
+    fn what_a_server_initiates_is_held_to_the_lifecycle_and_the_declared_capabilities() {
+        let m = |method, request, initialized| Initiated {
+            method,
+            request,
+            initialized,
+        };
+        let found = initiated_findings(&[
+            m("window/logMessage", false, false),
+            m("window/showMessageRequest", true, false),
+            m("client/registerCapability", true, false),
+            m("client/registerCapability", true, true),
+            m("textDocument/publishDiagnostics", false, true),
+            m("$/progress", false, false),
+            m("workspace/configuration", true, true),
+        ]);
+        let ids: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(r, msg)| (r.id, msg.split('`').nth(1).unwrap()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("lsp.before-initialized", "client/registerCapability"),
+                ("lsp.undeclared", "client/registerCapability"),
+                ("lsp.before-initialized", "$/progress"),
+                ("lsp.undeclared", "workspace/configuration"),
+            ]
+        );
+        assert_eq!(answer("window/showMessageRequest"), r#""result":null"#);
+        assert!(answer("workspace/configuration").contains("-32601"));
     }
 
     #[test]

@@ -96,7 +96,7 @@ rpcspec_matcher::rule_table! { RUNNER;
 }
 
 /// Every rule: the matcher's, then the core's (framing, processes), then
-/// the roles', then the MCP checks' ([`crate::mcp::rules`]), in table
+/// the roles', then the MCP checks' ([`crate::mcp::rules`]) and LSP's ([`crate::lsp::LSP`]), in table
 /// order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     MATCHER
@@ -104,6 +104,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(CORE)
         .chain(RUNNER)
         .chain(crate::mcp::rules::MCP)
+        .chain(crate::lsp::LSP)
         .copied()
 }
 
@@ -140,6 +141,7 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every line a target writes, in every server and producer case, and `rpcspec check`"
         }
         "process" => "every process rpcspec starts, in every role",
+        "lsp" => "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)",
         "reply" => "the server cases' own answers (`--role server`): a FAIL of what a case expects",
         "decoder" => "every decoder case (`--role decoder`), on what the adapter reports",
         "client" => {

@@ -199,6 +199,40 @@ expect_none = true
         says: "unknown framing `lines` (known: ndjson, content-length)",
     },
     Broken {
+        what: "a rule the registry does not have",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+rule = "lsp.nope"
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 5,
+        says: "unknown rule `lsp.nope` (`rpcspec rules` lists them)",
+    },
+    Broken {
+        what: "a step after an expected exit",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "method": "exit"}'
+expect_exit = 0
+expect_none = true
+
+[[case.step]]
+send = '{}'
+expect_none = true
+"#,
+        line: 11,
+        says: "no step can follow one with `close = true` or `expect_exit`",
+    },
+    Broken {
         what: "a case of an unknown dialect",
         text: r#"[[case]]
 name = "x"

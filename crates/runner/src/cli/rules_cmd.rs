@@ -23,7 +23,8 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
         return exit::NO_CASES;
     }
     // The cases that name each rule: the producer and MCP checks it is one
-    // of, and the server cases that tolerate it (`allow`).
+    // of, the server cases that check it (`rule`), and those that tolerate
+    // it (`allow`).
     let server = cases::builtin().unwrap_or_default();
     let mut out = String::new();
     for rule in picked {
@@ -36,6 +37,12 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
                     .iter()
                     .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
                     .map(|c| c.id.to_owned()),
+            )
+            .chain(
+                server
+                    .iter()
+                    .filter(|c| c.rule.is_some_and(|r| r.id == rule.id))
+                    .map(|c| c.meta.id.clone()),
             )
             .collect();
         checks.sort();

@@ -230,6 +230,8 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         .map(|lines| Step {
             send: Send::Raw(lines.clone()),
             close: false,
+            barrier: true,
+            exit: None,
             expect: Expect::Any,
             alternatives: Vec::new(),
             source: Location {
@@ -260,6 +262,7 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         framing: None,
         dialect: None,
         handshake: true,
+        rule: None,
         steps,
     }
 }

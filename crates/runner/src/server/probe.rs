@@ -214,6 +214,22 @@ pub fn unknown_method() -> Probe {
 
 /// The probe of `dialect`, if it has one.
 pub fn probe(dialect: &Dialect) -> Option<Probe> {
+    probe_in(dialect, dialect.name())
+}
+
+/// The probe of `dialect` opened by `handshake`. In LSP it carries
+/// `"params": {}`: LSP servers built on pygls (jedi-language-server)
+/// drop a request without `params` unanswered, which JSON-RPC 2.0 §4.2
+/// and LSP's `params?` allow; `jsonrpc/params/absent` catches that once,
+/// and no other case fails for it.
+pub fn probe_in(dialect: &Dialect, handshake: &str) -> Option<Probe> {
+    if handshake == "lsp" {
+        return Some(Probe {
+            method: "rpcspec/probe".to_owned(),
+            params: Some("{}".to_owned()),
+            reply: r#""error": "$object""#.to_owned(),
+        });
+    }
     match dialect {
         Dialect::Jsonrpc2 | Dialect::Lenient => Some(Probe {
             method: "rpcspec/probe".to_owned(),
@@ -306,7 +322,12 @@ pub fn put(case: &Case, slot: Slot, probe: &Probe) -> Case {
                 }
             }
             let placeholder = format!("\"{}\"", slot.method());
-            *line = replace(line, placeholder.as_bytes(), method.as_bytes());
+            // A probe's params, if it has any, follow its method.
+            let with = match slot {
+                Slot::Probe => format!("{method}{params}"),
+                Slot::Call => method.clone(),
+            };
+            *line = replace(line, placeholder.as_bytes(), with.as_bytes());
         }
     }
     case

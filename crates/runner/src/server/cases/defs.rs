@@ -54,6 +54,7 @@ pub(super) struct CaseDef {
     pub(super) dialect: Option<Spanned<String>>,
     #[serde(default = "yes")]
     pub(super) handshake: bool,
+    pub(super) rule: Option<Spanned<String>>,
     #[serde(default)]
     pub(super) step: Vec<Spanned<StepDef>>,
 }
@@ -96,6 +97,9 @@ pub(super) struct StepDef {
     pub(super) unescape: bool,
     #[serde(default)]
     pub(super) close: bool,
+    #[serde(default = "yes")]
+    pub(super) barrier: bool,
+    pub(super) expect_exit: Option<i32>,
     pub(super) repeat: Option<u32>,
     pub(super) expect: Option<OneOrMany>,
     pub(super) expect_batch: Option<Vec<String>>,
@@ -188,9 +192,14 @@ pub(super) fn step_from(def: StepDef) -> Result<Step, String> {
             why: alt.why,
         });
     }
+    if def.close && def.expect_exit.is_some() {
+        return Err("a step closes stdin or expects the target to exit, not both".into());
+    }
     Ok(Step {
         send,
         close: def.close,
+        barrier: def.barrier,
+        exit: def.expect_exit,
         expect,
         alternatives,
         source: Location {

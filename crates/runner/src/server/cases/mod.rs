@@ -58,6 +58,9 @@ pub struct Case {
     /// false`: without it, for a case that tests the handshake itself or
     /// what comes before it.
     pub handshake: bool,
+    /// The registry rule the case checks (`rule = "lsp.shutdown"`): its own
+    /// answers that are not a PASS name it, in place of the generic rule.
+    pub rule: Option<&'static rpcspec_matcher::Rule>,
     /// What to send and what to expect, in order.
     pub steps: Vec<Step>,
 }
@@ -147,6 +150,15 @@ pub struct Step {
     pub send: Send,
     /// Close the target's stdin after this step's bytes.
     pub close: bool,
+    /// A barrier follows the step (the default); `barrier = false`: none,
+    /// for a step after which the target answers no request it does not
+    /// know (LSP after `shutdown`): what it answers is delimited by a later
+    /// step's barrier or by its exit.
+    pub barrier: bool,
+    /// The target ends by itself after this step's bytes, with this exit
+    /// status (`expect_exit = 0`: LSP's `exit`); its end delimits what it
+    /// answered. Must be the last step.
+    pub exit: Option<i32>,
     /// The specification's answer.
     pub expect: Expect,
     /// Other answers, graded differently.
@@ -280,10 +292,10 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         let mut steps: Vec<Step> = Vec::new();
         for step in def.step {
             let span = step.span();
-            if steps.last().is_some_and(|s| s.close) {
+            if steps.last().is_some_and(|s| s.close || s.exit.is_some()) {
                 return Err(at(
                     span,
-                    "no step can follow one with `close = true`".into(),
+                    "no step can follow one with `close = true` or `expect_exit`".into(),
                 ));
             }
             steps.push(step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?);
@@ -319,6 +331,16 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             }
             d => d.map(Spanned::into_inner),
         };
+        let rule = match def.rule {
+            Some(r) => match crate::rules::by_id(r.as_ref()) {
+                Some(rule) => Some(rule),
+                None => {
+                    let why = format!("unknown rule `{}` (`rpcspec rules` lists them)", r.as_ref());
+                    return Err(at(r.span(), why));
+                }
+            },
+            None => None,
+        };
         cases.push(Case {
             meta: Meta {
                 id,
@@ -336,6 +358,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             framing,
             dialect,
             handshake: def.handshake,
+            rule,
             steps,
         });
     }
@@ -385,8 +408,12 @@ pub(crate) fn preambles_from(
         for step in def.step {
             let span = step.span();
             let mut parsed = step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?;
-            if parsed.close {
-                return Err(at(span, "a preamble step cannot close stdin".into()));
+            if parsed.close || parsed.exit.is_some() || !parsed.barrier {
+                return Err(at(
+                    span,
+                    "a preamble step cannot close stdin, expect an exit or go without a barrier"
+                        .into(),
+                ));
             }
             if matches!(parsed.expect, Expect::Any) {
                 return Err(at(

@@ -222,7 +222,14 @@ impl Run<'_> {
     pub(super) fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
         let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
         let method = barrier_method(&self.opts.dialect);
-        let message = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"id\":{id}}}");
+        // In LSP with `params`, as the probe (`probe::probe_in`) has them.
+        let params = if self.opts.handshake.as_deref() == Some("lsp") {
+            ",\"params\":{}"
+        } else {
+            ""
+        };
+        let message =
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\"{params},\"id\":{id}}}");
         let bytes = match plan {
             Plan::Crlf => format!("{message}\r\n").into_bytes(),
             _ => self.opts.framing.encode(message.as_bytes()),
@@ -240,6 +247,46 @@ impl Run<'_> {
             None,
         );
         id
+    }
+
+    /// Waits for the answers to step k's requests themselves, in place of
+    /// a barrier: LSP's handshake, where "until the server has responded
+    /// to the initialize request with an InitializeResult, the client must
+    /// not send any additional requests or notifications to the server"
+    /// (LSP 3.17, initialize), so no barrier may follow `initialize`.
+    pub(super) fn await_own(&mut self, k: usize) {
+        let ids = self.step_ids[k].clone();
+        let done = move |r: &Run<'_>| {
+            ids.iter().all(|id| {
+                r.got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) == IdMatch::Same))
+            })
+        };
+        self.pump(&done, "the answer to the handshake's request");
+        if self.starting && !done(self) {
+            self.unheard();
+        }
+    }
+
+    /// After a step without a barrier (`barrier = false`): waits for the
+    /// answers to its requests while the target keeps writing, at most its
+    /// quiet period past its last output, so that the next step follows
+    /// them ("Clients should also wait with sending the exit notification
+    /// until they have received a response from the shutdown request",
+    /// LSP 3.17, shutdown). Proves nothing absent: the case's end (its
+    /// exit, or a later barrier) delimits what was answered.
+    pub(super) fn await_own_quietly(&mut self, k: usize) {
+        let ids = self.step_ids[k].clone();
+        let done = move |r: &Run<'_>| {
+            ids.iter().all(|id| {
+                r.got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) == IdMatch::Same))
+            })
+        };
+        let quiet = self.quiet();
+        self.wait_quiet(done, quiet, Instant::now());
     }
 
     /// Sends the barrier after step k (numbered k + 1) and waits for its

@@ -349,7 +349,7 @@ fn needs_own_process(case: &Case, preamble: usize, plan: Plan, framing: &Framing
                 .into_iter()
                 .flat_map(|w| w.bytes)
                 .collect();
-            s.close || !framing.ends_message(&bytes)
+            s.close || s.exit.is_some() || !framing.ends_message(&bytes)
         })
 }
 
@@ -393,7 +393,7 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
     // one that needs a successful call the target's or the dialect's.
     let mut case = case.clone();
     if probe::uses(&case, Slot::Probe) {
-        match probe::probe(&opts.dialect) {
+        match probe::probe_in(&opts.dialect, handshake) {
             Some(p) => case = probe::put(&case, Slot::Probe, &p),
             None => {
                 let why = format!("the {handshake} dialect has no probe request (`$probe`)");

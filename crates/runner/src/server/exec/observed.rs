@@ -36,12 +36,77 @@ pub(super) struct Observed<'a> {
     pub(super) eof_is_input: bool,
     /// How the process ended, if it did.
     pub(super) exit: Option<ExitStatus>,
+    /// The handshake's name (`lsp`: LSP's session checks apply).
+    pub(super) handshake: &'a str,
     /// What the matcher's session found left open when it was closed.
     pub(super) closing: &'a [Finding],
     /// Framing problems per rule: how many, and the verdict of each.
     pub(super) framing_seen: &'a BTreeMap<String, (usize, Verdict)>,
     /// The evidence the run gave as it went (framing, start-up, crashes).
     pub(super) earlier: &'a [Evidence],
+}
+
+/// How a target told to exit (a last step's `expect_exit`: LSP's `exit`)
+/// ended, against the status `wanted`: nothing if it ended so by itself.
+fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
+    let rule = RuleRef::from_rule(&crate::lsp::LSP_EXIT_STATUS);
+    let message = match o.exit {
+        _ if o.timed_out => return None,
+        Some(status) if !o.killed && status.code() == Some(wanted) => return None,
+        Some(status) if !o.killed => format!(
+            "told to exit, the target ended with {}, not exit status {wanted}",
+            describe_exit(status)
+        ),
+        _ => format!(
+            "told to exit, the target was still running after the exit grace (it should end \
+             with exit status {wanted}); killed"
+        ),
+    };
+    Some(Evidence {
+        rule: Some(rule.clone()),
+        ..Evidence::note(rule.verdict(), message)
+    })
+}
+
+/// What the target sent of its own accord, held to LSP's lifecycle and to
+/// the capabilities rpcspec declared (none): [`crate::lsp::initiated_findings`].
+fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
+    let initialize = Id::parse(crate::lsp::INITIALIZE_ID).expect("a JSON string");
+    let mut initialized = false;
+    let mut sent: Vec<(String, bool, bool)> = Vec::new();
+    for g in got {
+        if g.reply
+            && g.ids
+                .iter()
+                .any(|i| i.compare(&initialize) == IdMatch::Same)
+        {
+            initialized = true;
+        }
+        let Some(text) = g.text.as_deref().filter(|_| !g.reply) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+            continue;
+        };
+        if let Some(method) = value.get("method").and_then(|m| m.as_str()) {
+            sent.push((method.to_owned(), value.get("id").is_some(), initialized));
+        }
+    }
+    let initiated: Vec<crate::lsp::Initiated<'_>> = sent
+        .iter()
+        .map(|(method, request, initialized)| crate::lsp::Initiated {
+            method,
+            request: *request,
+            initialized: *initialized,
+        })
+        .collect();
+    crate::lsp::initiated_findings(&initiated)
+        .into_iter()
+        .map(|(rule, message)| Evidence {
+            rule: Some(RuleRef::from_rule(rule)),
+            ..Evidence::note(RuleRef::from_rule(rule).verdict(), message)
+        })
+        .collect()
 }
 
 /// Whether the barrier `id` was answered.
@@ -71,6 +136,18 @@ pub(super) fn grade(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
         }
     }
     out.extend(findings(case, o));
+    // What the server initiated is graded once, by the case that checks
+    // its rule, not in every case of the session.
+    if o.handshake == "lsp" {
+        let checked = |e: &Evidence| {
+            let rule = e.rule.as_ref().map(|r| r.id.as_str());
+            case.rule.is_some_and(|r| Some(r.id) == rule)
+        };
+        out.extend(lsp_findings(o.got).into_iter().filter(checked));
+    }
+    if let Some(wanted) = case.steps.last().and_then(|s| s.exit) {
+        out.extend(exit_asked(o, wanted));
+    }
     if let Some(status) = o.exit {
         let crashed = o
             .earlier
@@ -135,10 +212,18 @@ fn steps(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
         };
         if let Some(mut e) = grade_step(step, k, &per_step[k], level) {
             name_unanswered(o, &mut e, k, case, per_step[k].len());
-            // A FAIL of the case's own answer names the rule it breaks.
-            if e.rule.is_none() && e.verdict == Verdict::Fail {
-                let rule = rule_of_step(step, &per_step[k]);
-                e.rule = Some(RuleRef::from_rule(rule));
+            // A FAIL of the case's own answer names the rule it breaks:
+            // the one the case checks, else the generic one. A case's
+            // rule names its NON-STRICT answers too.
+            match case.rule {
+                Some(rule) if k >= o.preamble && e.verdict != Verdict::Pass => {
+                    e.rule = Some(RuleRef::from_rule(rule));
+                }
+                _ if e.rule.is_none() && e.verdict == Verdict::Fail => {
+                    let rule = rule_of_step(step, &per_step[k]);
+                    e.rule = Some(RuleRef::from_rule(rule));
+                }
+                _ => {}
             }
             if k < o.preamble {
                 e.step = None;
@@ -418,6 +503,7 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
             killed: false,
             eof_is_input: false,
             exit: None,
+            handshake: "",
             closing: &[],
             framing_seen: &framing,
             earlier: &[],
@@ -433,5 +519,98 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
             "{}",
             lost[0].message
         );
+    }
+
+    /// In LSP, what the server sends of its own accord is graded by the
+    /// case that checks its rule, from the whole observation (the
+    /// handshake's traffic included), and nowhere else; a target told to
+    /// exit is held to the status it was told.
+    #[test]
+    fn lsp_session_findings_go_to_the_case_that_checks_them() {
+        let text = |t: &str, reply: bool, id: Option<&str>| super::Got {
+            reply,
+            ids: id.map(|i| Id::parse(i).unwrap()).into_iter().collect(),
+            ..got(t)
+        };
+        let early = [
+            text(
+                r#"{"jsonrpc":"2.0","id":7,"method":"client/registerCapability","params":{}}"#,
+                false,
+                None,
+            ),
+            // The handshake's reply, which no step of this one-step case
+            // owns (as none owns a barrier's answer).
+            super::Got {
+                barrier: true,
+                ..text(
+                    r#"{"jsonrpc":"2.0","result":{"capabilities":{}},"id":"rpcspec-initialize"}"#,
+                    true,
+                    Some("\"rpcspec-initialize\""),
+                )
+            },
+            text(
+                r#"{"jsonrpc": "2.0", "result": 7, "id": 1}"#,
+                true,
+                Some("1"),
+            ),
+        ];
+        let cases = load_str(
+            Path::new("lsp.toml"),
+            &CASE.replace(
+                "[[case.step]]",
+                "dialect = \"lsp\"\nrule = \"lsp.before-initialized\"\n\n[[case.step]]",
+            ),
+        )
+        .unwrap();
+        let plain = &load_str(Path::new("t.toml"), CASE).unwrap()[0];
+        let framing = Default::default();
+        let observed = |got, handshake, exit| Observed {
+            got,
+            step_ids: &[],
+            sent: &[],
+            barriers: &[],
+            tag: "",
+            window: 0,
+            preamble: 0,
+            stopped: false,
+            timed_out: false,
+            killed: false,
+            eof_is_input: false,
+            exit,
+            handshake,
+            closing: &[],
+            framing_seen: &framing,
+            earlier: &[],
+        };
+        let found = grade(&cases[0], &observed(&early, "lsp", None));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule.as_ref().unwrap().id, "lsp.before-initialized");
+        assert_eq!(found[0].verdict, Verdict::Fail);
+        assert!(grade(plain, &observed(&early, "lsp", None)).is_empty());
+        assert!(grade(&cases[0], &observed(&early, "jsonrpc2", None)).is_empty());
+        assert!(grade(&cases[0], &observed(&early[1..], "lsp", None)).is_empty());
+
+        let exit_case = &load_str(
+            Path::new("exit.toml"),
+            &CASE.replace(
+                "expect = '{\"jsonrpc\": \"2.0\", \"result\": \"$any\", \"id\": 1}'",
+                "expect_exit = 0\nexpect_none = true",
+            ),
+        )
+        .unwrap()[0];
+        use std::os::unix::process::ExitStatusExt;
+        let status = |code: i32| Some(std::process::ExitStatus::from_raw(code << 8));
+        assert!(grade(exit_case, &observed(&[], "lsp", status(0))).is_empty());
+        let wrong = grade(exit_case, &observed(&[], "lsp", status(1)));
+        assert_eq!(wrong.len(), 1, "{wrong:?}");
+        assert_eq!(wrong[0].rule.as_ref().unwrap().id, "lsp.exit-status");
+        assert_eq!(wrong[0].verdict, Verdict::NonStrict);
+        assert!(
+            wrong[0].message.contains("not exit status 0"),
+            "{}",
+            wrong[0].message
+        );
+        let alive = grade(exit_case, &observed(&[], "lsp", None));
+        assert!(alive[0].message.contains("still running"), "{alive:?}");
     }
 }

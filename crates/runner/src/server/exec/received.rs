@@ -71,6 +71,28 @@ impl Run<'_> {
         }
     }
 
+    /// Answers a request the target sent, where the dialect has rpcspec
+    /// answer (LSP: [`crate::lsp::answer`]), so that a server waiting on
+    /// its client goes on. Not while a kept process's prologue is replayed:
+    /// its answers are replayed with it.
+    pub(super) fn answer_server(&mut self, id: &rpcspec_matcher::Id, method: &str) {
+        if self.replaying
+            || self.stopped
+            || self.running.stdin_closed()
+            || self.opts.handshake.as_deref() != Some("lsp")
+        {
+            return;
+        }
+        let text = format!(
+            r#"{{"jsonrpc":"2.0",{},"id":{}}}"#,
+            crate::lsp::answer(method),
+            id.raw()
+        );
+        let bytes = self.opts.framing.encode(text.as_bytes());
+        let pause = std::time::Duration::ZERO;
+        self.send(vec![crate::plan::Write { pause, bytes }], None);
+    }
+
     /// Lines that are one pretty-printed message: a FAIL, and the message.
     pub(super) fn joined(&mut self, lines: Vec<Received>, joined: String) {
         let (first, last) = (&lines[0], &lines[lines.len() - 1]);
@@ -103,6 +125,9 @@ impl Run<'_> {
     /// One message from the target, through the matcher's session.
     pub(super) fn message(&mut self, received: Received, text: String) {
         let classified = self.session.feed(Direction::ServerToClient, &text);
+        if let rpcspec_matcher::Kind::Request { id, method } = &classified.kind {
+            self.answer_server(id, method);
+        }
         let ids = reply_ids(&classified.kind);
         let barrier = ids.len() == 1
             && self
@@ -148,6 +173,7 @@ impl Run<'_> {
             killed: self.running.killed(),
             eof_is_input: self.eof_is_input,
             exit: self.exit,
+            handshake: self.opts.handshake.as_deref().unwrap_or_default(),
             closing: &closing,
             framing_seen: &framing_seen,
             earlier: &self.evidence,

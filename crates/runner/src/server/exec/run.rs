@@ -110,6 +110,11 @@ pub(super) struct Run<'o> {
     /// does on a process of its own, it is not: a shared process is never
     /// closed so, and a verdict must not depend on which it had.
     pub(super) eof_is_input: bool,
+    /// A kept process's prologue is being replayed into this case.
+    pub(super) replaying: bool,
+    /// A step told the target to exit (`expect_exit`): its ending is no
+    /// crash.
+    pub(super) exit_expected: bool,
 }
 
 /// How many replies that name no id `kind`, sent by the client, may draw.
@@ -167,6 +172,7 @@ impl<'o> Run<'o> {
         run.cases = cases + 1;
         run.barrier_rtt = rtt;
         run.tag = format!("{cases}-");
+        run.replaying = true;
         for r in &prologue {
             match r {
                 Recorded::Step(k) => run.begin_step(*k),
@@ -175,6 +181,7 @@ impl<'o> Run<'o> {
                 Recorded::Stdout(bytes, at) => run.stdout(bytes, *at),
             }
         }
+        run.replaying = false;
         run.prologue = Some(prologue);
         run.prologue_end = prologue_end;
         run
@@ -232,6 +239,8 @@ impl<'o> Run<'o> {
             resyncs: Vec::new(),
             idless_room: 0,
             eof_is_input: false,
+            replaying: false,
+            exit_expected: false,
         }
     }
 
@@ -334,10 +343,17 @@ impl<'o> Run<'o> {
             self.begin_step(k);
             let writes = plan.writes_in(&step.send, &self.opts.framing);
             self.send(writes, Some(k));
+            let own = k < self.preamble && self.opts.handshake.as_deref() == Some("lsp");
             if step.close {
                 self.eof_is_input = true;
                 self.close_stdin();
                 self.await_exit();
+            } else if step.exit.is_some() {
+                self.await_own_exit();
+            } else if !step.barrier {
+                self.await_own_quietly(k);
+            } else if own && !self.step_ids[k].is_empty() && self.sent_whole() {
+                self.await_own(k);
             } else if self.sent_whole() && !self.running.stdin_closed() {
                 self.barrier(k + 1, plan);
             }
@@ -586,8 +602,9 @@ impl<'o> Run<'o> {
             }
             Msg::Exited(status) => {
                 self.exit = Some(status);
-                // Our own kill (flood, timeout, exit grace) is no crash.
-                if !self.running.stdin_closed() && !self.running.killed() {
+                // Our own kill (flood, timeout, exit grace) is no crash, nor
+                // an exit a step asked for.
+                if !self.running.stdin_closed() && !self.running.killed() && !self.exit_expected {
                     self.evidence.push(Evidence::note(
                         Verdict::Crash,
                         format!(
@@ -615,6 +632,20 @@ impl<'o> Run<'o> {
         let mut server = std::mem::replace(&mut self.server, fresh);
         server.push(bytes, at, |a| self.take(a));
         self.server = server;
+    }
+
+    /// After a step that tells the target to exit (`expect_exit`, LSP's
+    /// `exit`), it gets the exit grace to end by itself, stdin still open;
+    /// one still running then is left to the case's end, which closes
+    /// stdin and kills it. The grader compares how it ended.
+    pub(super) fn await_own_exit(&mut self) {
+        self.exit_expected = true;
+        let grace = self
+            .opts
+            .readiness
+            .exit_grace(self.started_in.unwrap_or_default());
+        let until = self.deadline.min(Instant::now() + grace);
+        self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
     }
 
     /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish
