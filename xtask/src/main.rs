@@ -130,7 +130,7 @@ commands:
   package [--publish-dry-run] [--keep]
           package the published crates, install rpcspec from its .crate alone and run
           every role's default suite with it (all PASS); or `cargo publish --dry-run` them
-  matrix [--install] [--decoders|--clients] [--format md|html|json] [--output FILE]
+  matrix [--install] [--decoders|--clients|--lsp] [--format md|html|json] [--output FILE]
           install the pinned third-party implementations, or run them all (docs/matrix-results.md);
           --decoders: the real NDJSON decoders (docs/decoders.md)
 ";

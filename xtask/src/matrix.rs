@@ -13,7 +13,9 @@
 //! NDJSON decoders of `xtask/matrix/decoders.toml` (standard libraries and
 //! two adapters of `crates/mutants`: nothing to install), into
 //! `docs/decoders.md`; `--clients` for the real client libraries of
-//! `xtask/matrix/clients.toml` (`--role client`), into `docs/clients.md`.
+//! `xtask/matrix/clients.toml` (`--role client`), into `docs/clients.md`;
+//! `--lsp` for the language servers of `xtask/matrix/lsp.toml`, into
+//! `docs/lsp.md`.
 
 use std::{
     fs,
@@ -23,7 +25,7 @@ use std::{
 
 const MATRIX_USAGE: &str = "\
 usage: cargo xtask matrix --install
-       cargo xtask matrix [--decoders|--clients] [--format md|html|json] [--output FILE]
+       cargo xtask matrix [--decoders|--clients|--lsp] [--format md|html|json] [--output FILE]
 
 --install   pip, npm and cargo install the pinned implementations of
             xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
@@ -34,6 +36,8 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
             docs/decoders.md (nothing to install)
 --clients   the real JSON-RPC and MCP client libraries of xtask/matrix/clients.toml
             instead (rpcspec plays the server), into docs/clients.md (after --install)
+--lsp       the language servers of xtask/matrix/lsp.toml (the lsp dialect), into
+            docs/lsp.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build
@@ -79,6 +83,18 @@ const DECODERS: Which = Which {
     jobs: "2",
 };
 
+const LSP: Which = Which {
+    manifest: "lsp.toml",
+    results: "docs/lsp.md",
+    build: &["build", "--release", "-p", "rpcspec"],
+    needs_install: true,
+    // A case that leaves a server's reader out of step waits out its
+    // deadline (a TIMEOUT): long enough for a cold Node start, short
+    // enough that those cost seconds.
+    timeout: "10",
+    jobs: "1",
+};
+
 const CLIENTS: Which = Which {
     manifest: "clients.toml",
     results: "docs/clients.md",
@@ -105,6 +121,7 @@ pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
             "--install" => install = true,
             "--decoders" => which = &DECODERS,
             "--clients" => which = &CLIENTS,
+            "--lsp" => which = &LSP,
             "--format" => match it.next().map(String::as_str) {
                 Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
                 _ => return usage("--format takes md, html or json"),
