@@ -249,20 +249,26 @@ impl Run<'_> {
         id
     }
 
+    /// Whether every request step k sent has been answered, as a wait's
+    /// condition.
+    fn step_answered(&self, k: usize) -> impl Fn(&Run<'_>) -> bool + use<> {
+        let ids = self.step_ids[k].clone();
+        move |r: &Run<'_>| {
+            ids.iter().all(|id| {
+                r.got
+                    .iter()
+                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) == IdMatch::Same))
+            })
+        }
+    }
+
     /// Waits for the answers to step k's requests themselves, in place of
     /// a barrier: LSP's handshake, where "until the server has responded
     /// to the initialize request with an InitializeResult, the client must
     /// not send any additional requests or notifications to the server"
     /// (LSP 3.17, initialize), so no barrier may follow `initialize`.
     pub(super) fn await_own(&mut self, k: usize) {
-        let ids = self.step_ids[k].clone();
-        let done = move |r: &Run<'_>| {
-            ids.iter().all(|id| {
-                r.got
-                    .iter()
-                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) == IdMatch::Same))
-            })
-        };
+        let done = self.step_answered(k);
         self.pump(&done, "the answer to the handshake's request");
         if self.starting && !done(self) {
             self.unheard();
@@ -277,14 +283,7 @@ impl Run<'_> {
     /// LSP 3.17, shutdown). Proves nothing absent: the case's end (its
     /// exit, or a later barrier) delimits what was answered.
     pub(super) fn await_own_quietly(&mut self, k: usize) {
-        let ids = self.step_ids[k].clone();
-        let done = move |r: &Run<'_>| {
-            ids.iter().all(|id| {
-                r.got
-                    .iter()
-                    .any(|g| g.reply && g.ids.iter().any(|a| a.compare(id) == IdMatch::Same))
-            })
-        };
+        let done = self.step_answered(k);
         let quiet = self.quiet();
         self.wait_quiet(done, quiet, Instant::now());
     }
