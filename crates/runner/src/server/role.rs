@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::{
     cases::{self, Case},
-    exec::RunOptions,
+    exec::{self, RunOptions},
     run_suite,
 };
 use crate::{
@@ -77,6 +77,16 @@ impl Role for Servers {
     ) -> Result<Ran, Refused> {
         let filters = compile_filters(&self.filters).map_err(Refused::usage)?;
         let (plans, opts) = (&self.plans, &self.opts);
+        // A case written for another dialect or framing is of another
+        // suite: left out, unless it is all that was selected (then its
+        // N/A says why).
+        let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
+        let own: Vec<Case> = cases
+            .iter()
+            .filter(|c| exec::foreign(c, handshake, &opts.framing).is_none())
+            .cloned()
+            .collect();
+        let cases = if own.is_empty() { cases } else { &own[..] };
         // The MCP checks beside the JSON-RPC cases: one session, a few
         // seconds, its start-up paid while the cases pay theirs.
         let (mut results, outcome) = std::thread::scope(|scope| {

@@ -446,11 +446,33 @@ pub fn inapplicable(case: &Case, handshake: &str, framing: &Framing) -> Option<S
         .iter()
         .find(|(d, _)| d == handshake)
         .map(|(_, why)| why.clone());
-    let other = case.dialect.as_ref().filter(|d| *d != handshake);
-    let declared = declared.or_else(|| other.map(|d| format!("a case of the {d} dialect")));
-    if let Some(why) = declared.or_else(|| not_applicable(case, handshake)) {
+    if let Some(why) = declared {
         return Some(format!("not applicable in the {handshake} dialect: {why}"));
     }
+    let dialect = foreign_dialect(case, handshake);
+    if let Some(why) = dialect.or_else(|| not_applicable(case, handshake)) {
+        return Some(format!("not applicable in the {handshake} dialect: {why}"));
+    }
+    foreign_framing(case, framing)
+}
+
+/// Why `case` is of another suite than the dialect whose handshake is
+/// `handshake` in `framing`: it is written for another dialect or another
+/// framing. A run leaves such cases out rather than report them N/A
+/// (`rpcspec list --dialect` lists them where they belong).
+pub fn foreign(case: &Case, handshake: &str, framing: &Framing) -> Option<String> {
+    match foreign_dialect(case, handshake) {
+        Some(why) => Some(format!("not applicable in the {handshake} dialect: {why}")),
+        None => foreign_framing(case, framing),
+    }
+}
+
+fn foreign_dialect(case: &Case, handshake: &str) -> Option<String> {
+    let other = case.dialect.as_ref().filter(|d| *d != handshake)?;
+    Some(format!("a case of the {other} dialect"))
+}
+
+fn foreign_framing(case: &Case, framing: &Framing) -> Option<String> {
     let own = case.framing().filter(|f| *f != framing.name())?;
     Some(format!(
         "not applicable in {} framing: the case is written for {own} framing",
