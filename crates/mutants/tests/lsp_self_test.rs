@@ -1,0 +1,291 @@
+//! The `lsp` suite must be able to fail: the reference language server
+//! (`rpcspec-mutant-lsp reference`, on that binary's own Content-Length
+//! reader) passes every case of the `lsp` dialect under every plan, and
+//! every mutant language server (the reference with one bug seen in real
+//! ones) is caught by the cases written for its bug, whether cases share
+//! a process or each has its own. The whole table of which cases catch
+//! which mutant is a snapshot (`snapshots/lsp_self_test__lsp_catches.snap`).
+
+use std::{collections::BTreeSet, process::Command, time::Duration};
+
+use rpcspec::{
+    capture::Framing,
+    cases::{self, Case},
+    compile_filters,
+    exec::{self, RunOptions, dialect_named},
+    plan::{ALL_PLANS, Plan},
+    report::{CaseResult, Verdict},
+    run_suite, selected,
+    target::Target,
+};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-lsp");
+
+/// A mutant, the cases it is run against, and the cases that must catch it.
+struct Mutant {
+    name: &'static str,
+    /// Case filters (empty: every case of the `lsp` dialect). A mutant
+    /// that makes every case wait for its deadline runs on a few.
+    filters: &'static [&'static str],
+    /// Each of these must not pass under at least one plan.
+    caught_by: &'static [&'static str],
+}
+
+const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "length-in-characters",
+        filters: &[],
+        caught_by: &["framing/content-length/length-in-bytes"],
+    },
+    Mutant {
+        name: "one-read",
+        // Every case that writes a message in pieces waits for its deadline.
+        filters: &[
+            "framing/content-length/header-and-body-apart",
+            "framing/content-length/two-in-one-write",
+        ],
+        caught_by: &["framing/content-length/header-and-body-apart"],
+    },
+    Mutant {
+        name: "length-off-by-one",
+        // Its every message swallows the next one's first byte.
+        filters: &[
+            "jsonrpc/ids/number",
+            "framing/content-length/length-in-bytes",
+        ],
+        caught_by: &[
+            "jsonrpc/ids/number",
+            "framing/content-length/length-in-bytes",
+        ],
+    },
+    Mutant {
+        name: "case-sensitive-header",
+        filters: &[],
+        caught_by: &["framing/content-length/header-name-case"],
+    },
+    Mutant {
+        name: "no-reply-after-cancel",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/cancelled-request-answered"],
+    },
+    Mutant {
+        name: "answers-before-initialize",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/request-before-initialize"],
+    },
+    Mutant {
+        name: "exit-zero-without-shutdown",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/exit-without-shutdown"],
+    },
+    Mutant {
+        name: "answers-after-shutdown",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/requests-after-shutdown"],
+    },
+    Mutant {
+        name: "ignores-dollar-requests",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/dollar-request"],
+    },
+    Mutant {
+        name: "undeclared-request",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/asks-only-what-was-declared"],
+    },
+    Mutant {
+        name: "notifies-before-initialized",
+        filters: &[],
+        caught_by: &["lsp/lifecycle/quiet-until-initialized"],
+    },
+    Mutant {
+        name: "string-ids",
+        filters: &[],
+        caught_by: &["jsonrpc/ids/number", "lsp/lifecycle/id-int32-range"],
+    },
+];
+
+/// The cases the reference language server cannot pass for want of a
+/// request that succeeds with params: no LSP request both succeeds on
+/// every server and leaves it as it was (as for `serve --dialect lsp`).
+const SKIPPED: &[&str] = &[
+    "jsonrpc/envelope/result-object-shape",
+    "jsonrpc/params/names-case-sensitive",
+    "jsonrpc/params/wrong-arity",
+];
+
+/// The `lsp` suite (its cases under `filters`, every plan of its framing)
+/// against mutant `name`.
+fn run(name: &str, filters: &[&str], fresh: bool) -> Vec<CaseResult> {
+    let (dialect, handshake) = dialect_named("lsp").unwrap();
+    let framing = Framing::content_length();
+    let filters: Vec<String> = filters.iter().map(|s| (*s).to_owned()).collect();
+    let filters = compile_filters(&filters).unwrap();
+    let cases: Vec<Case> = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| selected(&c.meta.id, &filters))
+        .filter(|c| exec::foreign(c, &handshake, &framing).is_none())
+        .collect();
+    assert!(!cases.is_empty(), "{name}: no case selected");
+    let plans: Vec<Plan> = ALL_PLANS
+        .into_iter()
+        .filter(|p| p.applies_to(&framing))
+        .collect();
+    let target = Target {
+        argv: vec![MUTANT.into(), name.into()],
+    };
+    let opts = RunOptions {
+        timeout: Duration::from_millis(2000),
+        startup: Duration::from_secs(2),
+        fresh,
+        dialect,
+        handshake: Some(handshake),
+        framing,
+        ..RunOptions::default()
+    };
+    run_suite(&cases, &plans, &target, &opts, 4, &|_, _| {})
+}
+
+/// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class
+/// (which of them a framing bug draws is the scheduler's choice), and a
+/// NON-STRICT catches a bug that breaks a SHOULD.
+fn class(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Fail | Verdict::Timeout | Verdict::Crash => "caught",
+        other => other.as_str(),
+    }
+}
+
+fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
+    results
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.verdict,
+                Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
+            )
+        })
+        .map(|r| r.id.as_str())
+        .collect()
+}
+
+#[test]
+fn the_reference_language_server_passes_every_case_under_every_plan() {
+    for fresh in [false, true] {
+        let results = run("reference", &[], fresh);
+        let bad: Vec<String> = results
+            .iter()
+            .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable))
+            .filter(|r| !(r.verdict == Verdict::Skipped && SKIPPED.contains(&r.id.as_str())))
+            .map(|r| format!("{} [{}] {:?}: {:?}", r.id, r.plan, r.verdict, r.evidence))
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "the reference must pass (fresh: {fresh}):\n{}",
+            bad.join("\n")
+        );
+        let passed: BTreeSet<&str> = results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Pass)
+            .map(|r| r.id.as_str())
+            .collect();
+        for area in ["jsonrpc/", "framing/content-length/", "lsp/lifecycle/"] {
+            let n = passed.iter().filter(|id| id.starts_with(area)).count();
+            assert!(n >= 8, "only {n} cases of {area} passed: {passed:?}");
+        }
+    }
+}
+
+#[test]
+fn every_lsp_mutant_is_caught_by_the_cases_written_for_it() {
+    let (shared, shared_verdicts) = catch_table(false);
+    let (fresh, fresh_verdicts) = catch_table(true);
+    // Not only what is caught: every (case, plan) has the same verdict.
+    let differ: Vec<String> = shared_verdicts
+        .iter()
+        .zip(&fresh_verdicts)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("shared: {a}\n fresh: {b}"))
+        .collect();
+    assert_eq!(shared_verdicts.len(), fresh_verdicts.len());
+    assert!(
+        differ.is_empty(),
+        "verdicts differ between shared and fresh processes:\n{}",
+        differ.join("\n")
+    );
+    assert_eq!(shared, fresh);
+    insta::assert_snapshot!("lsp_catches", shared);
+}
+
+/// The catch table, and every result as `mutant id [plan] class`.
+fn catch_table(fresh: bool) -> (String, Vec<String>) {
+    let mut table = String::new();
+    let mut verdicts = Vec::new();
+    for m in MUTANTS {
+        let results = run(m.name, m.filters, fresh);
+        verdicts.extend(
+            results
+                .iter()
+                .map(|r| format!("{} {} [{}] {}", m.name, r.id, r.plan, class(r.verdict))),
+        );
+        // Every FAIL names the registry rule it breaks (a NON-STRICT's
+        // passage is its case's section, or the tolerance's why).
+        for r in &results {
+            for e in r.evidence.iter().filter(|e| e.verdict == Verdict::Fail) {
+                let rule = e.rule.as_ref().unwrap_or_else(|| {
+                    panic!(
+                        "mutant `{}`: {} [{}]: a FAIL without a rule: {}",
+                        m.name, r.id, r.plan, e.message
+                    )
+                });
+                assert!(
+                    rpcspec::rules::by_id(&rule.id).is_some(),
+                    "{}: not a registry rule",
+                    rule.id
+                );
+            }
+        }
+        let caught = caught(&results);
+        for case in m.caught_by {
+            assert!(
+                caught.contains(case),
+                "mutant `{}` is not caught by `{case}` (fresh: {fresh}); caught by: {caught:?}",
+                m.name
+            );
+        }
+        let scope = if m.filters.is_empty() {
+            "all cases".to_owned()
+        } else {
+            format!("{} selected cases", m.filters.len())
+        };
+        table.push_str(&format!("{} ({scope}): {} caught\n", m.name, caught.len()));
+        for case in &caught {
+            let how: BTreeSet<&str> = results
+                .iter()
+                .filter(|r| r.id == *case)
+                .map(|r| class(r.verdict))
+                .filter(|c| *c != "PASS")
+                .collect();
+            let how: Vec<&str> = how.into_iter().collect();
+            table.push_str(&format!("  {case} ({})\n", how.join(", ")));
+        }
+    }
+    (table, verdicts)
+}
+
+/// The list above and the binary's list of mutants are the same.
+#[test]
+fn every_lsp_mutant_of_the_binary_is_tested() {
+    let out = Command::new(MUTANT).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    let listed: BTreeSet<&str> = usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| *n != "reference")
+        .collect();
+    let tested: BTreeSet<&str> = MUTANTS.iter().map(|m| m.name).collect();
+    assert_eq!(listed, tested);
+}
