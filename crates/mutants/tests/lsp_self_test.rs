@@ -27,14 +27,20 @@ struct Mutant {
     /// Case filters (empty: every case of the `lsp` dialect). A mutant
     /// that makes every case wait for its deadline runs on a few.
     filters: &'static [&'static str],
+    /// The write plans (those of Content-Length framing but `crlf`).
+    plans: &'static [Plan],
     /// Each of these must not pass under at least one plan.
     caught_by: &'static [&'static str],
 }
+
+/// Every plan of Content-Length framing.
+const ALL: &[Plan] = &[Plan::Whole, Plan::Split, Plan::Bytewise, Plan::Coalesced];
 
 const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "length-in-characters",
         filters: &[],
+        plans: ALL,
         caught_by: &["framing/content-length/length-in-bytes"],
     },
     Mutant {
@@ -44,6 +50,7 @@ const MUTANTS: &[Mutant] = &[
             "framing/content-length/header-and-body-apart",
             "framing/content-length/two-in-one-write",
         ],
+        plans: ALL,
         caught_by: &["framing/content-length/header-and-body-apart"],
     },
     Mutant {
@@ -53,6 +60,7 @@ const MUTANTS: &[Mutant] = &[
             "jsonrpc/ids/number",
             "framing/content-length/length-in-bytes",
         ],
+        plans: ALL,
         caught_by: &[
             "jsonrpc/ids/number",
             "framing/content-length/length-in-bytes",
@@ -61,46 +69,58 @@ const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "case-sensitive-header",
         filters: &[],
+        plans: ALL,
         caught_by: &["framing/content-length/header-name-case"],
     },
     Mutant {
         name: "no-reply-after-cancel",
         filters: &[],
+        // It drops a reply only when the cancel comes in the request's
+        // read: one write (coalesced) makes that so; in separate writes
+        // it is the scheduler's choice.
+        plans: &[Plan::Coalesced],
         caught_by: &["lsp/lifecycle/cancelled-request-answered"],
     },
     Mutant {
         name: "answers-before-initialize",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/request-before-initialize"],
     },
     Mutant {
         name: "exit-zero-without-shutdown",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/exit-without-shutdown"],
     },
     Mutant {
         name: "answers-after-shutdown",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/requests-after-shutdown"],
     },
     Mutant {
         name: "ignores-dollar-requests",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/dollar-request"],
     },
     Mutant {
         name: "undeclared-request",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/asks-only-what-was-declared"],
     },
     Mutant {
         name: "notifies-before-initialized",
         filters: &[],
+        plans: ALL,
         caught_by: &["lsp/lifecycle/quiet-until-initialized"],
     },
     Mutant {
         name: "string-ids",
         filters: &[],
+        plans: ALL,
         caught_by: &["jsonrpc/ids/number", "lsp/lifecycle/id-int32-range"],
     },
 ];
@@ -116,7 +136,7 @@ const SKIPPED: &[&str] = &[
 
 /// The `lsp` suite (its cases under `filters`, every plan of its framing)
 /// against mutant `name`.
-fn run(name: &str, filters: &[&str], fresh: bool) -> Vec<CaseResult> {
+fn run(name: &str, filters: &[&str], plans: &[Plan], fresh: bool) -> Vec<CaseResult> {
     let (dialect, handshake) = dialect_named("lsp").unwrap();
     let framing = Framing::content_length();
     let filters: Vec<String> = filters.iter().map(|s| (*s).to_owned()).collect();
@@ -128,10 +148,6 @@ fn run(name: &str, filters: &[&str], fresh: bool) -> Vec<CaseResult> {
         .filter(|c| exec::foreign(c, &handshake, &framing).is_none())
         .collect();
     assert!(!cases.is_empty(), "{name}: no case selected");
-    let plans: Vec<Plan> = ALL_PLANS
-        .into_iter()
-        .filter(|p| p.applies_to(&framing))
-        .collect();
     let target = Target {
         argv: vec![MUTANT.into(), name.into()],
     };
@@ -144,7 +160,7 @@ fn run(name: &str, filters: &[&str], fresh: bool) -> Vec<CaseResult> {
         framing,
         ..RunOptions::default()
     };
-    run_suite(&cases, &plans, &target, &opts, 4, &|_, _| {})
+    run_suite(&cases, plans, &target, &opts, 4, &|_, _| {})
 }
 
 /// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class
@@ -172,8 +188,14 @@ fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
 
 #[test]
 fn the_reference_language_server_passes_every_case_under_every_plan() {
+    let framing = Framing::content_length();
+    let every: Vec<Plan> = ALL_PLANS
+        .into_iter()
+        .filter(|p| p.applies_to(&framing))
+        .collect();
+    assert_eq!(ALL, every.as_slice());
     for fresh in [false, true] {
-        let results = run("reference", &[], fresh);
+        let results = run("reference", &[], ALL, fresh);
         let bad: Vec<String> = results
             .iter()
             .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable))
@@ -223,7 +245,7 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
     let mut table = String::new();
     let mut verdicts = Vec::new();
     for m in MUTANTS {
-        let results = run(m.name, m.filters, fresh);
+        let results = run(m.name, m.filters, m.plans, fresh);
         verdicts.extend(
             results
                 .iter()

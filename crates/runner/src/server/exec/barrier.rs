@@ -266,10 +266,16 @@ impl Run<'_> {
     /// a barrier: LSP's handshake, where "until the server has responded
     /// to the initialize request with an InitializeResult, the client must
     /// not send any additional requests or notifications to the server"
-    /// (LSP 3.17, initialize), so no barrier may follow `initialize`.
+    /// (LSP 3.17, initialize), so no barrier may follow `initialize`, the
+    /// handshake's or a case's own.
     pub(super) fn await_own(&mut self, k: usize) {
         let done = self.step_answered(k);
-        self.pump(&done, "the answer to the handshake's request");
+        let waiting_for = if k < self.preamble {
+            "the answer to the handshake's request"
+        } else {
+            "the answer to `initialize`, which LSP lets no other message follow"
+        };
+        self.pump(&done, waiting_for);
         if self.starting && !done(self) {
             self.unheard();
         }

@@ -117,6 +117,15 @@ pub(super) struct Run<'o> {
     pub(super) exit_expected: bool,
 }
 
+/// Whether `send` holds an LSP `initialize` request (a method and an id).
+fn sends_initialize(send: &crate::cases::Send) -> bool {
+    let (crate::cases::Send::Lines(lines) | crate::cases::Send::Raw(lines)) = send;
+    lines.iter().any(|line| {
+        serde_json::from_slice::<serde_json::Value>(line)
+            .is_ok_and(|v| v["method"] == "initialize" && v.get("id").is_some())
+    })
+}
+
 /// How many replies that name no id `kind`, sent by the client, may draw.
 pub(super) fn idless_room(kind: &Kind) -> usize {
     match kind {
@@ -343,7 +352,15 @@ impl<'o> Run<'o> {
             self.begin_step(k);
             let writes = plan.writes_in(&step.send, &self.opts.framing);
             self.send(writes, Some(k));
-            let own = k < self.preamble && self.opts.handshake.as_deref() == Some("lsp");
+            // In LSP no barrier may follow an `initialize`, the handshake's
+            // or a case's own: "until the server has responded to the
+            // initialize request with an InitializeResult, the client must
+            // not send any additional requests or notifications" (LSP
+            // 3.17, initialize). A server that takes its time over one
+            // (bash-language-server builds a whole new server) would
+            // otherwise answer it after the case had ended.
+            let own = self.opts.handshake.as_deref() == Some("lsp")
+                && (k < self.preamble || sends_initialize(&step.send));
             if step.close {
                 self.eof_is_input = true;
                 self.close_stdin();
