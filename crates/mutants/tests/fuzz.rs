@@ -13,6 +13,7 @@ use rpcspec::{
 };
 
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant");
+const LSP_MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-lsp");
 
 fn target(name: &str) -> Target {
     Target {
@@ -28,6 +29,16 @@ fn options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
         },
         ..FuzzOptions::new(seed, Duration::from_secs(120), Some(executions), out)
     }
+}
+
+/// The case of `finding`'s file, as `rpcspec run --cases DIR` loads it.
+fn replayed(dir: &std::path::Path, finding: &rpcspec::fuzz::FuzzFinding) -> rpcspec::cases::Case {
+    let name = |c: &rpcspec::cases::Case| format!("{}.toml", c.meta.id.rsplit('/').next().unwrap());
+    cases::load_dir(dir)
+        .unwrap()
+        .into_iter()
+        .find(|c| finding.file.ends_with(name(c)))
+        .expect("the finding's case file loads")
 }
 
 #[test]
@@ -101,15 +112,7 @@ fn a_mutant_is_found_and_the_finding_replays() {
 
     // The case file loads and fails the mutant the same way, and the
     // reference passes it.
-    let replay = cases::load_dir(dir.path()).unwrap();
-    let case = replay
-        .iter()
-        .find(|c| {
-            first
-                .file
-                .ends_with(format!("{}.toml", c.meta.id.rsplit('/').next().unwrap()))
-        })
-        .unwrap();
+    let case = &replayed(dir.path(), first);
     let opts = RunOptions::default();
     let against_mutant = run_case(case, case.plans[0], &mutant, &opts);
     assert_eq!(
@@ -128,6 +131,92 @@ fn a_mutant_is_found_and_the_finding_replays() {
         against_reference.verdict,
         Verdict::Pass,
         "{:?}",
+        against_reference.evidence
+    );
+}
+
+/// `rpcspec fuzz --dialect lsp`: the same fuzzing with the LSP handshake,
+/// each input framed with Content-Length headers, one in five ending with
+/// a damaged frame (a lying length, a missing blank line, ...).
+fn lsp_options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
+    let (dialect, handshake) = rpcspec::exec::dialect_named("lsp").unwrap();
+    FuzzOptions {
+        run: RunOptions {
+            timeout: Duration::from_secs(2),
+            dialect,
+            handshake: Some(handshake),
+            framing: rpcspec::capture::Framing::content_length(),
+            ..RunOptions::default()
+        },
+        ..FuzzOptions::new(seed, Duration::from_secs(120), Some(executions), out)
+    }
+}
+
+fn lsp_target(name: &str) -> Target {
+    Target {
+        argv: vec![LSP_MUTANT.into(), name.into()],
+    }
+}
+
+/// No correct language server can answer a damaged frame, nor know where
+/// the next message starts: the inputs that end with one close stdin after
+/// it, and the reference is found wanting in nothing.
+#[test]
+fn the_reference_language_server_has_no_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let mut found = Vec::new();
+    let mut executions = 0;
+    for seed in 1..=3 {
+        let report = fuzz(
+            &lsp_target("reference"),
+            &seeds,
+            &lsp_options(seed, 60, dir.path()),
+            &mut |_| {},
+        )
+        .unwrap();
+        executions += report.executions;
+        found.extend(
+            report
+                .findings
+                .iter()
+                .map(|f| format!("seed {seed}: {} in {}", f.signature, f.file.display())),
+        );
+    }
+    assert_eq!(executions, 180);
+    assert!(found.is_empty(), "false findings: {found:?}");
+}
+
+/// A language server that reads Content-Length as characters hangs on the
+/// first multi-byte character fuzzing sends (seed 1's first input has one:
+/// U+2028 put in a member name); the finding's case file replays it in
+/// Content-Length framing, and the reference passes it.
+#[test]
+fn a_language_server_counting_characters_is_found_and_the_finding_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let mutant = lsp_target("length-in-characters");
+    let opts = lsp_options(1, 1, dir.path());
+    let report = fuzz(&mutant, &seeds, &opts, &mut |_| {}).unwrap();
+    let first = report.findings.first().expect("found by the first input");
+    let case = &replayed(dir.path(), first);
+    let text = std::fs::read_to_string(&first.file).unwrap();
+    assert!(text.contains("--dialect lsp"), "{text}");
+    let against_mutant = run_case(case, case.plans[0], &mutant, &opts.run);
+    assert!(
+        matches!(
+            against_mutant.verdict,
+            Verdict::Fail | Verdict::Timeout | Verdict::Crash
+        ),
+        "{:?}: {:?}\n{text}",
+        against_mutant.verdict,
+        against_mutant.evidence
+    );
+    let against_reference = run_case(case, case.plans[0], &lsp_target("reference"), &opts.run);
+    assert_eq!(
+        against_reference.verdict,
+        Verdict::Pass,
+        "{:?}\n{text}",
         against_reference.evidence
     );
 }

@@ -97,7 +97,9 @@ pub struct Reply {
 ///   (objects with `method`) from the server: a server printing garbage is
 ///   reported by `classify`, and no client is expected to answer it.
 /// * A reply with id null that no invalid request awaits is a reply to a
-///   notification if the other side has sent any, else an unknown id.
+///   notification if the other side has sent any, else an unknown id;
+///   unless bytes that carried no message ([`Session::unframed`]) may draw
+///   it.
 /// * A batch reply is matched to the batch of its first paired member; the
 ///   members of that batch it leaves out are reported at once, since the one
 ///   array is the whole answer.
@@ -139,6 +141,9 @@ struct Side {
     /// Messages beyond an implementation limit, which one error reply may
     /// answer as a whole, oldest first.
     refusable: VecDeque<Refusable>,
+    /// Bytes that carried no message ([`Session::unframed`]), each of
+    /// which may draw one reply with id null.
+    unframed: usize,
 }
 
 /// A message beyond a limit and what it awaits.
@@ -274,6 +279,15 @@ impl Session {
     pub fn feed(&mut self, from: Direction, text: &str) -> Classified {
         let classified = classify(text, &self.dialect);
         self.feed_classified(from, classified)
+    }
+
+    /// Tells the session that `from` sent bytes no reader can take as a
+    /// message (a damaged Content-Length frame, a body cut short): the
+    /// other side may answer them with one reply whose id is null, or not
+    /// at all; either is no finding.
+    pub fn unframed(&mut self, from: Direction) {
+        let side = &mut self.sides[from.index()];
+        side.unframed = side.unframed.saturating_add(1);
     }
 
     /// [`feed`](Session::feed) for a message already

@@ -190,6 +190,11 @@ impl Session {
                 self.check_shape(requester, null.batch, ctx, out);
                 return;
             }
+            // What carried no message may draw an id-null reply.
+            if side.unframed > 0 && !ctx.array {
+                side.unframed -= 1;
+                return;
+            }
             let in_batch = ctx
                 .batch
                 .and_then(|b| side.batch(b))

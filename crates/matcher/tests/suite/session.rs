@@ -505,3 +505,23 @@ fn a_deep_request_refused_with_minus_32700_by_its_id_is_a_refusal() {
     );
     assert_eq!(rules(&Dialect::Jsonrpc2, &script), ["limit.refused"]);
 }
+
+/// Bytes that carried no message (a damaged Content-Length frame) may
+/// draw one id-null reply, or none; a second one is a reply to nothing.
+#[test]
+fn what_carried_no_message_may_draw_one_null_reply() {
+    let reply = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let mut session = Session::new(Dialect::Jsonrpc2);
+    session.feed(ClientToServer, r#"{"jsonrpc":"2.0","method":"n"}"#);
+    session.unframed(ClientToServer);
+    assert!(session.feed(ServerToClient, reply).findings.is_empty());
+    let again = session.feed(ServerToClient, reply);
+    assert_eq!(
+        again.findings.iter().map(|f| f.rule.id).collect::<Vec<_>>(),
+        ["session.reply-to-notification"]
+    );
+    // Unanswered, it is owed nothing.
+    let mut quiet = Session::new(Dialect::Jsonrpc2);
+    quiet.unframed(ClientToServer);
+    assert!(quiet.close().is_empty());
+}

@@ -134,6 +134,11 @@ pub(crate) struct FuzzArgs {
     /// Dialect the target's messages are judged in.
     #[arg(long, default_value = "jsonrpc2", value_name = "NAME")]
     pub(crate) dialect: String,
+    /// How the inputs are framed: `ndjson` or `content-length` (the LSP
+    /// base protocol, where one input in five ends with a damaged frame).
+    /// Default: the dialect's (`lsp`: content-length; every other: ndjson).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub(crate) framing: Option<StreamFraming>,
     /// Deadline per execution: `5`, `5s`, `500ms` (at most an hour).
     #[arg(long, value_name = "DURATION", default_value = "5", value_parser = duration_upto(3600.0))]
     pub(crate) timeout: Duration,

@@ -32,7 +32,9 @@ use serde::{Deserialize, Serialize};
 use super::{Scenario, behaviour::features, signature};
 use crate::{
     budget::fnv1a,
+    capture::Framing,
     cases::{self, Case, LoadError, Location, Send},
+    exec::RunOptions,
     report::CaseResult,
 };
 
@@ -506,8 +508,15 @@ fn case_text(name: &str, title: &str, scenario: &Scenario) -> String {
     out
 }
 
-/// The case file for a finding.
-pub fn case_file(name: &str, scenario: &Scenario, result: &CaseResult, origin: &str) -> String {
+/// The case file for a finding, as the run sent it (`opts`: its framing,
+/// and the dialect its replay needs).
+pub fn case_file(
+    name: &str,
+    scenario: &Scenario,
+    result: &CaseResult,
+    origin: &str,
+    opts: &RunOptions,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Found by {origin}.");
     for e in result
@@ -528,12 +537,55 @@ pub fn case_file(name: &str, scenario: &Scenario, result: &CaseResult, origin: &
             e.message.replace('\n', " ")
         );
     }
+    let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
+    let mut args = String::new();
+    if handshake != "jsonrpc2" {
+        let _ = write!(args, " --dialect {handshake}");
+    }
+    if crate::dialect::framing_of(handshake) != opts.framing {
+        let _ = write!(args, " --framing {}", opts.framing.name());
+    }
     let _ = writeln!(
         out,
-        "# Replay: rpcspec run --cases DIR --filter '*/{name}' -- TARGET"
+        "# Replay: rpcspec run --cases DIR{args} --filter '*/{name}' -- TARGET"
     );
     let title = format!("fuzz finding: {}", signature(result).unwrap_or_default());
-    out.push_str(&case_text(name, &title, scenario));
+    match opts.framing {
+        Framing::Ndjson(_) => out.push_str(&case_text(name, &title, scenario)),
+        Framing::ContentLength(_) => {
+            out.push_str(&framed_text(name, &title, scenario, &opts.framing));
+        }
+    }
+    out
+}
+
+/// A scenario as the `[[case]]` of a finding in Content-Length framing:
+/// its steps as [`super::as_case`] makes them, lines the run frames or
+/// raw frames (the last closing stdin).
+fn framed_text(name: &str, title: &str, scenario: &Scenario, framing: &Framing) -> String {
+    let case = super::as_case(name, scenario, framing);
+    let mut out = String::new();
+    let _ = writeln!(out, "[[case]]");
+    let _ = writeln!(out, "name = \"{name}\"");
+    let _ = writeln!(out, "title = \"{title}\"");
+    let _ = writeln!(out, "section = \"rpcspec fuzz\"");
+    if let Some(framing) = &case.framing {
+        let _ = writeln!(out, "framing = \"{framing}\"");
+    }
+    let _ = writeln!(out, "plans = [\"{}\"]", scenario.plan.name());
+    for step in &case.steps {
+        let _ = writeln!(out, "\n[[case.step]]");
+        let (Send::Lines(sends) | Send::Raw(sends)) = &step.send;
+        let sends: Vec<String> = sends.iter().map(|l| escaped(l)).collect();
+        let _ = writeln!(out, "send = [{}]", sends.join(", "));
+        if matches!(step.send, Send::Raw(_)) {
+            let _ = writeln!(out, "raw = true");
+        }
+        if step.close {
+            let _ = writeln!(out, "close = true");
+        }
+        let _ = writeln!(out, "unescape = true\nexpect_any = true");
+    }
     out
 }
 

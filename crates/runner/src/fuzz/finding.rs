@@ -15,8 +15,9 @@ use crate::{
 
 /// The shape of a scenario's input, for grouping findings by root cause:
 /// the first that applies of `beyond-limit` (a message past a parser limit:
-/// see `rpcspec_matcher::limits`), `not-json` (a line that does not parse),
-/// `batch`, and `messages`.
+/// see `rpcspec_matcher::limits`), `frame` (a Content-Length frame of its
+/// own, damaged), `not-json` (a line that does not parse), `batch`, and
+/// `messages`.
 pub fn shape(scenario: &Scenario) -> &'static str {
     let classified: Vec<_> = scenario
         .steps
@@ -29,6 +30,8 @@ pub fn shape(scenario: &Scenario) -> &'static str {
         .collect();
     if classified.iter().any(|c| c.limit.is_some()) {
         "beyond-limit"
+    } else if scenario.steps.iter().flatten().any(|l| super::is_frame(l)) {
+        "frame"
     } else if classified.iter().any(|c| c.breaks("json.parse")) {
         "not-json"
     } else if classified.iter().any(|c| matches!(c.kind, Kind::Batch(_))) {
@@ -58,7 +61,8 @@ pub fn signature(result: &CaseResult) -> Option<String> {
 }
 
 pub(super) fn run_scenario(scenario: &Scenario, target: &Target, opts: &RunOptions) -> CaseResult {
-    run_case(&as_case("input", scenario), scenario.plan, target, opts)
+    let case = as_case("input", scenario, &opts.framing);
+    run_case(&case, scenario.plan, target, opts)
 }
 
 /// Shrinks a failing scenario while it fails with the same signature:

@@ -5,6 +5,7 @@
 use rpcspec_matcher::{Dialect, Id, IdMatch, Kind, classify};
 
 use crate::{
+    capture::Framing,
     cases::{Case, Send},
     plan::Plan,
 };
@@ -47,7 +48,8 @@ impl Rng {
     }
 }
 
-/// The lines the shipped cases send: the seed pool for mutation.
+/// The lines the shipped cases send: the seed pool for mutation (no
+/// Content-Length header line among them).
 pub fn seed_lines(cases: &[Case]) -> Vec<Vec<u8>> {
     let mut lines = Vec::new();
     for case in cases {
@@ -65,6 +67,9 @@ pub fn seed_lines(cases: &[Case]) -> Vec<Vec<u8>> {
             }
         }
     }
+    // A Content-Length case's header lines are not messages: in that
+    // framing they would read as damaged frames.
+    lines.retain(|l| !super::is_frame(l));
     lines.sort();
     lines.dedup();
     lines
@@ -305,6 +310,63 @@ fn draw(seed: u64, n: u64, seeds: &[Vec<u8>]) -> Scenario {
     Scenario { steps, plan }
 }
 
+/// Mixed into the seed for the damaged frames of Content-Length framing,
+/// so that the lines drawn stay those of [`scenario_with`].
+const FRAME_SALT: u64 = 0x6672_616d_6573_0001;
+
+/// The input of execution `n` in `framing`: in Content-Length framing, one
+/// time in five a last step holding one damaged frame ([`damaged_frame`])
+/// of a notification.
+/// In NDJSON, `scenario` itself.
+pub fn in_framing(mut scenario: Scenario, seed: u64, n: u64, framing: &Framing) -> Scenario {
+    let mut rng = Rng::new(seed ^ FRAME_SALT, n);
+    if matches!(framing, Framing::ContentLength(_))
+        && rng.one_in(5)
+        && scenario.steps.len() < MAX_MUTANT_STEPS
+        && !scenario.steps.iter().flatten().any(|l| super::is_frame(l))
+    {
+        // A valid notification (its params structured or absent): whether
+        // a reader takes the frame's body or not, it owes no reply, and one
+        // error with id null is its right.
+        let method = rng.pick(METHODS).to_owned();
+        let structured = params(&mut rng).filter(|p| p.starts_with(['[', '{']));
+        let body = match structured {
+            Some(p) => format!(r#"{{"jsonrpc": "2.0", "method": "{method}", "params": {p}}}"#),
+            None => format!(r#"{{"jsonrpc": "2.0", "method": "{method}"}}"#),
+        };
+        scenario
+            .steps
+            .push(vec![damaged_frame(&mut rng, body.as_bytes())]);
+    }
+    scenario
+}
+
+/// `body` in a Content-Length frame that lies or is malformed: a length
+/// one too many or too few, past any memory, negative or not a number; no
+/// blank line after the header, or `\n` for `\r\n`; no `Content-Length`,
+/// two of them, a header line without `:`, a charset that is not UTF-8.
+/// After one, no reader can know where the next message starts.
+pub fn damaged_frame(rng: &mut Rng, body: &[u8]) -> Vec<u8> {
+    let n = body.len();
+    let header = match rng.below(12) {
+        0 => format!("Content-Length: {}\r\n\r\n", n + 1),
+        1 => format!("Content-Length: {}\r\n\r\n", n.saturating_sub(1)),
+        2 => "Content-Length: 99999999999999999999\r\n\r\n".to_owned(),
+        3 => "Content-Length: 1099511627776\r\n\r\n".to_owned(),
+        4 => "Content-Length: -1\r\n\r\n".to_owned(),
+        5 => format!("Content-Length: {n}.0\r\n\r\n"),
+        6 => format!("Content-Length: {n}\r\n"),
+        7 => format!("Content-Length: {n}\n\n"),
+        8 => "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n".to_owned(),
+        9 => format!("Content-Length: {n}\r\nContent-Length: {}\r\n\r\n", n + 5),
+        10 => format!("Content-Length: {n}\r\nrpcspec\r\n\r\n"),
+        _ => format!(
+            "Content-Length: {n}\r\nContent-Type: application/vscode-jsonrpc; charset=utf-16\r\n\r\n"
+        ),
+    };
+    [header.as_bytes(), body].concat()
+}
+
 /// `bytes` with every run of one byte longer than `max` cut to `max`.
 pub(super) fn collapse_runs(bytes: &[u8], max: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len());
@@ -412,6 +474,57 @@ fn mutant(rng: &mut Rng, corpus: &[Scenario], seeds: &[Vec<u8>]) -> Option<Scena
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// In Content-Length framing a line is a message the run frames, and
+    /// a damaged frame is sent as it is, ends the input and closes stdin;
+    /// every kind of damage is one no well-framed message has.
+    #[test]
+    fn damaged_frames_end_the_input_in_content_length_framing() {
+        let framing = Framing::content_length();
+        let body = br#"{"jsonrpc": "2.0", "method": "x", "id": 1}"#;
+        let mut kinds = std::collections::BTreeSet::new();
+        for n in 0..400 {
+            let frame = damaged_frame(&mut Rng::new(3, n), body);
+            assert!(super::super::is_frame(&frame), "{frame:?}");
+            assert_ne!(frame, framing.encode(body));
+            kinds.insert(frame);
+        }
+        assert_eq!(kinds.len(), 12, "every kind of damage is drawn");
+        let frame = damaged_frame(&mut Rng::new(3, 0), body);
+        let line = [&body[..], b"\r\n"].concat();
+        let scenario = Scenario {
+            steps: vec![
+                vec![line.clone()],
+                vec![line.clone(), frame.clone(), line.clone()],
+                vec![line.clone()],
+            ],
+            plan: Plan::Split,
+        };
+        let case = super::super::as_case("x", &scenario, &framing);
+        assert_eq!(case.framing.as_deref(), Some("content-length"));
+        assert_eq!(case.steps.len(), 2, "nothing follows a damaged frame");
+        assert_eq!(case.steps[0].send, Send::Lines(vec![body.to_vec()]));
+        assert!(!case.steps[0].close);
+        assert_eq!(
+            case.steps[1].send,
+            Send::Raw(vec![framing.encode(body), frame])
+        );
+        assert!(case.steps[1].close);
+        // In NDJSON the same input is its lines, as they are.
+        let ndjson = super::super::as_case("x", &scenario, &Framing::ndjson());
+        assert_eq!(ndjson.steps.len(), 3);
+        assert_eq!(ndjson.steps[0].send, Send::Raw(vec![line]));
+        // One input in five grows a damaged frame, in Content-Length only.
+        let grown = (0..500)
+            .filter(|&n| {
+                let s = in_framing(scenario_with(9, n, &[], &[]), 9, n, &framing);
+                s.steps.iter().flatten().any(|l| super::super::is_frame(l))
+            })
+            .count();
+        assert!((50..150).contains(&grown), "{grown} of 500");
+        let s = scenario_with(9, 4, &[], &[]);
+        assert_eq!(in_framing(s.clone(), 9, 4, &Framing::ndjson()), s);
+    }
 
     /// A step whose replies could not be told apart is never drawn: two
     /// requests with one id, or a `null` id beside a message that gets an

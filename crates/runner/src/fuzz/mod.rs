@@ -73,11 +73,12 @@ pub use corpus::{
 };
 pub use finding::{minimise, shape, signature};
 pub use generate::{
-    MAX_MUTANT_BYTES, MAX_MUTANT_LINES, MAX_MUTANT_STEPS, Rng, Scenario, scenario, scenario_with,
-    seed_lines,
+    MAX_MUTANT_BYTES, MAX_MUTANT_LINES, MAX_MUTANT_STEPS, Rng, Scenario, damaged_frame, in_framing,
+    scenario, scenario_with, seed_lines,
 };
 
 use crate::{
+    capture::Framing,
     cases::{Case, Expect, Location, Meta, Send, Step},
     exec::RunOptions,
     report::CaseResult,
@@ -222,25 +223,58 @@ pub enum Progress<'a> {
     },
 }
 
-/// The scenario as a case with open-ended steps.
-pub fn as_case(name: &str, scenario: &Scenario) -> Case {
-    let steps = scenario
-        .steps
-        .iter()
-        .map(|lines| Step {
-            send: Send::Raw(lines.clone()),
-            close: false,
-            barrier: true,
-            exit: None,
-            expect: Expect::Any,
-            alternatives: Vec::new(),
-            source: Location {
-                file: PathBuf::from("fuzz"),
-                line: 0,
-                column: 0,
-            },
-        })
-        .collect();
+/// The scenario as a case with open-ended steps, in `framing`.
+///
+/// In NDJSON each line is written as it is. In Content-Length framing
+/// each line (its terminator dropped) is one message, framed by the run
+/// and cut by the plan inside its header and body; a line that is a
+/// frame already ([`is_frame`]: the generator's damaged frames) is
+/// written as it is, in a raw step. A damaged frame ends the input: no
+/// reader can say where the next message starts, so stdin is closed after
+/// it, and what remains to grade is how the target ends.
+pub fn as_case(name: &str, scenario: &Scenario, framing: &Framing) -> Case {
+    let step = |send: Send, close: bool| Step {
+        send,
+        close,
+        barrier: true,
+        exit: None,
+        expect: Expect::Any,
+        alternatives: Vec::new(),
+        source: Location {
+            file: PathBuf::from("fuzz"),
+            line: 0,
+            column: 0,
+        },
+    };
+    let mut steps = Vec::new();
+    let mut framed = false;
+    for lines in &scenario.steps {
+        if let Framing::Ndjson(_) = framing {
+            steps.push(step(Send::Raw(lines.clone()), false));
+            continue;
+        }
+        let Some(damaged) = lines.iter().position(|l| is_frame(l)) else {
+            let bodies = lines.iter().map(|l| unterminated(l).to_vec()).collect();
+            steps.push(step(Send::Lines(bodies), false));
+            continue;
+        };
+        let frames: Vec<Vec<u8>> = lines[..=damaged]
+            .iter()
+            .map(|l| {
+                if is_frame(l) {
+                    l.clone()
+                } else {
+                    framing.encode(unterminated(l))
+                }
+            })
+            .collect();
+        let whole = frames.iter().all(|f| well_framed(f, framing));
+        framed = true;
+        steps.push(step(Send::Raw(frames), !whole));
+        if !whole {
+            break;
+        }
+    }
     Case {
         meta: Meta {
             id: format!("fuzz/{name}"),
@@ -259,12 +293,41 @@ pub fn as_case(name: &str, scenario: &Scenario) -> Case {
         not_in: Vec::new(),
         or_unknown_method: false,
         fresh: true,
-        framing: None,
+        framing: framed.then(|| framing.name().to_owned()),
         dialect: None,
         handshake: true,
         rule: None,
         steps,
     }
+}
+
+/// Whether `line` is a message whose method is `exit`.
+fn says_exit(line: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|v| v["method"] == "exit")
+}
+
+/// Whether a scenario's line is a Content-Length frame of its own (its
+/// header included), not a message for the run to frame: a JSON text
+/// never starts with a header name.
+pub fn is_frame(line: &[u8]) -> bool {
+    line.get(..8)
+        .is_some_and(|head| head.eq_ignore_ascii_case(b"content-"))
+}
+
+/// Whether `frame` is one message as `framing` writes it: its body's
+/// exact length in the one header.
+fn well_framed(frame: &[u8], framing: &Framing) -> bool {
+    let body = frame
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(&[][..], |at| &frame[at + 4..]);
+    framing.encode(body) == frame
+}
+
+/// `line` without its `\n` or `\r\n`.
+fn unterminated(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// The default folder for findings.
@@ -343,7 +406,8 @@ impl Run<'_> {
                 shared.running.insert(n);
                 shared.next = shared.next.max(n + 1);
                 let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
-                scenario_with(self.seed, n, self.seeds, inputs)
+                let drawn = scenario_with(self.seed, n, self.seeds, inputs);
+                generate::in_framing(drawn, self.seed, n, &self.opts.run.framing)
             };
             let result = finding::run_scenario(&scenario, self.target, &self.opts.run);
             self.done.fetch_add(1, Ordering::Relaxed);
@@ -394,7 +458,7 @@ impl Run<'_> {
         let until = self.deadline.max(Instant::now() + MINIMISE_GRACE);
         let (small, result) = minimise(scenario, &sig, self.target, &self.opts.run, until);
         let name = format!("seed-{}-{n}", self.seed);
-        let text = case_file(&name, &small, &result, &self.origin(n));
+        let text = case_file(&name, &small, &result, &self.origin(n), &self.opts.run);
         let file = self.opts.out.join(format!("{name}.toml"));
         std::fs::create_dir_all(&self.opts.out).map_err(|error| FuzzError::Write {
             path: self.opts.out.clone(),
@@ -517,6 +581,15 @@ pub fn fuzz(
         corpus.save()?;
     }
     let base_executions = previous.as_ref().map_or(0, |s| s.executions);
+    // LSP's `exit` ends a correct server: an input holding one could only
+    // find that it did.
+    let lsp = opts.run.handshake.as_deref() == Some("lsp");
+    let seeds: Vec<Vec<u8>> = seeds
+        .iter()
+        .filter(|l| !(lsp && says_exit(l)))
+        .cloned()
+        .collect();
+    let seeds = &seeds[..];
     let run = Run {
         target,
         seeds,

@@ -455,7 +455,12 @@ pub fn run_until(
             },
             Event::Problem(p) => match p.kind {
                 // Be lenient in what we accept: a last line without its
-                // newline is still answered.
+                // newline is still answered. A body cut short of its
+                // Content-Length is not a message: nothing tells what
+                // the rest would have said.
+                ProblemKind::Truncated if matches!(framing, Framing::ContentLength(_)) => {
+                    Input::Unreadable
+                }
                 ProblemKind::Truncated => match std::str::from_utf8(&p.bytes) {
                     Ok(text) => Input::Line(text),
                     Err(_) => Input::Unreadable,

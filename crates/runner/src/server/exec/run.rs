@@ -117,6 +117,13 @@ pub(super) struct Run<'o> {
     pub(super) exit_expected: bool,
 }
 
+impl Run<'_> {
+    /// Messages are framed by headers (Content-Length), not lines.
+    fn framed(&self) -> bool {
+        matches!(self.opts.framing, Framing::ContentLength(_))
+    }
+}
+
 /// Whether `send` holds an LSP `initialize` request (a method and an id).
 fn sends_initialize(send: &crate::cases::Send) -> bool {
     let (crate::cases::Send::Lines(lines) | crate::cases::Send::Raw(lines)) = send;
@@ -452,10 +459,21 @@ impl<'o> Run<'o> {
             Event::Problem(p) => match p.kind {
                 // Unparseable for the session, so it awaits a parse error.
                 ProblemKind::InvalidUtf8 { .. } => "<invalid utf-8>".to_owned(),
-                ProblemKind::Truncated => String::from_utf8_lossy(&p.bytes).into_owned(),
-                // Nothing for the session; a target may answer it.
+                // An unterminated last line may still be read as a message.
+                ProblemKind::Truncated if !self.framed() => {
+                    String::from_utf8_lossy(&p.bytes).into_owned()
+                }
+                // Nothing for the session; a target may answer it with an
+                // error that names no id: a blank line, and in
+                // Content-Length framing a damaged frame or a body cut
+                // short, which no reader can take as a message.
                 ProblemKind::Blank => {
                     self.idless_room += 1;
+                    return;
+                }
+                _ if self.framed() => {
+                    self.idless_room += 1;
+                    self.session.unframed(Direction::ClientToServer);
                     return;
                 }
                 _ => return,
