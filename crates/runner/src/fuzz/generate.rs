@@ -510,6 +510,18 @@ mod tests {
             Send::Raw(vec![framing.encode(body), frame])
         );
         assert!(case.steps[1].close);
+        // A body holding a newline (a corpus file's) goes framed, raw: a
+        // case file's lines hold none.
+        let two = Scenario {
+            steps: vec![vec![b"[1,\n2]\n".to_vec()]],
+            plan: Plan::Whole,
+        };
+        let case = super::super::as_case("x", &two, &framing);
+        assert_eq!(
+            case.steps[0].send,
+            Send::Raw(vec![framing.encode(b"[1,\n2]")])
+        );
+        assert!(!case.steps[0].close);
         // In NDJSON the same input is its lines, as they are.
         let ndjson = super::super::as_case("x", &scenario, &Framing::ndjson());
         assert_eq!(ndjson.steps.len(), 3);

@@ -254,8 +254,16 @@ pub fn as_case(name: &str, scenario: &Scenario, framing: &Framing) -> Case {
             continue;
         }
         let Some(damaged) = lines.iter().position(|l| is_frame(l)) else {
-            let bodies = lines.iter().map(|l| unterminated(l).to_vec()).collect();
-            steps.push(step(Send::Lines(bodies), false));
+            let bodies: Vec<Vec<u8>> = lines.iter().map(|l| unterminated(l).to_vec()).collect();
+            // A case file's lines hold no newline: a body with one (from
+            // a corpus file) goes framed, in a raw step.
+            let send = if bodies.iter().any(|b| b.contains(&b'\n')) {
+                framed = true;
+                Send::Raw(bodies.iter().map(|b| framing.encode(b)).collect())
+            } else {
+                Send::Lines(bodies)
+            };
+            steps.push(step(send, false));
             continue;
         };
         let frames: Vec<Vec<u8>> = lines[..=damaged]
