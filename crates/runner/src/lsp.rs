@@ -56,6 +56,13 @@ const BEFORE_INITIALIZED: [&str; 4] = [
     "window/showMessageRequest",
 ];
 
+/// Whether `id` (a JSON value) is an LSP request id: "id: integer |
+/// string", where "integer" is -2^31 to 2^31 - 1 (LSP 3.17, Request
+/// Message; Base Types). `null`, fractions and wider numbers are not.
+pub fn is_id(id: &Value) -> bool {
+    id.is_string() || id.as_i64().is_some_and(|n| i32::try_from(n).is_ok())
+}
+
 /// What rpcspec, a client that declared no capability, answers a request
 /// the server sends it: `window/showMessageRequest` with null (no action
 /// chosen), every other with -32601, as a client without the capability

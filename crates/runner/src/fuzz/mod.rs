@@ -73,8 +73,8 @@ pub use corpus::{
 };
 pub use finding::{minimise, shape, signature};
 pub use generate::{
-    MAX_MUTANT_BYTES, MAX_MUTANT_LINES, MAX_MUTANT_STEPS, Rng, Scenario, damaged_frame, in_framing,
-    scenario, scenario_with, seed_lines,
+    MAX_MUTANT_BYTES, MAX_MUTANT_LINES, MAX_MUTANT_STEPS, Rng, Scenario, damaged_frame, in_dialect,
+    in_framing, scenario, scenario_with, seed_lines,
 };
 
 use crate::{
@@ -415,6 +415,8 @@ impl Run<'_> {
                 shared.next = shared.next.max(n + 1);
                 let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
                 let drawn = scenario_with(self.seed, n, self.seeds, inputs);
+                let handshake = self.opts.run.handshake.as_deref().unwrap_or_default();
+                let drawn = generate::in_dialect(drawn, handshake);
                 generate::in_framing(drawn, self.seed, n, &self.opts.run.framing)
             };
             let result = finding::run_scenario(&scenario, self.target, &self.opts.run);
