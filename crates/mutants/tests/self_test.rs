@@ -5,7 +5,11 @@
 //! and it is the same whether cases share a process (the default) or each
 //! has its own (`--fresh`).
 
-use std::{collections::BTreeSet, process::Command, time::Duration};
+mod support;
+
+use std::{collections::BTreeSet, time::Duration};
+
+use support::mutants;
 
 use rpcspec::{
     cases::{self, Case},
@@ -269,18 +273,7 @@ fn every_mutant_is_caught_by_the_cases_written_for_it() {
     let (shared, shared_verdicts) = catch_table(false);
     let (fresh, fresh_verdicts) = catch_table(true);
     // Not only what is caught: every (case, plan) has the same verdict.
-    let differ: Vec<String> = shared_verdicts
-        .iter()
-        .zip(&fresh_verdicts)
-        .filter(|(a, b)| a != b)
-        .map(|(a, b)| format!("shared: {a}\n fresh: {b}"))
-        .collect();
-    assert_eq!(shared_verdicts.len(), fresh_verdicts.len());
-    assert!(
-        differ.is_empty(),
-        "verdicts differ between shared and fresh processes:\n{}",
-        differ.join("\n")
-    );
+    mutants::assert_same_verdicts(&shared_verdicts, &fresh_verdicts);
     assert_eq!(shared, fresh);
     insta::assert_snapshot!("catches", shared);
 }
@@ -301,23 +294,7 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
             };
             format!("{} {} [{}] {class}", m.name, r.id, r.plan)
         }));
-        // Every FAIL names the registry rule it breaks (its sentence is
-        // in the rule's section).
-        for r in &results {
-            for e in r.evidence.iter().filter(|e| e.verdict == Verdict::Fail) {
-                let rule = e.rule.as_ref().unwrap_or_else(|| {
-                    panic!(
-                        "mutant `{}`: {} [{}]: a FAIL without a rule: {}",
-                        m.name, r.id, r.plan, e.message
-                    )
-                });
-                assert!(
-                    rpcspec::rules::by_id(&rule.id).is_some(),
-                    "{}: not a registry rule",
-                    rule.id
-                );
-            }
-        }
+        mutants::assert_fails_name_rules(m.name, &results);
         let caught = caught(&results);
         for case in m.caught_by {
             assert!(
@@ -388,17 +365,8 @@ fn servers_that_answer_late_get_the_verdicts_of_fresh_processes_on_every_run() {
 /// The list above and the binary's list of mutants are the same.
 #[test]
 fn every_mutant_of_the_binary_is_tested() {
-    let out = Command::new(MUTANT).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let usage = String::from_utf8(out.stderr).unwrap();
-    let listed: BTreeSet<&str> = usage
-        .lines()
-        .filter_map(|l| l.strip_prefix("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| !n.starts_with("reference"))
-        .collect();
-    let tested: BTreeSet<&str> = MUTANTS.iter().map(|m| m.name).collect();
-    assert_eq!(listed, tested);
+    let tested: BTreeSet<String> = MUTANTS.iter().map(|m| m.name.to_owned()).collect();
+    assert_eq!(mutants::listed(MUTANT), tested);
     assert!(tested.len() >= 12, "at least 12 mutants");
 }
 

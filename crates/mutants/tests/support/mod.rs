@@ -3,3 +3,4 @@
 #![allow(dead_code)]
 
 pub mod http_fixture;
+pub mod mutants;

@@ -1,0 +1,61 @@
+//! What the mutant self-tests share: a mutant binary's own list of its
+//! mutants, the check that every FAIL names a registry rule, and the
+//! comparison of the verdicts of shared and fresh processes.
+
+use std::{collections::BTreeSet, process::Command};
+
+use rpcspec::report::{CaseResult, Verdict};
+
+/// The mutants `binary` lists when run without one (its usage, exit status
+/// 2), the correct `reference…` servers left out.
+pub fn listed(binary: &str) -> BTreeSet<String> {
+    let out = Command::new(binary).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let usage = String::from_utf8(out.stderr).unwrap();
+    usage
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !n.starts_with("reference"))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every FAIL of `results` (mutant `mutant`'s) names the registry rule it
+/// breaks (its sentence is in the rule's section).
+#[track_caller]
+pub fn assert_fails_name_rules(mutant: &str, results: &[CaseResult]) {
+    for r in results {
+        for e in r.evidence.iter().filter(|e| e.verdict == Verdict::Fail) {
+            let rule = e.rule.as_ref().unwrap_or_else(|| {
+                panic!(
+                    "mutant `{mutant}`: {} [{}]: a FAIL without a rule: {}",
+                    r.id, r.plan, e.message
+                )
+            });
+            assert!(
+                rpcspec::rules::by_id(&rule.id).is_some(),
+                "{}: not a registry rule",
+                rule.id
+            );
+        }
+    }
+}
+
+/// The same verdicts, one per (mutant, case, plan), with shared processes
+/// and with fresh ones.
+#[track_caller]
+pub fn assert_same_verdicts(shared: &[String], fresh: &[String]) {
+    let differ: Vec<String> = shared
+        .iter()
+        .zip(fresh)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("shared: {a}\n fresh: {b}"))
+        .collect();
+    assert_eq!(shared.len(), fresh.len());
+    assert!(
+        differ.is_empty(),
+        "verdicts differ between shared and fresh processes:\n{}",
+        differ.join("\n")
+    );
+}
