@@ -292,7 +292,12 @@ impl Corpus {
         if !self.names.contains(&file) {
             let mut text = format!("# Kept by {origin}: a behaviour not seen before.\n");
             let _ = writeln!(text, "{BEHAVIOUR}{behaviour}");
-            text.push_str(&case_text(&name, "fuzz corpus input", scenario));
+            text.push_str(&case_text(
+                &name,
+                "fuzz corpus input",
+                scenario,
+                &Framing::ndjson(),
+            ));
             if text.len() as u64 > MAX_FILE {
                 return Ok(Offer::TooBig);
             }
@@ -491,23 +496,6 @@ fn escaped(bytes: &[u8]) -> String {
     out
 }
 
-/// A scenario as a case file's `[[case]]`: raw steps, any answer.
-fn case_text(name: &str, title: &str, scenario: &Scenario) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "[[case]]");
-    let _ = writeln!(out, "name = \"{name}\"");
-    let _ = writeln!(out, "title = \"{title}\"");
-    let _ = writeln!(out, "section = \"rpcspec fuzz\"");
-    let _ = writeln!(out, "plans = [\"{}\"]", scenario.plan.name());
-    for lines in &scenario.steps {
-        let _ = writeln!(out, "\n[[case.step]]");
-        let sends: Vec<String> = lines.iter().map(|l| escaped(l)).collect();
-        let _ = writeln!(out, "send = [{}]", sends.join(", "));
-        let _ = writeln!(out, "raw = true\nunescape = true\nexpect_any = true");
-    }
-    out
-}
-
 /// The case file for a finding, as the run sent it (`opts`: its framing,
 /// and the dialect its replay needs).
 pub fn case_file(
@@ -550,19 +538,15 @@ pub fn case_file(
         "# Replay: rpcspec run --cases DIR{args} --filter '*/{name}' -- TARGET"
     );
     let title = format!("fuzz finding: {}", signature(result).unwrap_or_default());
-    match opts.framing {
-        Framing::Ndjson(_) => out.push_str(&case_text(name, &title, scenario)),
-        Framing::ContentLength(_) => {
-            out.push_str(&framed_text(name, &title, scenario, &opts.framing));
-        }
-    }
+    out.push_str(&case_text(name, &title, scenario, &opts.framing));
     out
 }
 
-/// A scenario as the `[[case]]` of a finding in Content-Length framing:
-/// its steps as [`super::as_case`] makes them, lines the run frames or
-/// raw frames (the last closing stdin).
-fn framed_text(name: &str, title: &str, scenario: &Scenario, framing: &Framing) -> String {
+/// A scenario as a case file's `[[case]]`, any answer: its steps as
+/// [`super::as_case`] makes them in `framing`. In NDJSON (a corpus input's
+/// framing, whatever the run's) raw lines; in Content-Length framing lines
+/// the run frames, or raw frames (the last closing stdin).
+fn case_text(name: &str, title: &str, scenario: &Scenario, framing: &Framing) -> String {
     let case = super::as_case(name, scenario, framing);
     let mut out = String::new();
     let _ = writeln!(out, "[[case]]");
