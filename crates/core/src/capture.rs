@@ -14,7 +14,7 @@ use rpcspec_framer::{Config, Event, Framer, HeaderConfig, HeaderFramer, ProblemK
 use rpcspec_matcher::Rule;
 
 use crate::{
-    report::{Bytes, Received},
+    report::{Bytes, Received, Unit},
     rules,
 };
 
@@ -112,6 +112,8 @@ pub struct Arrival<'a> {
     pub event: Event<'a>,
     /// When its last byte arrived, from the start of the run.
     pub at: Duration,
+    /// What the stream's records are.
+    pub unit: Unit,
 }
 
 impl Arrival<'_> {
@@ -147,6 +149,7 @@ impl Arrival<'_> {
             line: self.number(),
             offset: self.offset(),
             bytes: Bytes::head(self.bytes(), head),
+            unit: self.unit,
         }
     }
 
@@ -155,6 +158,7 @@ impl Arrival<'_> {
         Arrival {
             event: self.event.into_owned(),
             at: self.at,
+            unit: self.unit,
         }
     }
 }
@@ -204,18 +208,40 @@ impl Capture {
     /// chunk or the reader's buffer, so a huge message is not copied.
     pub fn push(&mut self, chunk: &[u8], at: Duration, mut sink: impl FnMut(Arrival<'_>)) {
         match &mut self.reader {
-            Reader::Ndjson(framer) => framer.push(chunk, |event| sink(Arrival { event, at })),
-            Reader::ContentLength(framer) => {
-                framer.push(chunk, |event| sink(Arrival { event, at }))
-            }
+            Reader::Ndjson(framer) => framer.push(chunk, |event| {
+                sink(Arrival {
+                    event,
+                    at,
+                    unit: Unit::Line,
+                })
+            }),
+            Reader::ContentLength(framer) => framer.push(chunk, |event| {
+                sink(Arrival {
+                    event,
+                    at,
+                    unit: Unit::Message,
+                })
+            }),
         }
     }
 
     /// The stream ended (at `at`): hands `sink` what it leaves unfinished.
     pub fn finish(&mut self, at: Duration, mut sink: impl FnMut(Arrival<'_>)) {
         match &mut self.reader {
-            Reader::Ndjson(framer) => framer.finish(|event| sink(Arrival { event, at })),
-            Reader::ContentLength(framer) => framer.finish(|event| sink(Arrival { event, at })),
+            Reader::Ndjson(framer) => framer.finish(|event| {
+                sink(Arrival {
+                    event,
+                    at,
+                    unit: Unit::Line,
+                })
+            }),
+            Reader::ContentLength(framer) => framer.finish(|event| {
+                sink(Arrival {
+                    event,
+                    at,
+                    unit: Unit::Message,
+                })
+            }),
         }
     }
 

@@ -1,15 +1,17 @@
 //! The client scenarios must be able to fail: the reference client
 //! (`rpcspec serve --role client`) passes every scenario, and each mutant
 //! client (`rpcspec-mutant-client NAME`, the reference with one realistic
-//! bug) is caught by the scenarios written for its bug, in JSON-RPC and in
-//! MCP. The whole tables of which scenarios catch which mutant are
-//! snapshots (`snapshots/client_self_test__client_catches.snap`,
-//! `…__mcp_client_catches.snap`).
+//! bug) is caught by the scenarios written for its bug, in JSON-RPC (over
+//! NDJSON and over Content-Length) and in MCP. The whole tables of which
+//! scenarios catch which mutant are snapshots
+//! (`snapshots/client_self_test__client_catches.snap`,
+//! `…__content_length_client_catches.snap`, `…__mcp_client_catches.snap`).
 
 use std::{collections::BTreeMap, path::Path, thread, time::Duration};
 
 use rpcspec::{
     budget::Budget,
+    capture::Framing,
     client::{self, Limits, Protocol, reference::Quirk},
     report::{CaseResult, Verdict},
     target::Target,
@@ -63,6 +65,56 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("splitlines", &["framing/u2028-in-result"]),
 ];
 
+/// Each mutant that shows over Content-Length, and the JSON-RPC scenarios
+/// that must catch it there.
+const EXPECTED_CONTENT_LENGTH: &[(&str, &[&str])] = &[
+    (
+        "arrival-order",
+        &[
+            "pairing/out-of-order",
+            "pairing/batch-reordered",
+            "pairing/unknown-id",
+        ],
+    ),
+    (
+        "read-is-message",
+        &[
+            "content-length/coalesced",
+            "content-length/header-apart",
+            "content-length/split-mid-message",
+            "content-length/bytewise",
+        ],
+    ),
+    ("retyped-id-matches", &["pairing/retyped-id"]),
+    ("ignores-server-requests", &["pairing/server-request"]),
+    (
+        "hangs-on-exit",
+        &[
+            "robustness/exit-mid-call",
+            "robustness/close-stdout",
+            "robustness/exit-at-first-call",
+        ],
+    ),
+    (
+        "reuses-id",
+        &["pairing/out-of-order", "content-length/baseline"],
+    ),
+    (
+        "crashes-on-unknown-id",
+        &["pairing/unknown-id", "pairing/duplicate-reply"],
+    ),
+    ("notification-with-id", &["content-length/baseline"]),
+    ("no-jsonrpc", &["content-length/baseline"]),
+    ("drops-error-data", &["pairing/error-data"]),
+    ("length-in-characters", &["content-length/length-in-bytes"]),
+    (
+        "case-sensitive-header",
+        &["content-length/header-name-case"],
+    ),
+    ("length-first", &["content-length/content-type-first"]),
+    ("strict-charset", &["content-length/charset-utf8"]),
+];
+
 /// Each mutant that shows in an MCP session, and the MCP scenarios that
 /// must catch it (`hangs-on-exit` is left to the JSON-RPC table: in MCP
 /// every scenario would wait out the deadline on its abandoned call).
@@ -100,6 +152,20 @@ const EXPECTED_MCP: &[(&str, &[&str])] = &[
     ("accepts-any-version", &["mcp/session/version-unknown"]),
 ];
 
+/// The mutants of one framing only.
+const NDJSON_ONLY: [&str; 4] = [
+    "drops-split-line",
+    "cr-is-line-end",
+    "line-limit",
+    "splitlines",
+];
+const CONTENT_LENGTH_ONLY: [&str; 4] = [
+    "length-in-characters",
+    "case-sensitive-header",
+    "length-first",
+    "strict-charset",
+];
+
 /// The mutants of one protocol only.
 const JSONRPC_ONLY: [&str; 6] = [
     "retyped-id-matches",
@@ -117,18 +183,23 @@ const MCP_ONLY: [&str; 4] = [
 ];
 
 /// Scenarios whose verdict for a mutant can hang on the machine's load.
-const TIMED: [&str; 2] = ["/long-line", "/slow-reply"];
+const TIMED: [&str; 3] = ["/long-line", "/long-message", "/slow-reply"];
 
-/// Every scenario of `protocol` against client `name`.
-fn run(name: &str, protocol: Protocol) -> Vec<CaseResult> {
+/// Every scenario of `protocol` in `framing` against client `name`,
+/// `jobs` at a time.
+fn run(name: &str, protocol: Protocol, framing: &Framing, jobs: usize) -> Vec<CaseResult> {
     let scenarios: Vec<_> = client::builtin()
         .expect("the shipped scenarios load")
         .into_iter()
         .filter(|s| s.protocol == protocol)
+        .filter(|s| s.framing.as_deref().is_none_or(|f| f == framing.name()))
         .collect();
     let mut argv = vec![MUTANT.into(), name.into()];
     if protocol == Protocol::Mcp {
         argv.push("--mcp".into());
+    }
+    if matches!(framing, Framing::ContentLength(_)) {
+        argv.push("--content-length".into());
     }
     argv.push("{server}".into());
     let target = Target { argv };
@@ -138,12 +209,13 @@ fn run(name: &str, protocol: Protocol) -> Vec<CaseResult> {
     };
     rpcspec::run_parallel_with(
         &scenarios,
-        2,
+        jobs,
         &|_, _| {},
         || (),
         |(), sc| {
             client::run_scenario(
                 sc,
+                framing,
                 &target,
                 Path::new(PEER),
                 limits,
@@ -162,46 +234,82 @@ fn short(id: &str) -> &str {
 #[test]
 fn the_reference_passes_and_every_mutant_is_caught() {
     let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
-    for (name, _) in EXPECTED.iter().chain(EXPECTED_MCP) {
+    for (name, _) in EXPECTED
+        .iter()
+        .chain(EXPECTED_CONTENT_LENGTH)
+        .chain(EXPECTED_MCP)
+    {
         assert!(names.contains(name), "no mutant `{name}`");
     }
-    // Every mutant has its row in each table of its protocols.
-    let jsonrpc: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| !MCP_ONLY.contains(n))
-        .collect();
-    let mcp: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| !JSONRPC_ONLY.contains(n))
-        .collect();
-    assert_eq!(
-        jsonrpc.len(),
-        EXPECTED.len() + 1,
-        "a JSON-RPC mutant without its row"
-    );
-    assert_eq!(
-        mcp.len(),
-        EXPECTED_MCP.len() + 1,
-        "an MCP mutant without its row"
-    );
-    // The two protocols at once too: their clients mostly wait.
+    // Every mutant has its row in each table of its protocols and
+    // framings.
+    let without = |out: &[&[&str]]| -> Vec<&str> {
+        names
+            .iter()
+            .copied()
+            .filter(|n| !out.iter().any(|o| o.contains(n)))
+            .collect()
+    };
+    let jsonrpc = without(&[&MCP_ONLY, &CONTENT_LENGTH_ONLY]);
+    let content_length = without(&[&MCP_ONLY, &NDJSON_ONLY]);
+    let mcp = without(&[&JSONRPC_ONLY, &CONTENT_LENGTH_ONLY]);
+    for (list, table, what) in [
+        (&jsonrpc, EXPECTED, "a JSON-RPC"),
+        (&content_length, EXPECTED_CONTENT_LENGTH, "a Content-Length"),
+        (&mcp, EXPECTED_MCP, "an MCP"),
+    ] {
+        assert_eq!(list.len(), table.len() + 1, "{what} mutant without its row");
+    }
+    // Two tables at once: their clients mostly wait. (Three at once put
+    // the 10 MB scenarios of a debug build past their 3 s.)
+    let (ndjson, cl) = (Framing::ndjson(), Framing::content_length());
     thread::scope(|s| {
-        s.spawn(|| check(Protocol::JsonRpc, &jsonrpc, EXPECTED, "client_catches"));
-        check(Protocol::Mcp, &mcp, EXPECTED_MCP, "mcp_client_catches");
+        s.spawn(|| {
+            check(
+                Protocol::JsonRpc,
+                &ndjson,
+                &jsonrpc,
+                EXPECTED,
+                2,
+                "client_catches",
+            )
+        });
+        check(
+            Protocol::Mcp,
+            &ndjson,
+            &mcp,
+            EXPECTED_MCP,
+            2,
+            "mcp_client_catches",
+        );
     });
+    check(
+        Protocol::JsonRpc,
+        &cl,
+        &content_length,
+        EXPECTED_CONTENT_LENGTH,
+        4,
+        "content_length_client_catches",
+    );
 }
 
-/// Runs the reference and the mutants `names` in `protocol`: the reference
-/// passes everything, each mutant is caught by its `expected` scenarios,
-/// and the whole catch table is the snapshot `snapshot`.
-fn check(protocol: Protocol, names: &[&str], expected: &[(&str, &[&str])], snapshot: &str) {
+/// Runs the reference and the mutants `names` in `protocol` and `framing`:
+/// the reference passes everything, each mutant is caught by its
+/// `expected` scenarios (`jobs` at a time for each client), and the whole
+/// catch table is the snapshot `snapshot`.
+fn check(
+    protocol: Protocol,
+    framing: &Framing,
+    names: &[&str],
+    expected: &[(&str, &[&str])],
+    jobs: usize,
+    snapshot: &str,
+) {
     // The clients mostly wait (on replies, on timeouts): all at once.
     let results: BTreeMap<&str, Vec<CaseResult>> = thread::scope(|s| {
         let handles: Vec<_> = names
             .iter()
-            .map(|n| (*n, s.spawn(move || run(n, protocol))))
+            .map(|n| (*n, s.spawn(move || run(n, protocol, framing, jobs))))
             .collect();
         handles
             .into_iter()

@@ -81,6 +81,62 @@ fn the_reference_clients_pass_through_the_command_line() {
 }
 
 #[test]
+fn in_content_length_framing_the_reference_passes_and_the_report_counts_messages() {
+    let out = Command::new(BIN)
+        .args(["run", "--role", "client", "--framing", "content-length"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // Content-Length's own scenarios play, NDJSON's do not.
+    assert!(text.contains("client/content-length"), "{text}");
+    assert!(!text.contains("client/framing"), "{text}");
+    assert!(text.contains("0 failed"), "{text}");
+    // The NDJSON reference client against a Content-Length server reads
+    // nothing (each call fails at its 3 s): what it writes is no
+    // Content-Length message, and the report says `message`, not `line`.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--role",
+            "client",
+            "--framing",
+            "content-length",
+            "--filter",
+            "client/content-length/baseline",
+            "--",
+            BIN,
+            "serve",
+            "--role",
+            "client",
+            "--",
+            "{server}",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("framing.between-messages"), "{text}");
+    assert!(text.contains("the client wrote to its server"), "{text}");
+    assert!(text.contains("received message 1 "), "{text}");
+    // MCP's stdio is NDJSON.
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--role",
+            "client",
+            "--dialect",
+            "mcp",
+            "--framing",
+            "content-length",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("MCP clients speak NDJSON"));
+}
+
+#[test]
 fn a_client_finds_its_server_in_a_shell_line_or_the_environment() {
     let in_shell = format!("exec {BIN} serve --role client -- {{server}}");
     let from_env = format!("exec {BIN} serve --role client");

@@ -241,8 +241,16 @@ fn merging_with_a_manifest_names_columns_and_flags_missing_reports() {
 
 #[test]
 fn bad_manifests_name_file_line_and_column() {
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 10] = [
         ("", "manifest.toml:1:1: no [[target]]"),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\nframing = \"lines\"\n",
+            "manifest.toml:4:11: unknown framing `lines` (known: ndjson, content-length)",
+        ),
+        (
+            "[[target]]\nname = \"a\"\ncommand = [\"x\"]\nrole = \"decoder\"\nframing = \"ndjson\"\n",
+            "manifest.toml:5:11: `framing` is how a server or a client frames messages",
+        ),
         (
             "[[target]]\nname = \"a\"\n",
             "manifest.toml:1:1: missing field `command`",

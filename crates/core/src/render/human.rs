@@ -440,11 +440,16 @@ fn traffic(out: &mut String, r: &CaseResult, indent: &str, max_lines: usize) {
         if let Some((at, n)) = gap
             && at - received_from == i
         {
-            let _ = writeln!(out, "{indent}         … {n} lines left out of the report …");
+            let _ = writeln!(
+                out,
+                "{indent}         … {n} {}s left out of the report …",
+                got.unit.noun()
+            );
         }
         let _ = writeln!(
             out,
-            "{indent}{head} line {} +{}ms: {}",
+            "{indent}{head} {} {} +{}ms: {}",
+            got.unit.noun(),
             got.line,
             got.at_ms,
             clip(&bytes_text(&got.bytes))
@@ -453,8 +458,9 @@ fn traffic(out: &mut String, r: &CaseResult, indent: &str, max_lines: usize) {
     if received.len() > max_lines {
         let _ = writeln!(
             out,
-            "{indent}         … {} more lines (-v shows {SHOWN_LINES_VERBOSE}, --format json all)",
-            received.len() - max_lines
+            "{indent}         … {} more {}s (-v shows {SHOWN_LINES_VERBOSE}, --format json all)",
+            received.len() - max_lines,
+            received[0].unit.noun()
         );
     }
     if received.is_empty() && !sent.is_empty() {

@@ -294,7 +294,8 @@ fn evidence_text(r: &CaseResult) -> String {
     for g in &r.received {
         let _ = writeln!(
             text,
-            "  received line {} +{}ms: {}",
+            "  received {} {} +{}ms: {}",
+            g.unit.noun(),
             g.line,
             g.at_ms,
             show(&g.bytes)

@@ -233,20 +233,50 @@ pub struct Sent {
     pub bytes: Bytes,
 }
 
-/// One line the target wrote.
+/// What a stream's records are called: lines in NDJSON, messages in
+/// Content-Length framing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unit {
+    /// A `\n`-terminated line.
+    #[default]
+    Line,
+    /// A message behind a Content-Length header.
+    Message,
+}
+
+impl Unit {
+    /// The word for one record.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Unit::Line => "line",
+            Unit::Message => "message",
+        }
+    }
+
+    fn is_line(&self) -> bool {
+        *self == Unit::Line
+    }
+}
+
+/// One line (or message) the target wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Received {
     /// Milliseconds since the target started.
     #[serde(default)]
     pub at_ms: u64,
-    /// 1-based line number on the target's stdout.
+    /// 1-based number of the record on the target's stdout: its line, or
+    /// its message in Content-Length framing ([`Received::unit`]).
     #[serde(default)]
     pub line: u64,
-    /// Byte offset of the line on the target's stdout.
+    /// Byte offset of the record on the target's stdout.
     #[serde(default)]
     pub offset: u64,
-    /// The line.
+    /// The record's bytes (a message's body).
     pub bytes: Bytes,
+    /// What `line` counts: lines, or messages (written only then).
+    #[serde(default, skip_serializing_if = "Unit::is_line")]
+    pub unit: Unit,
 }
 
 /// The result of one case under one plan.

@@ -49,6 +49,7 @@ mod fit {
             line,
             offset: 0,
             bytes: Bytes::Text(text.to_owned()),
+            unit: Default::default(),
         }
     }
 

@@ -1,7 +1,10 @@
-//! `rpcspec-mutant-client NAME [--mcp] SERVER...`: the reference client
-//! (`rpcspec serve --role client [--dialect mcp]`) with one realistic bug,
-//! run against the server SERVER (in `rpcspec run --role client`,
-//! `{server}`); with `--mcp`, the MCP series.
+//! `rpcspec-mutant-client NAME [--mcp | --content-length] SERVER...`: the
+//! reference client (`rpcspec serve --role client [--dialect mcp |
+//! --framing content-length]`) with one realistic bug, run against the
+//! server SERVER (in `rpcspec run --role client`, `{server}`); with
+//! `--mcp`, the MCP series; with `--content-length`, the JSON-RPC series in
+//! Content-Length framing (the last four bugs are that framing's; the
+//! line-ending ones NDJSON's).
 //! `reference` has none. Each bug breaks one sentence; the scenarios of
 //! `spec-cases/client/` must catch every one
 //! (`tests/client_self_test.rs`).
@@ -26,10 +29,17 @@
 //! | `no-cancel` | MCP: gives up on a call without `notifications/cancelled` | MCP 2025-11-25 basic/lifecycle (timeouts): "the sender SHOULD issue a cancellation notification for that request" |
 //! | `kills-server` | MCP: kills its server instead of closing its stdin | MCP 2025-11-25 basic/lifecycle (shutdown, stdio): the client SHOULD first close "the input stream to the child process" |
 //! | `accepts-any-version` | MCP: goes on with a protocol version it does not speak | MCP 2025-11-25 basic/lifecycle: "If the client does not support the version in the server's response, it SHOULD disconnect." |
+//! | `length-in-characters` | Content-Length: reads a body of N characters, not N bytes | LSP 3.17 Base Protocol: "Content-Length: The length of the content part in bytes" (racket-langserver #76, on a server's side) |
+//! | `case-sensitive-header` | Content-Length: knows only `Content-Length`, byte for byte | LSP 3.17 Base Protocol: header fields "conform to the HTTP semantic"; RFC 9110 §5.1: field names are case-insensitive (SHOULD) |
+//! | `length-first` | Content-Length: reads the length only from the first header field | RFC 9110 §5.3: the order of differently named fields is not significant; LSP: `Content-Type` is a header field like any |
+//! | `strict-charset` | Content-Length: drops a message whose charset is `utf8` | LSP 3.17 Base Protocol: "it is highly recommended that a client and a server treats the string utf8 as utf-8" (SHOULD) |
 
 use std::{ffi::OsString, io, process::ExitCode};
 
-use rpcspec::client::reference::{Quirk, run, run_mcp};
+use rpcspec::{
+    capture::Framing,
+    client::reference::{Quirk, run, run_mcp},
+};
 
 fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
@@ -37,7 +47,7 @@ fn main() -> ExitCode {
     let Some(quirk) = name.as_deref().and_then(Quirk::named) else {
         let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         eprintln!(
-            "usage: rpcspec-mutant-client NAME [--mcp] SERVER...  (NAME: {})",
+            "usage: rpcspec-mutant-client NAME [--mcp | --content-length] SERVER...  (NAME: {})",
             names.join(", ")
         );
         return ExitCode::from(2);
@@ -47,8 +57,15 @@ fn main() -> ExitCode {
     if mcp {
         server.remove(0);
     }
+    let content_length = server.first().is_some_and(|a| a == "--content-length");
+    let framing = if content_length {
+        server.remove(0);
+        Framing::content_length()
+    } else {
+        Framing::ndjson()
+    };
     let run = if mcp { run_mcp } else { run };
-    match run(&server, quirk, &mut io::stdout().lock()) {
+    match run(&server, quirk, &framing, &mut io::stdout().lock()) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {
             eprintln!("rpcspec-mutant-client: {e}");

@@ -100,8 +100,9 @@ pub(crate) struct ServeArgs {
     /// two a page; the prompt greet), mcp@REVISION (that revision only).
     #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
     pub(crate) dialect: String,
-    /// How the reference server frames messages (`--role server`):
-    /// `ndjson` or `content-length` (default: the dialect's).
+    /// How the reference server (`--role server`) or client (`--role
+    /// client`) frames messages: `ndjson` or `content-length` (default: the
+    /// dialect's).
     #[arg(long, value_enum, value_name = "NAME")]
     pub(crate) framing: Option<StreamFraming>,
     /// With `--profile claude`: `stdio` makes the reference ask its host

@@ -10,9 +10,9 @@ use std::{
 
 use clap::Parser;
 use rpcspec::{
-    budget::Budget, casefile::Listing, client::Clients, compile_filters, decoder::Decoders,
-    exec::RunOptions, exit, plan::ALL_PLANS, producer::Producers, role::select, selected, serve,
-    server::Servers, target::Target,
+    budget::Budget, capture::Framing, casefile::Listing, client::Clients, compile_filters,
+    decoder::Decoders, exec::RunOptions, exit, plan::ALL_PLANS, producer::Producers, role::select,
+    selected, serve, server::Servers, target::Target,
 };
 use rpcspec_matcher::Dialect;
 
@@ -97,7 +97,10 @@ fn serve_cmd(args: ServeArgs) -> u8 {
             })
         }
         Role::Decoder => rpcspec::decoder::serve(input, output),
-        Role::Client => return serve_client(&args.server, &args.dialect),
+        Role::Client => {
+            let framing = args.framing.map_or_else(Framing::ndjson, |f| f.framing());
+            return serve_client(&args.server, &args.dialect, &framing);
+        }
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(
                 &profile,
@@ -117,8 +120,8 @@ fn serve_cmd(args: ServeArgs) -> u8 {
 }
 
 /// The reference client against `server`, or the server `RPCSPEC_SERVER`
-/// names (a JSON array of strings).
-fn serve_client(server: &[OsString], dialect: &str) -> u8 {
+/// names (a JSON array of strings), in `framing`.
+fn serve_client(server: &[OsString], dialect: &str, framing: &Framing) -> u8 {
     use rpcspec::client::{SERVER_ENV, reference};
     let mut argv = server.to_vec();
     if argv.is_empty()
@@ -140,6 +143,9 @@ fn serve_client(server: &[OsString], dialect: &str) -> u8 {
     }
     let run = match dialect {
         "jsonrpc2" => reference::run,
+        "mcp" if matches!(framing, Framing::ContentLength(_)) => {
+            return fail("an MCP client speaks NDJSON only (MCP's stdio transport)");
+        }
         "mcp" => reference::run_mcp,
         other => {
             return fail(&format!(
@@ -147,7 +153,12 @@ fn serve_client(server: &[OsString], dialect: &str) -> u8 {
             ));
         }
     };
-    match run(&argv, reference::Quirk::None, &mut io::stdout().lock()) {
+    match run(
+        &argv,
+        reference::Quirk::None,
+        framing,
+        &mut io::stdout().lock(),
+    ) {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         Err(e) => fail(&format!("serve --role client: {e}")),
     }
@@ -315,6 +326,7 @@ fn decoders_listed() -> Decoders {
 fn clients_listed() -> Clients {
     Clients {
         protocol: None,
+        framing: Framing::ndjson(),
         limits: rpcspec::client::Limits {
             startup: Duration::ZERO,
             timeout: Duration::ZERO,

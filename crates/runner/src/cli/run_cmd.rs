@@ -47,6 +47,12 @@ fn reference_target(
     if role != Role::Server {
         argv.extend(["--role".into(), role.name().into()]);
     }
+    if matches!(role, Role::Server | Role::Client)
+        && let Some(f) = framing
+    {
+        let name = f.framing().name();
+        argv.extend(["--framing".into(), name.into()]);
+    }
     if role == Role::Client {
         if dialect == "mcp" {
             argv.extend(["--dialect".into(), "mcp".into()]);
@@ -63,12 +69,6 @@ fn reference_target(
     }
     if role == Role::Server && dialect != "jsonrpc2" && serve::Flavor::named(dialect).is_some() {
         argv.extend(["--dialect".into(), dialect.into()]);
-    }
-    if role == Role::Server
-        && let Some(f) = framing
-    {
-        let name = f.framing().name();
-        argv.extend(["--framing".into(), name.into()]);
     }
     Ok(Target { argv })
 }
@@ -367,5 +367,13 @@ fn clients(args: &RunArgs) -> Result<Clients, u8> {
             .unwrap_or(rpcspec::exec::DEFAULT_STARTUP),
         timeout: args.timeout.unwrap_or(rpcspec::client::DEFAULT_TIMEOUT),
     };
-    Clients::new(args.dialect(), &args.plans, limits, args.budget(), peer).map_err(refused)
+    Clients::new(
+        args.dialect(),
+        args.framing.map(StreamFraming::framing),
+        &args.plans,
+        limits,
+        args.budget(),
+        peer,
+    )
+    .map_err(refused)
 }

@@ -34,6 +34,7 @@ pub mod reference;
 mod role;
 pub mod run;
 pub mod script;
+pub mod writes;
 
 pub use role::Clients;
 pub use run::{SERVER_ENV, run_scenario};
@@ -314,6 +315,9 @@ pub enum Writes {
     /// A byte per write (the first [`BYTEWISE_MAX`] bytes of a line; the
     /// rest in one write).
     Bytewise,
+    /// Content-Length: each message's header in one write, its body in the
+    /// next, with a pause between.
+    HeaderApart,
 }
 
 /// Bytes of a line written one at a time in [`Writes::Bytewise`].
@@ -372,6 +376,13 @@ pub struct Scenario {
     pub version: Option<String>,
     /// JSON-RPC, or MCP (the scenarios under `client/mcp/`).
     pub protocol: Protocol,
+    /// The framing the scenario is written for (one of
+    /// `Framing::NAMES`); `None`: it plays in any.
+    pub framing: Option<String>,
+    /// Content-Length: the header written before each message, `$len`
+    /// standing for its length in bytes (`None`: `Content-Length:
+    /// $len\r\n\r\n`).
+    pub header: Option<Vec<u8>>,
 }
 
 /// The longest the server waits for the client to answer its request.
@@ -429,6 +440,8 @@ struct ScenarioDef {
     delay: Option<Spanned<CallDef>>,
     ask: Option<String>,
     version: Option<String>,
+    framing: Option<Spanned<String>>,
+    header: Option<Spanned<String>>,
 }
 
 /// The shipped scenarios (`spec-cases/client/`).
@@ -516,12 +529,57 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             Some(("coalesced", _)) => Writes::Coalesced,
             Some(("split", _)) => Writes::Split,
             Some(("bytewise", _)) => Writes::Bytewise,
+            Some(("header-apart", _)) => Writes::HeaderApart,
             Some((other, span)) => {
                 return Err(at(
                     span,
-                    format!("writes `{other}` is not one of line, coalesced, split, bytewise"),
+                    format!(
+                        "writes `{other}` is not one of line, coalesced, split, bytewise, header-apart"
+                    ),
                 ));
             }
+        };
+        let framing = match &d.framing {
+            Some(f) if !crate::capture::Framing::NAMES.contains(&f.get_ref().as_str()) => {
+                return Err(at(
+                    f.span(),
+                    format!(
+                        "framing `{}` is not one of {}",
+                        f.get_ref(),
+                        crate::capture::Framing::NAMES.join(", ")
+                    ),
+                ));
+            }
+            f => f.as_ref().map(|f| f.get_ref().clone()),
+        };
+        let content_length = framing.as_deref() == Some("content-length");
+        if d.crlf && framing.as_deref() != Some("ndjson") {
+            return Err(at(
+                span.clone(),
+                "`crlf` is about NDJSON lines: it needs `framing = \"ndjson\"`".into(),
+            ));
+        }
+        if writes == Writes::HeaderApart && !content_length {
+            return Err(at(
+                span.clone(),
+                "`writes = \"header-apart\"` needs `framing = \"content-length\"`".into(),
+            ));
+        }
+        let header = match &d.header {
+            Some(h) if !content_length => {
+                return Err(at(
+                    h.span(),
+                    "`header` needs `framing = \"content-length\"`".into(),
+                ));
+            }
+            Some(h) => {
+                let b = bytes(h)?;
+                if !b.ends_with(b"\r\n\r\n") {
+                    return Err(at(h.span(), "a header ends with `\\r\\n\\r\\n`".into()));
+                }
+                Some(b)
+            }
+            None => None,
         };
         let decoy = match d.decoy.as_ref().map(|o| (o.get_ref().as_str(), o.span())) {
             None => None,
@@ -631,6 +689,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             ask: d.ask,
             version: d.version,
             protocol,
+            framing,
+            header,
         });
     }
     Ok(out)

@@ -23,7 +23,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rpcspec_framer::{Config, Event, Framer};
+use rpcspec_framer::Event;
+
+use crate::capture::{Capture, Framing};
 use serde_json::{Value, json};
 
 use super::{BATCH_NOTIFICATION, CALL_TIMEOUT, STEPS, StepKind};
@@ -69,11 +71,22 @@ pub enum Quirk {
     KillsServer,
     /// MCP: goes on with whatever version the server answers.
     AcceptsAnyVersion,
+    /// Content-Length: reads a body of that many characters, not bytes.
+    LengthInCharacters,
+    /// Content-Length: knows the header only as `Content-Length`, byte for
+    /// byte.
+    CaseSensitiveHeader,
+    /// Content-Length: takes a header block whose first field is not
+    /// `Content-Length` for no message.
+    LengthFirst,
+    /// Content-Length: drops a message whose `Content-Type` charset is not
+    /// `utf-8` as written (`utf8` included).
+    StrictCharset,
 }
 
 impl Quirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 19] = [
+    pub const ALL: [(&'static str, Quirk); 23] = [
         ("reference", Quirk::None),
         ("arrival-order", Quirk::ArrivalOrder),
         ("read-is-message", Quirk::ReadIsMessage),
@@ -96,7 +109,23 @@ impl Quirk {
         ("no-cancel", Quirk::NoCancel),
         ("kills-server", Quirk::KillsServer),
         ("accepts-any-version", Quirk::AcceptsAnyVersion),
+        ("length-in-characters", Quirk::LengthInCharacters),
+        ("case-sensitive-header", Quirk::CaseSensitiveHeader),
+        ("length-first", Quirk::LengthFirst),
+        ("strict-charset", Quirk::StrictCharset),
     ];
+
+    /// Whether the quirk is a bug of Content-Length framing (the others,
+    /// but for [`Quirk::ReadIsMessage`], are NDJSON's or above framing).
+    pub fn content_length(self) -> bool {
+        matches!(
+            self,
+            Quirk::LengthInCharacters
+                | Quirk::CaseSensitiveHeader
+                | Quirk::LengthFirst
+                | Quirk::StrictCharset
+        )
+    }
 
     /// The quirk called `name`.
     pub fn named(name: &str) -> Option<Quirk> {
@@ -126,13 +155,15 @@ struct State {
 
 struct Client {
     quirk: Quirk,
+    framing: Framing,
     state: Arc<Mutex<State>>,
     stdin: Arc<Mutex<Option<ChildStdin>>>,
     next_id: u64,
 }
 
-/// Starts `server` (argv) and a reader thread on its stdout.
-fn connect(server: &[OsString], quirk: Quirk) -> io::Result<(Child, Client)> {
+/// Starts `server` (argv) and a reader thread on its stdout, both ways
+/// framed as `framing` says.
+fn connect(server: &[OsString], quirk: Quirk, framing: &Framing) -> io::Result<(Child, Client)> {
     let Some((program, args)) = server.split_first() else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -150,10 +181,12 @@ fn connect(server: &[OsString], quirk: Quirk) -> io::Result<(Child, Client)> {
     let state = Arc::new(Mutex::new(State::default()));
     {
         let (state, stdin) = (Arc::clone(&state), Arc::clone(&stdin));
-        thread::spawn(move || read_loop(stdout, quirk, &state, &stdin));
+        let framing = framing.clone();
+        thread::spawn(move || read_loop(stdout, quirk, &framing, &state, &stdin));
     }
     let client = Client {
         quirk,
+        framing: framing.clone(),
         state,
         stdin,
         next_id: 0,
@@ -186,10 +219,15 @@ fn close(mut child: Child, client: &Client) -> io::Result<i32> {
     Ok(0)
 }
 
-/// Runs the series against the server `server` (argv), reporting to `out`;
-/// returns the exit status.
-pub fn run(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
-    let (child, mut client) = connect(server, quirk)?;
+/// Runs the series against the server `server` (argv) in `framing`,
+/// reporting to `out`; returns the exit status.
+pub fn run(
+    server: &[OsString],
+    quirk: Quirk,
+    framing: &Framing,
+    out: &mut dyn Write,
+) -> io::Result<i32> {
+    let (child, mut client) = connect(server, quirk, framing)?;
     let report = |out: &mut dyn Write, step: &str, outcome: &Outcome| -> io::Result<()> {
         let line = match outcome {
             Outcome::Result(v) => json!({"step": step, "result": v}),
@@ -258,9 +296,14 @@ fn tool_outcome(v: &Value) -> Value {
 
 /// Runs the MCP series ([`super::MCP_STEPS`]) against `server`, as a
 /// 2025-11-25 client that declares `roots`; returns the exit status.
-pub fn run_mcp(server: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+pub fn run_mcp(
+    server: &[OsString],
+    quirk: Quirk,
+    framing: &Framing,
+    out: &mut dyn Write,
+) -> io::Result<i32> {
     use super::{ABANDON_AFTER, MCP_STEPS};
-    let (child, mut client) = connect(server, quirk)?;
+    let (child, mut client) = connect(server, quirk, framing)?;
     let report = |out: &mut dyn Write,
                   step: &str,
                   outcome: &Outcome,
@@ -388,8 +431,7 @@ impl Client {
     fn write(&self, line: &Value) -> Result<(), String> {
         let mut guard = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
         let stdin = guard.as_mut().ok_or("stdin is closed")?;
-        let mut bytes = line.to_string().into_bytes();
-        bytes.push(b'\n');
+        let bytes = self.framing.encode(line.to_string().as_bytes());
         stdin
             .write_all(&bytes)
             .and_then(|()| stdin.flush())
@@ -494,15 +536,17 @@ impl Client {
     }
 }
 
-/// Reads the server's stdout into lines (as the quirk frames them) and
+/// Reads the server's stdout into messages (as the quirk frames them) and
 /// hands each to [`on_message`]; at the end, fails every call in flight.
 fn read_loop(
     mut stdout: impl Read,
     quirk: Quirk,
+    framing: &Framing,
     state: &Mutex<State>,
     stdin: &Mutex<Option<ChildStdin>>,
 ) {
-    let mut framer = Framer::new(Config::default());
+    let content_length = matches!(framing, Framing::ContentLength(_));
+    let mut capture = Capture::new(framing.clone());
     let mut carry: Vec<u8> = Vec::new();
     let mut buf = vec![0; 64 * 1024];
     loop {
@@ -513,7 +557,18 @@ fn read_loop(
         let chunk = &buf[..n];
         let mut lines: Vec<Vec<u8>> = Vec::new();
         match quirk {
+            Quirk::ReadIsMessage if content_length => {
+                // A header, then the rest of the read as its body; a read
+                // without one is no message.
+                if let Some(end) = chunk.windows(4).position(|w| w == b"\r\n\r\n") {
+                    lines.push(chunk[end + 4..].to_vec());
+                }
+            }
             Quirk::ReadIsMessage => lines.push(chunk.to_vec()),
+            q if q.content_length() => {
+                carry.extend_from_slice(chunk);
+                lines.extend(quirky_messages(&mut carry, q));
+            }
             Quirk::DropsSplitLine => {
                 let mut pieces: Vec<&[u8]> = chunk.split(|b| *b == b'\n').collect();
                 pieces.pop(); // the unterminated tail
@@ -554,8 +609,8 @@ fn read_loop(
                 lines.extend(pieces.into_iter().map(|p| p.as_bytes().to_vec()));
                 carry = tail;
             }
-            _ => framer.push(chunk, |e| {
-                if let Event::Line(l) = e {
+            _ => capture.push(chunk, Duration::ZERO, |a| {
+                if let Event::Line(l) = a.event {
                     lines.push(l.bytes.into_owned());
                 }
             }),
@@ -564,7 +619,7 @@ fn read_loop(
             if quirk == Quirk::LineLimit && line.len() > 64 * 1024 {
                 continue;
             }
-            on_message(&line, quirk, state, stdin);
+            on_message(&line, quirk, framing, state, stdin);
         }
     }
     if quirk == Quirk::HangsOnExit {
@@ -578,7 +633,13 @@ fn read_loop(
     }
 }
 
-fn on_message(line: &[u8], quirk: Quirk, state: &Mutex<State>, stdin: &Mutex<Option<ChildStdin>>) {
+fn on_message(
+    line: &[u8],
+    quirk: Quirk,
+    framing: &Framing,
+    state: &Mutex<State>,
+    stdin: &Mutex<Option<ChildStdin>>,
+) {
     let Ok(value) = serde_json::from_slice::<Value>(line) else {
         return;
     };
@@ -602,7 +663,7 @@ fn on_message(line: &[u8], quirk: Quirk, state: &Mutex<State>, stdin: &Mutex<Opt
                 };
                 let mut guard = stdin.lock().unwrap_or_else(|e| e.into_inner());
                 if let Some(s) = guard.as_mut() {
-                    let _ = s.write_all(format!("{answer}\n").as_bytes());
+                    let _ = s.write_all(&framing.encode(answer.to_string().as_bytes()));
                     let _ = s.flush();
                 }
             }
@@ -642,6 +703,62 @@ fn on_message(line: &[u8], quirk: Quirk, state: &Mutex<State>, stdin: &Mutex<Opt
                 std::process::exit(101);
             }
             None => {}
+        }
+    }
+}
+
+/// The whole Content-Length messages at the front of `carry` (taken out of
+/// it), read with `quirk`'s bug: a header block that names no length the
+/// quirk can see is dropped with nothing after it taken as its body.
+fn quirky_messages(carry: &mut Vec<u8>, quirk: Quirk) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let Some(end) = carry.windows(4).position(|w| w == b"\r\n\r\n") else {
+            return out;
+        };
+        let block = String::from_utf8_lossy(&carry[..end]).into_owned();
+        let fields: Vec<(&str, &str)> = block
+            .split("\r\n")
+            .filter_map(|f| f.split_once(':'))
+            .map(|(n, v)| (n.trim(), v.trim()))
+            .collect();
+        let named = |(n, _): &&(&str, &str)| match quirk {
+            Quirk::CaseSensitiveHeader => *n == "Content-Length",
+            _ => n.eq_ignore_ascii_case("content-length"),
+        };
+        let length = match quirk {
+            Quirk::LengthFirst => fields.first().filter(|f| named(f)),
+            _ => fields.iter().find(|f| named(f)),
+        }
+        .and_then(|(_, v)| v.parse::<usize>().ok());
+        let dropped = quirk == Quirk::StrictCharset
+            && fields.iter().any(|(n, v)| {
+                n.eq_ignore_ascii_case("content-type")
+                    && v.split(';')
+                        .filter_map(|p| p.trim().strip_prefix("charset="))
+                        .any(|c| c != "utf-8")
+            });
+        let start = end + 4;
+        let Some(length) = length else {
+            carry.drain(..start);
+            continue;
+        };
+        let body_end = if quirk == Quirk::LengthInCharacters {
+            // `length` characters, however many bytes they take.
+            let text = String::from_utf8_lossy(&carry[start..]);
+            match text.char_indices().nth(length) {
+                Some((at, _)) => start + at,
+                None if text.chars().count() == length => carry.len(),
+                None => return out,
+            }
+        } else if carry.len() - start >= length {
+            start + length
+        } else {
+            return out;
+        };
+        let body: Vec<u8> = carry.drain(..body_end).skip(start).collect();
+        if !dropped {
+            out.push(body);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::{Limits, Protocol, Scenario, builtin, load_dir, run_scenario};
 use crate::{
     budget::Budget,
+    capture::Framing,
     casefile::{Listing, LoadError, Meta},
     drive::Readiness,
     role::{Ran, Refused, Role},
@@ -19,6 +20,9 @@ pub struct Clients {
     /// The protocol the client speaks: the scenarios of the others are
     /// left out (`None`: every scenario, as `rpcspec list` shows them).
     pub protocol: Option<Protocol>,
+    /// How messages are framed both ways: the scenarios written for
+    /// another framing are left out.
+    pub framing: Framing,
     /// The deadlines of a scenario.
     pub limits: Limits,
     /// The budget of one scenario.
@@ -29,10 +33,12 @@ pub struct Clients {
 }
 
 impl Clients {
-    /// The role for clients of `dialect` (`jsonrpc2` or `mcp`); a client
+    /// The role for clients of `dialect` (`jsonrpc2` or `mcp`) in
+    /// `framing` (default NDJSON; MCP's stdio is NDJSON only); a client
     /// has no write plans, so `plans` must be empty.
     pub fn new(
         dialect: &str,
+        framing: Option<Framing>,
         plans: &[String],
         limits: Limits,
         budget: Budget,
@@ -47,6 +53,12 @@ impl Clients {
                 )));
             }
         };
+        let framing = framing.unwrap_or_else(Framing::ndjson);
+        if protocol == Protocol::Mcp && matches!(framing, Framing::ContentLength(_)) {
+            return Err(Refused::usage(
+                "MCP clients speak NDJSON (MCP's stdio transport): `--framing content-length` is for JSON-RPC 2.0 clients",
+            ));
+        }
         if !plans.is_empty() {
             return Err(Refused::usage(
                 "the client role has no plans: each scenario scripts its own writes",
@@ -54,6 +66,7 @@ impl Clients {
         }
         Ok(Clients {
             protocol: Some(protocol),
+            framing,
             limits,
             budget,
             peer,
@@ -69,6 +82,8 @@ impl Role for Clients {
         let mut all = dir.map_or_else(builtin, load_dir)?;
         if let Some(protocol) = self.protocol {
             all.retain(|s| s.protocol == protocol);
+            let own = self.framing.name();
+            all.retain(|s| s.framing.as_deref().is_none_or(|f| f == own));
         }
         Ok(all)
     }
@@ -96,7 +111,15 @@ impl Role for Clients {
             || (),
             |(), sc| {
                 let (limits, budget) = (self.limits, &self.budget);
-                run_scenario(sc, target, &self.peer, limits, budget, &readiness)
+                run_scenario(
+                    sc,
+                    &self.framing,
+                    target,
+                    &self.peer,
+                    limits,
+                    budget,
+                    &readiness,
+                )
             },
         );
         let dialect = match self.protocol {

@@ -101,9 +101,11 @@ struct Seen {
     evidence: Vec<Evidence>,
 }
 
-/// Runs `sc` against `client`, whose server is `peer` (`rpcspec peer`).
+/// Runs `sc` against `client`, whose server is `peer` (`rpcspec peer`),
+/// both sides framed as `framing` says.
 pub fn run_scenario(
     sc: &Scenario,
+    framing: &Framing,
     client: &Target,
     peer: &Path,
     limits: Limits,
@@ -156,7 +158,7 @@ pub fn run_scenario(
             return result;
         }
     };
-    let mut script = Server::new(sc, started);
+    let mut script = Server::new(sc, started, framing);
     let mut seen = Seen {
         reports: Vec::new(),
         report_problems: Vec::new(),
@@ -168,7 +170,7 @@ pub fn run_scenario(
     };
     let kept = budget.kept_bytes();
     let mut reports = Capture::new(Framing::ndjson());
-    let mut from_client = Capture::new(Framing::ndjson());
+    let mut from_client = Capture::new(framing.clone());
     let mut client_meter = Meter::new(budget);
     let mut link: Option<Link> = None;
     let mut deadline = started + limits.startup;
@@ -290,6 +292,7 @@ pub fn run_scenario(
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let observed = Observed {
         scenario: sc,
+        framing,
         log: &script.log,
         connected,
         timed_out,

@@ -20,18 +20,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ASK_WAIT, BYTEWISE_MAX, Decoy, Order, Protocol, Scenario, Writes, peer::ToPeer};
+use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, peer::ToPeer, writes};
+use crate::capture::Framing;
 use crate::mcp::{Revision, reference::Server as McpServer};
-use crate::plan::{Cut, cut};
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
 
 /// How many held `echo` replies are released at once.
 pub const HOLD_COUNT: usize = 3;
-
-/// The pause between the two writes of [`Writes::Split`].
-pub const SPLIT_PAUSE: Duration = Duration::from_millis(20);
 
 /// The id of the requests the server makes (`ask`).
 pub const ASK_ID: &str = "\"rpcspec-ask-1\"";
@@ -148,12 +145,15 @@ pub struct Server<'a> {
     /// MCP: the reference server behind the script, and the instant the
     /// script's times count from.
     mcp: Option<(Box<McpServer>, Instant)>,
+    /// Messages go behind Content-Length headers, not on lines.
+    content_length: bool,
 }
 
 impl<'a> Server<'a> {
-    /// The scripted server of `sc`, nothing received yet; its times are
-    /// durations since `epoch` (the MCP reference counts in instants).
-    pub fn new(sc: &'a Scenario, epoch: Instant) -> Server<'a> {
+    /// The scripted server of `sc` in `framing`, nothing received yet; its
+    /// times are durations since `epoch` (the MCP reference counts in
+    /// instants).
+    pub fn new(sc: &'a Scenario, epoch: Instant, framing: &Framing) -> Server<'a> {
         let mcp = (sc.protocol == Protocol::Mcp)
             .then(|| (Box::new(McpServer::new(Revision::ALL)), epoch));
         Server {
@@ -165,6 +165,7 @@ impl<'a> Server<'a> {
             last_held: Duration::ZERO,
             delayed: Vec::new(),
             waiting: None,
+            content_length: matches!(framing, Framing::ContentLength(_)),
         }
     }
 
@@ -650,7 +651,7 @@ impl<'a> Server<'a> {
             .as_ref()
             .filter(|(c, _)| c.matches(&a.method, &a.params))
         {
-            lines.push(replace_id(template, a.id.as_bytes()));
+            lines.push(writes::replace_var(template, b"$id", a.id.as_bytes()));
             self.log.answers[i].replaced = true;
             return lines;
         }
@@ -694,44 +695,14 @@ impl<'a> Server<'a> {
         line
     }
 
-    /// Cuts `lines` into orders as the scenario writes.
-    fn emit(&self, lines: Vec<Vec<u8>>, out: &mut Vec<ToPeer>) {
-        if lines.is_empty() {
+    /// Frames `messages` and cuts them into orders as the scenario writes.
+    fn emit(&self, messages: Vec<Vec<u8>>, out: &mut Vec<ToPeer>) {
+        if messages.is_empty() {
             return;
         }
-        let end: &[u8] = if self.sc.crlf { b"\r\n" } else { b"\n" };
-        let lines: Vec<Vec<u8>> = lines
-            .into_iter()
-            .map(|mut l| {
-                l.extend(end);
-                l
-            })
-            .collect();
-        out.extend(orders(self.sc.writes, &lines));
+        let framed = writes::frame(self.sc, self.content_length, messages);
+        out.extend(writes::orders(self.sc.writes, &framed));
     }
-}
-
-/// The orders that write `lines` (each with its line ending) as `writes`
-/// says: cut by core's one cutter, with this role's pause and byte-wise
-/// cap.
-pub(super) fn orders(writes: Writes, lines: &[Vec<u8>]) -> Vec<ToPeer> {
-    let (how, pause) = match writes {
-        Writes::Line => (Cut::Whole, Duration::ZERO),
-        Writes::Coalesced => (Cut::Together, Duration::ZERO),
-        Writes::Split => (Cut::Pieces(2), SPLIT_PAUSE),
-        Writes::Bytewise => (Cut::Bytewise { max: BYTEWISE_MAX }, Duration::ZERO),
-    };
-    // Lines and bytes are drained, not paused: each is read alone, never
-    // with the one before it by chance.
-    let drained = matches!(writes, Writes::Line | Writes::Bytewise);
-    let mut out = Vec::new();
-    for w in cut(lines, how, pause) {
-        if drained || !w.pause.is_zero() {
-            out.push(ToPeer::Pause(w.pause));
-        }
-        out.push(ToPeer::Write(w.bytes));
-    }
-    out
 }
 
 /// Whether a request with `params` is a 2026-07-28 one: its `_meta`
@@ -755,22 +726,6 @@ fn reply_of(line: &str) -> Option<(String, Body)> {
         (None, Some(e)) => Some((id, Body::Error(e.to_string().into_bytes()))),
         _ => None,
     }
-}
-
-/// `template` with every `$id` replaced by `id`.
-fn replace_id(template: &[u8], id: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(template.len());
-    let mut i = 0;
-    while i < template.len() {
-        if template[i..].starts_with(b"$id") {
-            out.extend(id);
-            i += 3;
-        } else {
-            out.push(template[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// `id` as JSON text of the other type: `7` → `"7"`, `"7"` → `7`; `None`

@@ -1,5 +1,7 @@
 use std::path::Path;
 
+use crate::capture::Framing;
+
 use super::{
     peer::ToPeer,
     script::{HOLD_WAIT, Server, retype},
@@ -50,7 +52,7 @@ fn a_bad_scenario_is_an_error_at_its_line_and_column() {
 #[test]
 fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
     let sc = scenario("");
-    let mut s = Server::new(&sc, std::time::Instant::now());
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson());
     let t = Duration::ZERO;
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"subtract","params":[42,23],"id":"a1"}"#,
@@ -81,7 +83,7 @@ fn the_script_answers_the_methods_and_pairs_by_the_request_id() {
 #[test]
 fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
     let sc = scenario("order = \"reverse\"");
-    let mut s = Server::new(&sc, std::time::Instant::now());
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson());
     let t = Duration::from_millis(10);
     for (id, x) in [(1, "a"), (2, "b")] {
         let line = format!(r#"{{"jsonrpc":"2.0","method":"echo","params":["{x}"],"id":{id}}}"#);
@@ -112,7 +114,7 @@ fn echo_replies_are_held_for_three_then_released_in_the_scenarios_order() {
 #[test]
 fn a_scenario_can_exit_close_replace_and_decoy() {
     let sc = scenario("exit = { method = \"echo\", params = [\"b\"], code = 3 }");
-    let mut s = Server::new(&sc, std::time::Instant::now());
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson());
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"echo","params":["b"],"id":1}"#,
         Duration::ZERO,
@@ -122,7 +124,7 @@ fn a_scenario_can_exit_close_replace_and_decoy() {
 
     let sc =
         scenario("replace = { method = \"subtract\", line = 'x $id y' }\ndecoy = \"retyped-id\"");
-    let mut s = Server::new(&sc, std::time::Instant::now());
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson());
     let out = s.on_line(
         br#"{"jsonrpc":"2.0","method":"subtract","params":[1,1],"id":7}"#,
         Duration::ZERO,
@@ -157,7 +159,7 @@ fn every_write_mode_delivers_the_same_bytes() {
     let mut seen = Vec::new();
     for w in ["line", "coalesced", "split", "bytewise"] {
         let sc = scenario(&format!("writes = \"{w}\"\nbefore = ['n']"));
-        let mut s = Server::new(&sc, std::time::Instant::now());
+        let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson());
         let out = s.on_line(line, Duration::ZERO);
         seen.push((w, writes(&out).concat(), writes(&out).len()));
     }
@@ -165,7 +167,8 @@ fn every_write_mode_delivers_the_same_bytes() {
     let counts: Vec<usize> = seen.iter().map(|(_, _, n)| *n).collect();
     assert_eq!(counts[..3], [2, 1, 4]);
     let sc = scenario("before = ['n']");
-    let out = Server::new(&sc, std::time::Instant::now()).on_line(line, Duration::ZERO);
+    let out = Server::new(&sc, std::time::Instant::now(), &Framing::ndjson())
+        .on_line(line, Duration::ZERO);
     assert_eq!(
         out[0],
         ToPeer::Pause(Duration::ZERO),
@@ -195,7 +198,7 @@ fn naive_orders(writes: Writes, lines: Vec<Vec<u8>>) -> Vec<ToPeer> {
             for l in lines {
                 let cut = l.len() / 2;
                 out.push(ToPeer::Write(l[..cut].to_vec()));
-                out.push(ToPeer::Pause(script::SPLIT_PAUSE));
+                out.push(ToPeer::Pause(writes::SPLIT_PAUSE));
                 out.push(ToPeer::Write(l[cut..].to_vec()));
             }
         }
@@ -212,6 +215,7 @@ fn naive_orders(writes: Writes, lines: Vec<Vec<u8>>) -> Vec<ToPeer> {
                 }
             }
         }
+        Writes::HeaderApart => panic!("not a cut of the shared cutter"),
     }
     out
 }
@@ -231,11 +235,73 @@ fn the_shared_cutter_writes_what_the_script_wrote() {
                 Writes::Bytewise,
             ] {
                 assert_eq!(
-                    script::orders(writes, &lines),
+                    writes::orders(writes, &lines),
                     naive_orders(writes, lines.clone()),
                     "{writes:?} {n}x{len}"
                 );
             }
         }
     }
+}
+
+#[test]
+fn in_content_length_framing_each_message_goes_behind_its_header() {
+    let sc = scenario(r#"framing = "content-length""#);
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::content_length());
+    let out = s.on_line(
+        r#"{"jsonrpc":"2.0","method":"echo","params":["é"],"id":1}"#.as_bytes(),
+        Duration::ZERO,
+    );
+    assert!(out.is_empty(), "echo is held: {out:?}");
+    let out = s.on_tick(HOLD_WAIT);
+    // 38 bytes: `é` is two.
+    assert_eq!(
+        writes(&out),
+        ["Content-Length: 38\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"é\"}"]
+    );
+    let sc = scenario(
+        "framing = \"content-length\"\nwrites = \"header-apart\"\nheader = 'content-length: $len\\x0D\\x0AX-A: $len\\x0D\\x0A\\x0D\\x0A'",
+    );
+    let mut s = Server::new(&sc, std::time::Instant::now(), &Framing::content_length());
+    let out = s.on_line(
+        br#"{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1}"#,
+        Duration::ZERO,
+    );
+    assert_eq!(
+        out,
+        [
+            ToPeer::Pause(Duration::ZERO),
+            ToPeer::Write(b"content-length: 35\r\nX-A: 35\r\n\r\n".to_vec()),
+            ToPeer::Pause(writes::SPLIT_PAUSE),
+            ToPeer::Write(br#"{"jsonrpc":"2.0","id":1,"result":1}"#.to_vec()),
+        ]
+    );
+}
+
+#[test]
+fn knobs_of_one_framing_are_refused_in_another() {
+    let load = |toml: &str| {
+        let text = format!("[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\n{toml}\n");
+        load_str(Path::new("client/t.toml"), &text).map(|_| ())
+    };
+    for (toml, says) in [
+        ("crlf = true", "needs `framing = \"ndjson\"`"),
+        (
+            "writes = \"header-apart\"",
+            "needs `framing = \"content-length\"`",
+        ),
+        (
+            "header = 'X: 1\\x0D\\x0A\\x0D\\x0A'",
+            "needs `framing = \"content-length\"`",
+        ),
+        (
+            "framing = \"content-length\"\nheader = 'Content-Length: $len\\x0D\\x0A'",
+            "ends with",
+        ),
+        ("framing = \"lines\"", "not one of ndjson, content-length"),
+    ] {
+        let e = load(toml).unwrap_err();
+        assert!(e.to_string().contains(says), "{toml}: {e}");
+    }
+    load("crlf = true\nframing = \"ndjson\"").unwrap();
 }

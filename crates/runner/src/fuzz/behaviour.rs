@@ -123,6 +123,7 @@ mod tests {
                 line: i as u64 + 1,
                 offset: 0,
                 bytes: Bytes::new(l),
+                unit: Default::default(),
             })
             .collect();
         result

@@ -23,6 +23,8 @@ pub struct TargetSpec {
     pub role: String,
     /// The dialect (servers).
     pub dialect: String,
+    /// The framing (servers and clients), when not the dialect's.
+    pub framing: Option<String>,
     /// The profile (producers).
     pub profile: Option<String>,
     /// Features it lacks.
@@ -61,6 +63,7 @@ struct TargetDef {
     command: Spanned<Vec<String>>,
     role: Option<Spanned<String>>,
     dialect: Option<Spanned<String>>,
+    framing: Option<Spanned<String>>,
     profile: Option<String>,
     #[serde(default)]
     without: Vec<String>,
@@ -179,6 +182,28 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
                 ));
             }
         };
+        let framing = match &t.framing {
+            None => None,
+            Some(f) if !matches!(role.as_str(), "server" | "client") => {
+                return Err(at(
+                    f.span(),
+                    "`framing` is how a server or a client frames messages: use it with role server or client".to_owned(),
+                ));
+            }
+            Some(f) if crate::capture::Framing::named(f.get_ref()).is_some() => {
+                Some(f.get_ref().clone())
+            }
+            Some(f) => {
+                return Err(at(
+                    f.span(),
+                    format!(
+                        "unknown framing `{}` (known: {})",
+                        f.get_ref(),
+                        crate::capture::Framing::NAMES.join(", ")
+                    ),
+                ));
+            }
+        };
         if let Some(f) = &t.target_file
             && role != "server"
         {
@@ -194,6 +219,7 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
             command: t.command.into_inner(),
             role,
             dialect,
+            framing,
             profile: t.profile,
             without: t.without,
             env: t.env,

@@ -22,7 +22,8 @@
 //! version = "4.1.0"                # free text, shown under the name
 //! command = ["python3", "adapter.py"]  # required: argv, run without a shell
 //! role = "server"                  # server (default), producer or decoder
-//! dialect = "jsonrpc2"             # for servers (default jsonrpc2)
+//! dialect = "jsonrpc2"             # for servers and clients (default jsonrpc2)
+//! framing = "content-length"       # servers and clients: ndjson or content-length (default: the dialect's)
 //! profile = "events"               # for producers (default events)
 //! without = ["batch"]              # features it lacks: those cases SKIP
 //! env = { PYTHONPATH = "vendor/python" }  # added to the inherited environment

@@ -36,7 +36,12 @@ pub fn run_argv(
         .map(OsString::from)
         .to_vec();
     match spec.role.as_str() {
-        "server" | "client" => argv.extend(["--dialect".into(), spec.dialect.clone().into()]),
+        "server" | "client" => {
+            argv.extend(["--dialect".into(), spec.dialect.clone().into()]);
+            if let Some(f) = &spec.framing {
+                argv.extend(["--framing".into(), f.into()]);
+            }
+        }
         "producer" => {
             if let Some(p) = &spec.profile {
                 argv.extend(["--profile".into(), p.into()]);
@@ -323,5 +328,33 @@ pub fn of_report(report: &crate::report::Report) -> Matrix {
     Matrix {
         single_run: true,
         ..merge(&today(), &[input])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::parse_manifest;
+
+    #[test]
+    fn a_target_s_framing_is_passed_on_to_run() {
+        let text = "[[target]]\nname = \"a\"\ncommand = [\"x\", \"{server}\"]\nrole = \"client\"\nframing = \"content-length\"\n\n[[target]]\nname = \"b\"\ncommand = [\"y\"]\n";
+        let m = parse_manifest(Path::new("m.toml"), text).unwrap();
+        let argv = |i: usize| -> Vec<String> {
+            run_argv(
+                Path::new("/rpcspec"),
+                Path::new("."),
+                &m.targets[i],
+                &RunSettings::default(),
+            )
+            .into_iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+        };
+        let a = argv(0);
+        let at = a.iter().position(|x| x == "--framing").expect("--framing");
+        assert_eq!(a[at + 1], "content-length");
+        assert!(at < a.iter().position(|x| x == "--").unwrap(), "{a:?}");
+        assert!(!argv(1).contains(&"--framing".to_owned()));
     }
 }

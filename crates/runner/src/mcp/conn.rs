@@ -523,6 +523,7 @@ impl Conn {
                 line: l.number,
                 offset: l.offset,
                 bytes: Bytes::new(&l.bytes),
+                unit: Default::default(),
             })
             .collect()
     }

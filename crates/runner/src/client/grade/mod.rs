@@ -17,6 +17,7 @@ mod mcp;
 use mcp::mcp_session;
 
 use crate::{
+    capture::Framing,
     report::{Evidence, FINDINGS_PER_RULE, RuleRef, Verdict},
     rules::{self, Rule},
 };
@@ -25,6 +26,8 @@ use crate::{
 pub struct Observed<'a> {
     /// The scenario.
     pub scenario: &'a Scenario,
+    /// The framing both sides spoke.
+    pub framing: &'a Framing,
     /// What the scripted server did and saw (its log, not the script).
     pub log: &'a Log,
     /// Whether the client started its server (the peer connected).
@@ -520,15 +523,18 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             out.push(Evidence::broke(rule, message));
         }
     };
-    for &(kind, line, offset) in o.client_problems {
-        let rule = rules::framing(kind);
+    for &(kind, number, offset) in o.client_problems {
+        let rule = o.framing.rule(kind);
         if matches!(kind, ProblemKind::Blank) {
             continue;
         }
         push(
             out,
             rule,
-            format!("line {line} the client wrote to its server (byte {offset}): {kind}"),
+            format!(
+                "{} {number} the client wrote to its server (byte {offset}): {kind}",
+                o.framing.noun()
+            ),
         );
     }
     for (n, line) in o.client_lines.iter().enumerate() {

@@ -467,6 +467,7 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
                 line: 1,
                 offset: 0,
                 bytes: Bytes::new(text.as_bytes()),
+                unit: Default::default(),
             },
             text: Some(text.to_owned()),
             window: 0,
