@@ -115,6 +115,42 @@ const EXPECTED_CONTENT_LENGTH: &[(&str, &[&str])] = &[
     ("strict-charset", &["content-length/charset-utf8"]),
 ];
 
+/// Each mutant that shows in an LSP session, and the LSP scenarios that
+/// must catch it (the others' bugs are of scenarios LSP has no twin of, or
+/// of NDJSON).
+const EXPECTED_LSP: &[(&str, &[&str])] = &[
+    (
+        "arrival-order",
+        &["lsp/session/out-of-order", "lsp/session/unknown-id"],
+    ),
+    (
+        "read-is-message",
+        &[
+            "lsp/session/coalesced",
+            "lsp/session/header-apart",
+            "lsp/session/bytewise",
+        ],
+    ),
+    (
+        "ignores-server-requests",
+        &[
+            "lsp/session/show-message-request",
+            "lsp/session/configuration",
+            "lsp/session/work-done-progress",
+            "lsp/session/dollar-request",
+        ],
+    ),
+    ("reuses-id", &["lsp/session/out-of-order"]),
+    ("crashes-on-unknown-id", &["lsp/session/unknown-id"]),
+    ("no-jsonrpc", &["lsp/session/baseline"]),
+    ("length-in-characters", &["lsp/session/length-in-bytes"]),
+    ("no-initialized", &["lsp/session/baseline"]),
+    ("eager-initialized", &["lsp/session/baseline"]),
+    ("no-shutdown", &["lsp/session/baseline"]),
+    ("request-after-shutdown", &["lsp/session/baseline"]),
+    ("answers-dollar-requests", &["lsp/session/dollar-request"]),
+];
+
 /// Each mutant that shows in an MCP session, and the MCP scenarios that
 /// must catch it (`hangs-on-exit` is left to the JSON-RPC table: in MCP
 /// every scenario would wait out the deadline on its abandoned call).
@@ -166,6 +202,15 @@ const CONTENT_LENGTH_ONLY: [&str; 4] = [
     "strict-charset",
 ];
 
+/// The mutants of LSP's lifecycle only.
+const LSP_ONLY: [&str; 5] = [
+    "no-initialized",
+    "eager-initialized",
+    "no-shutdown",
+    "request-after-shutdown",
+    "answers-dollar-requests",
+];
+
 /// The mutants of one protocol only.
 const JSONRPC_ONLY: [&str; 6] = [
     "retyped-id-matches",
@@ -198,7 +243,9 @@ fn run(name: &str, protocol: Protocol, framing: &Framing, jobs: usize) -> Vec<Ca
     if protocol == Protocol::Mcp {
         argv.push("--mcp".into());
     }
-    if matches!(framing, Framing::ContentLength(_)) {
+    if protocol == Protocol::Lsp {
+        argv.push("--lsp".into());
+    } else if matches!(framing, Framing::ContentLength(_)) {
         argv.push("--content-length".into());
     }
     argv.push("{server}".into());
@@ -238,6 +285,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         .iter()
         .chain(EXPECTED_CONTENT_LENGTH)
         .chain(EXPECTED_MCP)
+        .chain(EXPECTED_LSP)
     {
         assert!(names.contains(name), "no mutant `{name}`");
     }
@@ -250,9 +298,18 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             .filter(|n| !out.iter().any(|o| o.contains(n)))
             .collect()
     };
-    let jsonrpc = without(&[&MCP_ONLY, &CONTENT_LENGTH_ONLY]);
-    let content_length = without(&[&MCP_ONLY, &NDJSON_ONLY]);
-    let mcp = without(&[&JSONRPC_ONLY, &CONTENT_LENGTH_ONLY]);
+    let jsonrpc = without(&[&MCP_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    let content_length = without(&[&MCP_ONLY, &NDJSON_ONLY, &LSP_ONLY]);
+    let mcp = without(&[&JSONRPC_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    // LSP's table names its mutants: most bugs of the others have no LSP
+    // scenario (their rows would be empty), every LSP-only one has a row.
+    let lsp: Vec<&str> = std::iter::once("reference")
+        .chain(EXPECTED_LSP.iter().map(|(n, _)| *n))
+        .collect();
+    assert!(
+        LSP_ONLY.iter().all(|n| lsp.contains(n)),
+        "an LSP mutant without its row"
+    );
     for (list, table, what) in [
         (&jsonrpc, EXPECTED, "a JSON-RPC"),
         (&content_length, EXPECTED_CONTENT_LENGTH, "a Content-Length"),
@@ -283,14 +340,26 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             "mcp_client_catches",
         );
     });
-    check(
-        Protocol::JsonRpc,
-        &cl,
-        &content_length,
-        EXPECTED_CONTENT_LENGTH,
-        4,
-        "content_length_client_catches",
-    );
+    thread::scope(|s| {
+        s.spawn(|| {
+            check(
+                Protocol::JsonRpc,
+                &cl,
+                &content_length,
+                EXPECTED_CONTENT_LENGTH,
+                2,
+                "content_length_client_catches",
+            )
+        });
+        check(
+            Protocol::Lsp,
+            &cl,
+            &lsp,
+            EXPECTED_LSP,
+            2,
+            "lsp_client_catches",
+        );
+    });
 }
 
 /// Runs the reference and the mutants `names` in `protocol` and `framing`:

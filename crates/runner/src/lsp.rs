@@ -28,7 +28,17 @@ rpcspec_matcher::rule_table! { LSP;
     LSP_UNDECLARED = "lsp.undeclared", Should, "LSP 3.17 Capabilities (\"A development tool and the language server announce their supported features using capabilities\"); each request's client capability (`window.workDoneProgress`, `workspace.configuration`, `dynamicRegistration`, …)",
         "the server asks the client only for what the client declared: rpcspec declares no capability, so no request but `window/showMessageRequest`";
     LSP_ID = "lsp.id", Must, "LSP 3.17 Base Types (integer: -2^31 to 2^31 - 1); Request Message (`id: integer | string`); JSON-RPC 2.0 §5 (the response has the same id)",
-        "a request id in LSP's range comes back exactly as sent";
+        "a request id in LSP's range comes back exactly as sent; a language client's ids are in that range";
+    LSP_CLIENT_INITIALIZE = "lsp.client-initialize", Must, "LSP 3.17 Lifecycle Messages, initialize (\"The initialize request is sent as the first request from the client to the server\"; \"Until the server has responded to the initialize request with an InitializeResult, the client must not send any additional requests or notifications to the server\"; \"The initialize request may only be sent once\")",
+        "a language client's first message is `initialize`, sent once, and it sends nothing else until the initialize result has come";
+    LSP_CLIENT_INITIALIZED = "lsp.client-initialized", Must, "LSP 3.17 Lifecycle Messages, initialized (\"The initialized notification is sent from the client to the server after the client received the result of the initialize request but before the client is sending any other request or notification to the server\")",
+        "a language client's first message after the initialize result is the `initialized` notification";
+    LSP_CLIENT_SERVER_REQUEST = "lsp.client-server-request", Must, "LSP 3.17 Base Protocol, Request Message (\"Every processed request must send a response back to the sender of the request\")",
+        "a language client answers each request of the server's with its id: a result, or an error";
+    LSP_CLIENT_AFTER_SHUTDOWN = "lsp.client-after-shutdown", Must, "LSP 3.17 Lifecycle Messages, shutdown (\"Clients must not send any notifications other than exit or requests to a server to which they have sent a shutdown request\")",
+        "after `shutdown` a language client sends nothing but `exit`";
+    LSP_CLIENT_SHUTDOWN = "lsp.client-shutdown", Should, "LSP 3.17 Lifecycle Messages, shutdown (\"It asks the server to shut down, but to not exit (otherwise the response might not be delivered correctly to the client). There is a separate exit notification that asks the server to exit\")",
+        "a language client ends the session with `shutdown`, then `exit` (LSP names the way to end, not an obligation: SHOULD)";
 }
 
 /// `-32002` ServerNotInitialized: "If the server receives a request or

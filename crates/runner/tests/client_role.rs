@@ -137,6 +137,58 @@ fn in_content_length_framing_the_reference_passes_and_the_report_counts_messages
 }
 
 #[test]
+fn the_reference_language_client_passes_and_lsp_takes_no_ndjson() {
+    let out = Command::new(BIN)
+        .args(["run", "--role", "client", "--dialect", "lsp"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("client/lsp/session"), "{text}");
+    assert!(!text.contains("client/pairing"), "{text}");
+    assert!(text.contains("0 failed"), "{text}");
+    // The reference language client named on the command line, as a
+    // user's adapter is.
+    let (code, results) = run(
+        &[
+            "--dialect",
+            "lsp",
+            "--filter",
+            "client/lsp/session/baseline",
+        ],
+        &[
+            env!("CARGO_BIN_EXE_rpcspec"),
+            "serve",
+            "--role",
+            "client",
+            "--dialect",
+            "lsp",
+            "--",
+            "{server}",
+        ],
+    );
+    assert_eq!(
+        (code, results[0].1.as_str()),
+        (Some(0), "PASS"),
+        "{results:?}"
+    );
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--role",
+            "client",
+            "--dialect",
+            "lsp",
+            "--framing",
+            "ndjson",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Content-Length framing"));
+}
+
+#[test]
 fn a_client_finds_its_server_in_a_shell_line_or_the_environment() {
     let in_shell = format!("exec {BIN} serve --role client -- {{server}}");
     let from_env = format!("exec {BIN} serve --role client");

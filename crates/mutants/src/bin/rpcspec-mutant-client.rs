@@ -1,10 +1,11 @@
-//! `rpcspec-mutant-client NAME [--mcp | --content-length] SERVER...`: the
-//! reference client (`rpcspec serve --role client [--dialect mcp |
-//! --framing content-length]`) with one realistic bug, run against the
-//! server SERVER (in `rpcspec run --role client`, `{server}`); with
-//! `--mcp`, the MCP series; with `--content-length`, the JSON-RPC series in
-//! Content-Length framing (the last four bugs are that framing's; the
-//! line-ending ones NDJSON's).
+//! `rpcspec-mutant-client NAME [--mcp | --lsp | --content-length]
+//! SERVER...`: the reference client (`rpcspec serve --role client
+//! [--dialect mcp|lsp | --framing content-length]`) with one realistic bug,
+//! run against the server SERVER (in `rpcspec run --role client`,
+//! `{server}`); with `--mcp`, the MCP series; with `--lsp`, the LSP series
+//! (the `LSP:` bugs are its lifecycle's); with `--content-length`, the
+//! JSON-RPC series in Content-Length framing (the `Content-Length:` bugs
+//! are that framing's, the line-ending ones NDJSON's).
 //! `reference` has none. Each bug breaks one sentence; the scenarios of
 //! `spec-cases/client/` must catch every one
 //! (`tests/client_self_test.rs`).
@@ -33,12 +34,17 @@
 //! | `case-sensitive-header` | Content-Length: knows only `Content-Length`, byte for byte | LSP 3.17 Base Protocol: header fields "conform to the HTTP semantic"; RFC 9110 §5.1: field names are case-insensitive (SHOULD) |
 //! | `length-first` | Content-Length: reads the length only from the first header field | RFC 9110 §5.3: the order of differently named fields is not significant; LSP: `Content-Type` is a header field like any |
 //! | `strict-charset` | Content-Length: drops a message whose charset is `utf8` | LSP 3.17 Base Protocol: "it is highly recommended that a client and a server treats the string utf8 as utf-8" (SHOULD) |
+//! | `no-initialized` | LSP: never sends `initialized` | LSP 3.17 initialized: "The initialized notification is sent from the client to the server after the client received the result of the initialize request but before the client is sending any other request or notification" |
+//! | `eager-initialized` | LSP: sends `initialized` before the initialize result | LSP 3.17 initialize: "Until the server has responded to the initialize request with an InitializeResult, the client must not send any additional requests or notifications" |
+//! | `no-shutdown` | LSP: closes the server's stdin without `shutdown` and `exit` | LSP 3.17 shutdown/exit: the server is asked to shut down, then to exit (SHOULD) |
+//! | `request-after-shutdown` | LSP: makes a request after `shutdown` | LSP 3.17 shutdown: "Clients must not send any notifications other than exit or requests to a server to which they have sent a shutdown request" |
+//! | `answers-dollar-requests` | LSP: answers a `$/` request with a result | LSP 3.17 $ Notifications and Requests: "if a server or client receives a request starting with '$/' it must error the request with error code MethodNotFound" |
 
 use std::{ffi::OsString, io, process::ExitCode};
 
 use rpcspec::{
     capture::Framing,
-    client::reference::{Quirk, run, run_mcp},
+    client::reference::{Quirk, run, run_lsp, run_mcp},
 };
 
 fn main() -> ExitCode {
@@ -47,7 +53,7 @@ fn main() -> ExitCode {
     let Some(quirk) = name.as_deref().and_then(Quirk::named) else {
         let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         eprintln!(
-            "usage: rpcspec-mutant-client NAME [--mcp | --content-length] SERVER...  (NAME: {})",
+            "usage: rpcspec-mutant-client NAME [--mcp | --lsp | --content-length] SERVER...  (NAME: {})",
             names.join(", ")
         );
         return ExitCode::from(2);
@@ -57,14 +63,24 @@ fn main() -> ExitCode {
     if mcp {
         server.remove(0);
     }
-    let content_length = server.first().is_some_and(|a| a == "--content-length");
-    let framing = if content_length {
+    let lsp = server.first().is_some_and(|a| a == "--lsp");
+    if lsp {
         server.remove(0);
+    }
+    let content_length = server.first().is_some_and(|a| a == "--content-length");
+    let framing = if content_length || lsp {
+        if content_length {
+            server.remove(0);
+        }
         Framing::content_length()
     } else {
         Framing::ndjson()
     };
-    let run = if mcp { run_mcp } else { run };
+    let run = match (mcp, lsp) {
+        (true, _) => run_mcp,
+        (_, true) => run_lsp,
+        _ => run,
+    };
     match run(&server, quirk, &framing, &mut io::stdout().lock()) {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         Err(e) => {

@@ -99,7 +99,12 @@ fn serve_cmd(args: ServeArgs) -> u8 {
         Role::Decoder => rpcspec::decoder::serve(input, output),
         Role::Client => {
             let framing = args.framing.map_or_else(Framing::ndjson, |f| f.framing());
-            return serve_client(&args.server, &args.dialect, &framing);
+            return serve_client(
+                &args.server,
+                &args.dialect,
+                &framing,
+                args.framing.is_some(),
+            );
         }
         Role::Producer => match rpcspec::producer::Profile::named(&args.profile) {
             Ok(profile) => rpcspec::producer::serve(
@@ -121,7 +126,12 @@ fn serve_cmd(args: ServeArgs) -> u8 {
 
 /// The reference client against `server`, or the server `RPCSPEC_SERVER`
 /// names (a JSON array of strings), in `framing`.
-fn serve_client(server: &[OsString], dialect: &str, framing: &Framing) -> u8 {
+fn serve_client(
+    server: &[OsString],
+    dialect: &str,
+    framing: &Framing,
+    server_framing_given: bool,
+) -> u8 {
     use rpcspec::client::{SERVER_ENV, reference};
     let mut argv = server.to_vec();
     if argv.is_empty()
@@ -147,9 +157,13 @@ fn serve_client(server: &[OsString], dialect: &str, framing: &Framing) -> u8 {
             return fail("an MCP client speaks NDJSON only (MCP's stdio transport)");
         }
         "mcp" => reference::run_mcp,
+        "lsp" if matches!(framing, Framing::Ndjson(_)) && server_framing_given => {
+            return fail("a language client speaks Content-Length framing (LSP's base protocol)");
+        }
+        "lsp" => reference::run_lsp,
         other => {
             return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp"
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp"
             ));
         }
     };

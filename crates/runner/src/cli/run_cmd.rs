@@ -54,8 +54,8 @@ fn reference_target(
         argv.extend(["--framing".into(), name.into()]);
     }
     if role == Role::Client {
-        if dialect == "mcp" {
-            argv.extend(["--dialect".into(), "mcp".into()]);
+        if matches!(dialect, "mcp" | "lsp") {
+            argv.extend(["--dialect".into(), dialect.into()]);
         }
         argv.extend(["--".into(), rpcspec::client::run::PLACEHOLDER.into()]);
     }

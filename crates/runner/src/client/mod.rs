@@ -13,8 +13,11 @@
 //! sans-IO [`script::Server`], and grades ([`grade`], pure) what the client
 //! wrote and what its adapter reported against what the server sent.
 //!
-//! `reference.rs` is the reference client (`rpcspec serve --role client
-//! {server}`), whose `Quirk`s are `rpcspec-mutant-client`'s bugs.
+//! `reference/` is the reference client (`rpcspec serve --role client
+//! [--dialect mcp|lsp] {server}`; its MCP and LSP series in `mcp.rs` and
+//! `lsp.rs`), whose `Quirk`s are `rpcspec-mutant-client`'s bugs. A
+//! language client (`--dialect lsp`) makes [`LSP_STEPS`] in Content-Length
+//! framing against the script's language server (`answers.rs`).
 
 use std::{path::Path, time::Duration};
 
@@ -28,16 +31,20 @@ use crate::{
     shipped,
 };
 
+mod answers;
 pub mod grade;
 pub mod peer;
 pub mod reference;
 mod role;
 pub mod run;
 pub mod script;
+mod steps;
 pub mod writes;
 
+pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
 pub use role::Clients;
 pub use run::{SERVER_ENV, run_scenario};
+pub use steps::{LSP_STEPS, MCP_STEPS, STEPS};
 
 /// The deadlines of a scenario.
 #[derive(Debug, Clone, Copy)]
@@ -83,130 +90,6 @@ pub enum StepKind {
     Batch,
 }
 
-/// The adapter's series, in order (`spec-cases/client/README.md`).
-pub const STEPS: [Step; 10] = [
-    Step {
-        name: "positional",
-        method: "subtract",
-        params: "[42,23]",
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "named",
-        method: "subtract",
-        params: r#"{"minuend":42,"subtrahend":23}"#,
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "notify",
-        method: "update",
-        params: "[1,2,3]",
-        kind: StepKind::Notify,
-    },
-    Step {
-        name: "error",
-        method: "fail",
-        params: r#"{"why":"asked"}"#,
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "echo-a",
-        method: "echo",
-        params: r#"["a"]"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "echo-b",
-        method: "echo",
-        params: r#"["b"]"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "echo-c",
-        method: "echo",
-        params: r#"["c"]"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "batch-x",
-        method: "echo",
-        params: r#"["x"]"#,
-        kind: StepKind::Batch,
-    },
-    Step {
-        name: "batch-y",
-        method: "echo",
-        params: r#"["y"]"#,
-        kind: StepKind::Batch,
-    },
-    Step {
-        name: "after",
-        method: "subtract",
-        params: "[5,3]",
-        kind: StepKind::Call,
-    },
-];
-
-/// The MCP adapter's series, in order (`spec-cases/client/README.md`).
-/// `params` is a pattern: the request's params must hold it (an empty
-/// pattern holds anything).
-pub const MCP_STEPS: [Step; 9] = [
-    Step {
-        name: "connect",
-        method: "initialize",
-        params: "",
-        kind: StepKind::Connect,
-    },
-    Step {
-        name: "tools",
-        method: "tools/list",
-        params: "",
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "echo",
-        method: "tools/call",
-        params: r#"{"name":"echo","arguments":{"text":"hi"}}"#,
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "tool-error",
-        method: "tools/call",
-        params: r#"{"name":"fail"}"#,
-        kind: StepKind::Call,
-    },
-    Step {
-        name: "echo-a",
-        method: "tools/call",
-        params: r#"{"name":"echo","arguments":{"text":"a"}}"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "echo-b",
-        method: "tools/call",
-        params: r#"{"name":"echo","arguments":{"text":"b"}}"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "echo-c",
-        method: "tools/call",
-        params: r#"{"name":"echo","arguments":{"text":"c"}}"#,
-        kind: StepKind::Concurrent,
-    },
-    Step {
-        name: "slow",
-        method: "tools/call",
-        params: r#"{"name":"slow","arguments":{"ms":10000}}"#,
-        kind: StepKind::Abandoned,
-    },
-    Step {
-        name: "after",
-        method: "tools/call",
-        params: r#"{"name":"echo","arguments":{"text":"after"}}"#,
-        kind: StepKind::Call,
-    },
-];
-
 /// How long the MCP adapter waits for the `slow` call before it gives up.
 pub const ABANDON_AFTER: Duration = Duration::from_secs(1);
 
@@ -220,6 +103,9 @@ pub enum Protocol {
     JsonRpc,
     /// MCP over stdio: `client/mcp/`, behind the reference MCP server.
     Mcp,
+    /// A language client (LSP 3.17, Content-Length framing): `client/lsp/`,
+    /// behind the script's language server.
+    Lsp,
 }
 
 impl Protocol {
@@ -228,6 +114,7 @@ impl Protocol {
         match self {
             Protocol::JsonRpc => &STEPS,
             Protocol::Mcp => &MCP_STEPS,
+            Protocol::Lsp => &LSP_STEPS,
         }
     }
 }
@@ -371,6 +258,12 @@ pub struct Scenario {
     /// Before its first reply the server asks the client this method, and
     /// waits for the answer (at most [`ASK_WAIT`]).
     pub ask: Option<String>,
+    /// The ask's params, as JSON text.
+    pub ask_params: Option<Vec<u8>>,
+    /// LSP: the ask is made only to a client whose `initialize` params
+    /// hold `true` (or an object) at this JSON pointer: the capability
+    /// that lets the server ask (`/capabilities/window/workDoneProgress`).
+    pub ask_if: Option<String>,
     /// MCP: the version the server's `initialize` result names instead of
     /// the one it would choose.
     pub version: Option<String>,
@@ -439,6 +332,8 @@ struct ScenarioDef {
     close: Option<Spanned<CallDef>>,
     delay: Option<Spanned<CallDef>>,
     ask: Option<String>,
+    ask_params: Option<Spanned<String>>,
+    ask_if: Option<Spanned<String>>,
     version: Option<String>,
     framing: Option<Spanned<String>>,
     header: Option<Spanned<String>>,
@@ -471,6 +366,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
     let prefix = casefile::id_prefix(file);
     let protocol = if prefix.starts_with("client/mcp/") {
         Protocol::Mcp
+    } else if prefix.starts_with("client/lsp/") {
+        Protocol::Lsp
     } else {
         Protocol::JsonRpc
     };
@@ -550,6 +447,14 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                     ),
                 ));
             }
+            Some(f) if protocol == Protocol::Lsp && f.get_ref() != "content-length" => {
+                return Err(at(
+                    f.span(),
+                    "LSP scenarios (client/lsp/) are in Content-Length framing".into(),
+                ));
+            }
+            // LSP's base protocol is Content-Length framing.
+            None if protocol == Protocol::Lsp => Some("content-length".to_owned()),
             f => f.as_ref().map(|f| f.get_ref().clone()),
         };
         let content_length = framing.as_deref() == Some("content-length");
@@ -658,7 +563,19 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             }
             None => None,
         };
-        if protocol == Protocol::JsonRpc && d.version.is_some() {
+        if let Some(a) = d.ask_if.as_ref().filter(|_| protocol != Protocol::Lsp) {
+            return Err(at(
+                a.span(),
+                "`ask_if` belongs to LSP scenarios (client/lsp/)".into(),
+            ));
+        }
+        if let Some(a) = d.ask_if.as_ref().filter(|a| !a.get_ref().starts_with('/')) {
+            return Err(at(
+                a.span(),
+                "`ask_if` is a JSON pointer into the initialize params: `/capabilities/…`".into(),
+            ));
+        }
+        if protocol != Protocol::Mcp && d.version.is_some() {
             return Err(at(
                 span.clone(),
                 "`version` belongs to MCP scenarios (client/mcp/)".into(),
@@ -687,6 +604,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             close,
             delay,
             ask: d.ask,
+            ask_params: d.ask_params.as_ref().map(json).transpose()?,
+            ask_if: d.ask_if.map(Spanned::into_inner),
             version: d.version,
             protocol,
             framing,

@@ -33,8 +33,9 @@ pub struct Clients {
 }
 
 impl Clients {
-    /// The role for clients of `dialect` (`jsonrpc2` or `mcp`) in
-    /// `framing` (default NDJSON; MCP's stdio is NDJSON only); a client
+    /// The role for clients of `dialect` (`jsonrpc2`, `mcp` or `lsp`) in
+    /// `framing` (default NDJSON; MCP's stdio is NDJSON only, LSP's
+    /// Content-Length only); a client
     /// has no write plans, so `plans` must be empty.
     pub fn new(
         dialect: &str,
@@ -47,13 +48,22 @@ impl Clients {
         let protocol = match dialect {
             "jsonrpc2" => Protocol::JsonRpc,
             "mcp" => Protocol::Mcp,
+            "lsp" => Protocol::Lsp,
             other => {
                 return Err(Refused::usage(format!(
-                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default) and MCP clients (`--dialect mcp`), not `{other}`"
+                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`) and language clients (`--dialect lsp`), not `{other}`"
                 )));
             }
         };
-        let framing = framing.unwrap_or_else(Framing::ndjson);
+        if protocol == Protocol::Lsp && matches!(framing, Some(Framing::Ndjson(_))) {
+            return Err(Refused::usage(
+                "language clients speak Content-Length framing (LSP's base protocol): `--dialect lsp` takes no `--framing ndjson`",
+            ));
+        }
+        let framing = match protocol {
+            Protocol::Lsp => Framing::content_length(),
+            _ => framing.unwrap_or_else(Framing::ndjson),
+        };
         if protocol == Protocol::Mcp && matches!(framing, Framing::ContentLength(_)) {
             return Err(Refused::usage(
                 "MCP clients speak NDJSON (MCP's stdio transport): `--framing content-length` is for JSON-RPC 2.0 clients",
@@ -124,6 +134,7 @@ impl Role for Clients {
         );
         let dialect = match self.protocol {
             Some(Protocol::Mcp) => "mcp",
+            Some(Protocol::Lsp) => "lsp",
             Some(Protocol::JsonRpc) | None => "jsonrpc2",
         };
         Ok(Ran {

@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, peer::ToPeer, writes};
+pub use super::answers::Body;
+use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, answers, peer::ToPeer, writes};
 use crate::capture::Framing;
 use crate::mcp::{Revision, reference::Server as McpServer};
 
@@ -38,25 +39,6 @@ pub const DECOY_RESULT: &str = "\"rpcspec decoy: the reply to no request of your
 
 /// An id no client uses, for [`Decoy::UnknownId`].
 pub const UNKNOWN_ID: &str = "987654321";
-
-/// What a reply carries.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Body {
-    /// `result`, as JSON text.
-    Result(Vec<u8>),
-    /// `error`, as JSON text.
-    Error(Vec<u8>),
-}
-
-impl Body {
-    fn error(code: i64, message: &str) -> Body {
-        Body::Error(
-            serde_json::json!({"code": code, "message": message})
-                .to_string()
-                .into_bytes(),
-        )
-    }
-}
 
 /// A request the client made, and what the server did with it.
 #[derive(Debug, Clone)]
@@ -128,6 +110,13 @@ pub struct Log {
     pub stop: Option<(Duration, Stop)>,
     /// When its stdin ended.
     pub eof: Option<Duration>,
+    /// Messages the client wrote (each line or message, JSON or not).
+    pub messages: usize,
+    /// How many of them had come when the `initialize` reply went out.
+    pub initialize_replied: Option<usize>,
+    /// LSP: ids (as JSON text) of the requests the client cancelled with
+    /// `$/cancelRequest`.
+    pub cancelled: Vec<String>,
 }
 
 /// The scripted server of one scenario.
@@ -147,6 +136,8 @@ pub struct Server<'a> {
     mcp: Option<(Box<McpServer>, Instant)>,
     /// Messages go behind Content-Length headers, not on lines.
     content_length: bool,
+    /// LSP: `shutdown` has come; every request after it is refused.
+    shut_down: bool,
 }
 
 impl<'a> Server<'a> {
@@ -166,12 +157,14 @@ impl<'a> Server<'a> {
             delayed: Vec::new(),
             waiting: None,
             content_length: matches!(framing, Framing::ContentLength(_)),
+            shut_down: false,
         }
     }
 
     /// One line from the client (without its terminator), at `now`.
     pub fn on_line(&mut self, line: &[u8], now: Duration) -> Vec<ToPeer> {
         let mut out = Vec::new();
+        self.log.messages += 1;
         if self
             .log
             .stop
@@ -194,6 +187,8 @@ impl<'a> Server<'a> {
                 let params = o.get("params").cloned().unwrap_or(Value::Null);
                 match o.get("id") {
                     Some(id) => self.request(line, method, params, id.to_string(), now, &mut out),
+                    None if self.sc.protocol == Protocol::Lsp
+                        && self.lsp_notification(&method, &params, now, &mut out) => {}
                     None => {
                         let lines = self.backend(line, now);
                         self.emit(lines, &mut out);
@@ -367,6 +362,43 @@ impl<'a> Server<'a> {
         out
     }
 
+    /// LSP: `exit` ends the server (status 0 after `shutdown`, else 1);
+    /// `$/cancelRequest` answers the delayed request it names at once with
+    /// RequestCancelled. Whether it was one of those.
+    fn lsp_notification(
+        &mut self,
+        method: &str,
+        params: &Value,
+        now: Duration,
+        out: &mut Vec<ToPeer>,
+    ) -> bool {
+        match method {
+            "exit" => {
+                if self.log.stop.is_none() {
+                    let code = if self.shut_down { 0 } else { 1 };
+                    self.log.stop = Some((now, Stop::Exited(code)));
+                    out.push(ToPeer::Exit(code));
+                }
+                true
+            }
+            "$/cancelRequest" => {
+                let id = params.get("id").map(Value::to_string).unwrap_or_default();
+                self.log.cancelled.push(id.clone());
+                let at = self
+                    .delayed
+                    .iter()
+                    .position(|(_, i)| self.log.answers[*i].id == id);
+                if let Some(at) = at {
+                    let (_, i) = self.delayed.remove(at);
+                    self.log.answers[i].body = Body::error(-32800, "cancelled");
+                    self.reply(i, out);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn notification(&mut self, out: &mut Vec<ToPeer>) {
         if self.log.stop.is_none() && !self.sc.on_notification.is_empty() {
             let lines = self.sc.on_notification.clone();
@@ -448,9 +480,10 @@ impl<'a> Server<'a> {
             out.push(ToPeer::CloseStdout);
             return;
         }
-        let held = match self.mcp {
-            None => a.method == "echo",
-            Some(_) => {
+        let held = match self.sc.protocol {
+            Protocol::JsonRpc => a.method == "echo",
+            Protocol::Lsp => a.method == "rpcspec/echo",
+            Protocol::Mcp => {
                 a.method == "tools/call"
                     && a.params.get("name").and_then(Value::as_str) == Some("echo")
             }
@@ -473,6 +506,11 @@ impl<'a> Server<'a> {
             self.delayed.push((now + *d, i));
             return;
         }
+        if let Some(d) = answers::delay(self.sc.protocol, &a.method, &a.params) {
+            // Until its time, or its `$/cancelRequest`.
+            self.delayed.push((now + d, i));
+            return;
+        }
         if let Some(method) = self.sc.ask.clone()
             && self.log.asks.is_empty()
             && self.may_ask(i, &method)
@@ -481,8 +519,14 @@ impl<'a> Server<'a> {
                 method: method.clone(),
                 answer: None,
             });
+            let params = self
+                .sc
+                .ask_params
+                .as_deref()
+                .map(|p| format!(r#","params":{}"#, String::from_utf8_lossy(p)))
+                .unwrap_or_default();
             let line = format!(
-                r#"{{"jsonrpc":"2.0","id":{ASK_ID},"method":{}}}"#,
+                r#"{{"jsonrpc":"2.0","id":{ASK_ID},"method":{}{params}}}"#,
                 Value::from(method)
             );
             self.emit(vec![line.into_bytes()], out);
@@ -498,6 +542,12 @@ impl<'a> Server<'a> {
     /// send no requests over stdio), and `roots/list` only to a client
     /// that declared `roots`.
     fn may_ask(&self, i: usize, method: &str) -> bool {
+        if self.sc.protocol == Protocol::Lsp {
+            let init = self.log.answers.iter().find(|a| a.method == "initialize");
+            let params = init.map(|a| &a.params);
+            let method = self.log.answers[i].method.as_str();
+            return answers::may_ask_lsp(params, method, self.sc.ask_if.as_deref());
+        }
         if self.mcp.is_none() {
             return true;
         }
@@ -560,6 +610,7 @@ impl<'a> Server<'a> {
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),
         };
+        self.shut_down |= self.sc.protocol == Protocol::Lsp && method == "shutdown";
         self.log.answers.push(Answer {
             method,
             params,
@@ -573,7 +624,8 @@ impl<'a> Server<'a> {
         self.log.answers.len() - 1
     }
 
-    /// What the server replies to `method` with `params`.
+    /// What the server replies to `method` with `params`: the scenario's
+    /// `result`, else the series' answer ([`answers`]).
     fn body(&self, method: &str, params: &Value) -> Body {
         if let Some((_, value)) = self
             .sc
@@ -583,35 +635,9 @@ impl<'a> Server<'a> {
         {
             return Body::Result(value.clone());
         }
-        match method {
-            "subtract" => {
-                let (a, b) = match params {
-                    Value::Array(v) if v.len() == 2 => (&v[0], &v[1]),
-                    Value::Object(o) => match (o.get("minuend"), o.get("subtrahend")) {
-                        (Some(a), Some(b)) => (a, b),
-                        _ => return Body::error(-32602, "Invalid params"),
-                    },
-                    _ => return Body::error(-32602, "Invalid params"),
-                };
-                match (a.as_i64(), b.as_i64(), a.as_f64(), b.as_f64()) {
-                    (Some(a), Some(b), _, _) => {
-                        Body::Result(a.wrapping_sub(b).to_string().into_bytes())
-                    }
-                    (_, _, Some(a), Some(b)) => {
-                        Body::Result(Value::from(a - b).to_string().into_bytes())
-                    }
-                    _ => Body::error(-32602, "Invalid params"),
-                }
-            }
-            "echo" => match params {
-                Value::Array(v) if v.len() == 1 => Body::Result(v[0].to_string().into_bytes()),
-                _ => Body::error(-32602, "Invalid params"),
-            },
-            "fail" => match &self.sc.error {
-                Some(e) => Body::Error(e.clone()),
-                None => Body::error(-32000, "asked to fail"),
-            },
-            _ => Body::error(-32601, "Method not found"),
+        match self.sc.protocol {
+            Protocol::Lsp => answers::lsp(method, params, self.shut_down),
+            _ => answers::jsonrpc(method, params, self.sc.error.as_deref()),
         }
     }
 
@@ -654,6 +680,9 @@ impl<'a> Server<'a> {
             lines.push(writes::replace_var(template, b"$id", a.id.as_bytes()));
             self.log.answers[i].replaced = true;
             return lines;
+        }
+        if a.method == "initialize" && self.log.initialize_replied.is_none() {
+            self.log.initialize_replied = Some(self.log.messages);
         }
         let line = self.encode(&a.id, &a.body);
         let decoy = Body::Result(DECOY_RESULT.as_bytes().to_vec());

@@ -12,8 +12,10 @@ use super::{
     Decoy, Limits, Protocol, Scenario, StepKind, holds, pattern,
     script::{ASK_ID, Body, Log, Stop},
 };
+mod lsp;
 mod mcp;
 
+use lsp::lsp_session;
 use mcp::mcp_session;
 
 use crate::{
@@ -159,8 +161,10 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
     messages(o, &mut out);
-    if o.scenario.protocol == Protocol::Mcp {
-        mcp_session(o, &outcomes, &mut out);
+    match o.scenario.protocol {
+        Protocol::Mcp => mcp_session(o, &outcomes, &mut out),
+        Protocol::Lsp => lsp_session(o, &mut out),
+        Protocol::JsonRpc => {}
     }
     out
 }
@@ -228,12 +232,19 @@ fn text_of(v: &Value) -> String {
 /// Each call's outcome against what the server replied to it.
 fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
     let level = o.scenario.meta.level;
-    let mcp = o.scenario.protocol == Protocol::Mcp;
-    for step in o.scenario.protocol.steps() {
+    let protocol = o.scenario.protocol;
+    // MCP and LSP: the adapter reports a part of some results (the
+    // contract's shapes).
+    let shaped = protocol != Protocol::JsonRpc;
+    for step in protocol.steps() {
         let Some(got) = outcomes.get(step.name) else {
             continue;
         };
         if step.kind == StepKind::Notify || matches!(got, Outcome::Skipped(_)) {
+            continue;
+        }
+        // The call given up on fails, whatever the server said later.
+        if step.kind == StepKind::Abandoned && matches!(got, Outcome::Failed(_)) {
             continue;
         }
         let params = pattern(step);
@@ -271,7 +282,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 let method = answer.map_or("", |a| a.method.as_str());
                 // MCP: what the adapter reports of a result (the contract).
                 let expected = match body {
-                    Body::Result(_) if mcp => reported(method, &raw),
+                    Body::Result(_) if shaped => reported(protocol, method, &raw),
                     _ => Some(raw.clone()),
                 };
                 let ok = match (body, got, &expected) {
@@ -282,7 +293,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                     _ => false,
                 };
                 let body_text = |b: &Body| match (b, &expected) {
-                    (Body::Result(_), Some(e)) if mcp => {
+                    (Body::Result(_), Some(e)) if shaped => {
                         format!("result {} (as the contract reports it)", short(e))
                     }
                     _ => body_text(b),
@@ -330,11 +341,21 @@ fn same_id(id: &Value, text: &str) -> bool {
     serde_json::from_str::<Value>(text).is_ok_and(|t| t == *id)
 }
 
-/// MCP: what the contract has the adapter report of `method`'s `result`:
-/// the negotiated version of `initialize`, the tool names of
-/// `tools/list`, the first text and `isError` of `tools/call`; `None`
-/// when any string will do (`server/discover`: the client picks).
-fn reported(method: &str, result: &Value) -> Option<Value> {
+/// What the contract has the adapter report of `method`'s `result`: in
+/// MCP the negotiated version of `initialize`, the tool names of
+/// `tools/list`, the first text and `isError` of `tools/call` (`None` when
+/// any string will do: `server/discover`, where the client picks); in LSP
+/// the server's name of `initialize` and the text of a hover; else the
+/// result.
+fn reported(protocol: Protocol, method: &str, result: &Value) -> Option<Value> {
+    if protocol == Protocol::Lsp {
+        let at = match method {
+            "initialize" => "/serverInfo/name",
+            "textDocument/hover" => "/contents/value",
+            _ => "",
+        };
+        return Some(result.pointer(at).cloned().unwrap_or_default());
+    }
     match method {
         "initialize" => Some(result.get("protocolVersion").cloned().unwrap_or_default()),
         "server/discover" => None,
@@ -540,7 +561,8 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     for (n, line) in o.client_lines.iter().enumerate() {
         let text = String::from_utf8_lossy(line);
         let dialect = match o.scenario.protocol {
-            Protocol::JsonRpc => Dialect::Jsonrpc2,
+            // LSP's messages are JSON-RPC 2.0's.
+            Protocol::JsonRpc | Protocol::Lsp => Dialect::Jsonrpc2,
             Protocol::Mcp => Dialect::Mcp,
         };
         let classified = classify(&text, &dialect);
@@ -571,12 +593,17 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             ),
         );
     }
-    let jsonrpc = o.scenario.protocol == Protocol::JsonRpc;
-    for ask in o.log.asks.iter().filter(|_| jsonrpc) {
+    // MCP's are graded with its session (`mcp.rs`).
+    let server_request = match o.scenario.protocol {
+        Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
+        Protocol::Lsp => Some(&crate::lsp::LSP_CLIENT_SERVER_REQUEST),
+        Protocol::Mcp => None,
+    };
+    for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {
         if ask.answer.is_none() {
             push(
                 out,
-                &rules::CLIENT_SERVER_REQUEST,
+                rule,
                 format!(
                     "the server's request `{}` (id {}) got no answer within {:?}",
                     ask.method,

@@ -30,6 +30,12 @@ use serde_json::{Value, json};
 
 use super::{BATCH_NOTIFICATION, CALL_TIMEOUT, STEPS, StepKind};
 
+mod lsp;
+mod mcp;
+
+pub use lsp::run_lsp;
+pub use mcp::run_mcp;
+
 /// One realistic client bug, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Quirk {
@@ -82,11 +88,23 @@ pub enum Quirk {
     /// Content-Length: drops a message whose `Content-Type` charset is not
     /// `utf-8` as written (`utf8` included).
     StrictCharset,
+    /// LSP: never sends `initialized`.
+    NoInitialized,
+    /// LSP: sends `initialized` right after `initialize`, before its
+    /// result.
+    EagerInitialized,
+    /// LSP: ends the session by closing the server's stdin, without
+    /// `shutdown` and `exit`.
+    NoShutdown,
+    /// LSP: makes a request after `shutdown`.
+    RequestAfterShutdown,
+    /// LSP: answers a `$/` request with a result.
+    AnswersDollarRequests,
 }
 
 impl Quirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 23] = [
+    pub const ALL: [(&'static str, Quirk); 28] = [
         ("reference", Quirk::None),
         ("arrival-order", Quirk::ArrivalOrder),
         ("read-is-message", Quirk::ReadIsMessage),
@@ -113,6 +131,11 @@ impl Quirk {
         ("case-sensitive-header", Quirk::CaseSensitiveHeader),
         ("length-first", Quirk::LengthFirst),
         ("strict-charset", Quirk::StrictCharset),
+        ("no-initialized", Quirk::NoInitialized),
+        ("eager-initialized", Quirk::EagerInitialized),
+        ("no-shutdown", Quirk::NoShutdown),
+        ("request-after-shutdown", Quirk::RequestAfterShutdown),
+        ("answers-dollar-requests", Quirk::AnswersDollarRequests),
     ];
 
     /// Whether the quirk is a bug of Content-Length framing (the others,
@@ -279,138 +302,6 @@ pub fn run(
     close(child, &client)
 }
 
-/// The MCP revisions the reference client speaks (it offers the newest).
-const MCP_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
-
-/// What the contract has an MCP adapter report of a tool call's result.
-fn tool_outcome(v: &Value) -> Value {
-    let text = v
-        .get("content")
-        .and_then(Value::as_array)
-        .and_then(|c| c.iter().find(|i| i["type"] == "text"))
-        .map(|i| i["text"].clone())
-        .unwrap_or_default();
-    let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    json!({"text": text, "isError": is_error})
-}
-
-/// Runs the MCP series ([`super::MCP_STEPS`]) against `server`, as a
-/// 2025-11-25 client that declares `roots`; returns the exit status.
-pub fn run_mcp(
-    server: &[OsString],
-    quirk: Quirk,
-    framing: &Framing,
-    out: &mut dyn Write,
-) -> io::Result<i32> {
-    use super::{ABANDON_AFTER, MCP_STEPS};
-    let (child, mut client) = connect(server, quirk, framing)?;
-    let report = |out: &mut dyn Write,
-                  step: &str,
-                  outcome: &Outcome,
-                  shape: &dyn Fn(&Value) -> Value|
-     -> io::Result<()> {
-        let line = match outcome {
-            Outcome::Result(v) => json!({"step": step, "result": shape(v)}),
-            Outcome::Error(v) => json!({"step": step, "error": v}),
-            Outcome::Failed(why) => json!({"step": step, "failed": why}),
-        };
-        writeln!(out, "{line}")?;
-        out.flush()
-    };
-    let same = |v: &Value| v.clone();
-    let names = |v: &Value| -> Value {
-        v.get("tools")
-            .and_then(Value::as_array)
-            .map(|t| t.iter().map(|t| t["name"].clone()).collect())
-            .unwrap_or_default()
-    };
-    let params = |s: &super::Step| -> Value { serde_json::from_str(s.params).unwrap_or(json!({})) };
-    let opened = client.call(
-        "initialize",
-        json!({
-            "protocolVersion": MCP_VERSIONS[0],
-            "capabilities": {"roots": {"listChanged": false}},
-            "clientInfo": {"name": "rpcspec-reference-client", "version": env!("CARGO_PKG_VERSION")},
-        }),
-    );
-    let version = match &opened {
-        Outcome::Result(r) => r["protocolVersion"].as_str().unwrap_or_default().to_owned(),
-        _ => String::new(),
-    };
-    let speaks = MCP_VERSIONS.contains(&version.as_str()) || quirk == Quirk::AcceptsAnyVersion;
-    let connected = match (&opened, speaks) {
-        (Outcome::Result(_), true) => Outcome::Result(json!(version)),
-        (Outcome::Result(_), false) => Outcome::Failed(format!(
-            "the server answered with protocol version {version}, which this client does not speak"
-        )),
-        (other, _) => other.clone(),
-    };
-    report(out, "connect", &connected, &same)?;
-    if !matches!(connected, Outcome::Result(_)) {
-        for step in &MCP_STEPS[1..] {
-            report(
-                out,
-                step.name,
-                &Outcome::Failed("not connected".into()),
-                &same,
-            )?;
-        }
-        return close(child, &client);
-    }
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    if quirk != Quirk::RequestsBeforeInitialized {
-        let _ = client.write(&initialized);
-    }
-    let tools = client.call("tools/list", json!({}));
-    report(out, "tools", &tools, &names)?;
-    if quirk == Quirk::RequestsBeforeInitialized {
-        let _ = client.write(&initialized);
-    }
-    for step in MCP_STEPS
-        .iter()
-        .filter(|s| s.name == "echo" || s.name == "tool-error")
-    {
-        let outcome = client.call(step.method, params(step));
-        report(out, step.name, &outcome, &tool_outcome)?;
-    }
-    let calls: Vec<(&str, String, Value)> = MCP_STEPS
-        .iter()
-        .filter(|s| s.kind == StepKind::Concurrent)
-        .map(|s| (s.method, s.name.to_owned(), params(s)))
-        .collect();
-    for (name, outcome) in client.together(&calls, false) {
-        report(out, &name, &outcome, &tool_outcome)?;
-    }
-    let slow = MCP_STEPS.iter().find(|s| s.name == "slow").expect("a step");
-    let id = client.id();
-    let outcome = match client.expect(id) {
-        Err(why) => Outcome::Failed(why),
-        Ok(rx) => match client.write(&client.message(slow.method, &params(slow), Some(id))) {
-            Err(why) => Outcome::Failed(why),
-            Ok(()) => match client.wait(&rx, Instant::now() + ABANDON_AFTER) {
-                Outcome::Failed(_) => {
-                    client.forget(id);
-                    if quirk != Quirk::NoCancel {
-                        let _ = client.write(&json!({"jsonrpc": "2.0",
-                            "method": "notifications/cancelled",
-                            "params": {"requestId": id, "reason": "timed out"}}));
-                    }
-                    Outcome::Failed(format!("gave up after {ABANDON_AFTER:?}"))
-                }
-                other => other,
-            },
-        },
-    };
-    report(out, "slow", &outcome, &tool_outcome)?;
-    let after = MCP_STEPS
-        .iter()
-        .find(|s| s.name == "after")
-        .expect("a step");
-    let outcome = client.call(after.method, params(after));
-    report(out, after.name, &outcome, &tool_outcome)?;
-    close(child, &client)
-}
-
 impl Client {
     fn id(&mut self) -> u64 {
         self.next_id += 1;
@@ -418,7 +309,11 @@ impl Client {
     }
 
     fn message(&self, method: &str, params: &Value, id: Option<u64>) -> Value {
-        let mut m = json!({"method": method, "params": params});
+        let mut m = json!({"method": method});
+        // JSON-RPC 2.0 §4.2: params, when there, are structured.
+        if !params.is_null() {
+            m["params"] = params.clone();
+        }
         if self.quirk != Quirk::NoJsonrpc {
             m["jsonrpc"] = json!("2.0");
         }
@@ -653,12 +548,33 @@ fn on_message(
             if let Some(id) = o.get("id")
                 && quirk != Quirk::IgnoresServerRequests
             {
-                // MCP's `ping` and `roots/list` (declared); -32601 else.
-                let answer = match o.get("method").and_then(Value::as_str) {
-                    Some("ping") => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
-                    Some("roots/list") => json!({"jsonrpc": "2.0", "id": id,
-                        "result": {"roots": [{"uri": "file:///tmp/rpcspec", "name": "rpcspec"}]}}),
-                    _ => json!({"jsonrpc": "2.0", "id": id,
+                // MCP's `ping` and `roots/list` (declared), LSP's requests
+                // of what the LSP series declares; -32601 else.
+                let method = o.get("method").and_then(Value::as_str).unwrap_or_default();
+                let items = o
+                    .get("params")
+                    .and_then(|p| p.get("items"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                let result = match method {
+                    "ping" => Some(json!({})),
+                    "roots/list" => {
+                        Some(json!({"roots": [{"uri": "file:///tmp/rpcspec", "name": "rpcspec"}]}))
+                    }
+                    "workspace/configuration" => Some(Value::Array(vec![Value::Null; items])),
+                    "window/workDoneProgress/create"
+                    | "workspace/codeLens/refresh"
+                    | "window/showMessageRequest"
+                    | "client/registerCapability"
+                    | "client/unregisterCapability" => Some(Value::Null),
+                    m if m.starts_with("$/") && quirk == Quirk::AnswersDollarRequests => {
+                        Some(Value::Null)
+                    }
+                    _ => None,
+                };
+                let answer = match result {
+                    Some(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+                    None => json!({"jsonrpc": "2.0", "id": id,
                         "error": {"code": -32601, "message": "Method not found"}}),
                 };
                 let mut guard = stdin.lock().unwrap_or_else(|e| e.into_inner());
