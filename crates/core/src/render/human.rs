@@ -442,8 +442,8 @@ fn traffic(out: &mut String, r: &CaseResult, indent: &str, max_lines: usize) {
         {
             let _ = writeln!(
                 out,
-                "{indent}         … {n} {}s left out of the report …",
-                got.unit.noun()
+                "{indent}         … {n} {} left out of the report …",
+                nouns(n, got.unit.noun())
             );
         }
         let _ = writeln!(
@@ -458,9 +458,9 @@ fn traffic(out: &mut String, r: &CaseResult, indent: &str, max_lines: usize) {
     if received.len() > max_lines {
         let _ = writeln!(
             out,
-            "{indent}         … {} more {}s (-v shows {SHOWN_LINES_VERBOSE}, --format json all)",
+            "{indent}         … {} more {} (-v shows {SHOWN_LINES_VERBOSE}, --format json all)",
             received.len() - max_lines,
-            received[0].unit.noun()
+            nouns(received.len() - max_lines, received[0].unit.noun())
         );
     }
     if received.is_empty() && !sent.is_empty() {
@@ -664,9 +664,25 @@ fn summary(out: &mut String, report: &Report) {
     let _ = writeln!(out, "{}", s.closing_line());
 }
 
+/// `noun` for `n` of them: `line`, `lines`.
+fn nouns(n: usize, noun: &str) -> String {
+    if n == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(nouns(1, "message"), "message");
+        assert_eq!(nouns(2, "line"), "lines");
+        assert_eq!(nouns(0, "line"), "lines");
+    }
 
     #[test]
     fn one_escaping_style() {
