@@ -32,7 +32,7 @@ pub fn run_lsp(
     _framing: &Framing,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
-    use crate::client::{ABANDON_AFTER, LSP_STEPS};
+    use crate::client::LSP_STEPS;
     let (child, mut client) = connect(server, quirk, &Framing::content_length())?;
     let report = |out: &mut dyn Write, step: &str, outcome: &Outcome, at: &str| -> io::Result<()> {
         let line = match outcome {
@@ -98,24 +98,11 @@ pub fn run_lsp(
         report(out, &name, &outcome, "")?;
     }
     let slow = LSP_STEPS.iter().find(|s| s.name == "slow").expect("a step");
-    let id = client.id();
-    let outcome = match client.expect(id) {
-        Err(why) => Outcome::Failed(why),
-        Ok(rx) => match client.write(&client.message(slow.method, &params(slow), Some(id))) {
-            Err(why) => Outcome::Failed(why),
-            Ok(()) => match client.wait(&rx, Instant::now() + ABANDON_AFTER) {
-                Outcome::Failed(_) => {
-                    client.forget(id);
-                    if quirk != Quirk::NoCancel {
-                        let _ = client.write(&json!({"jsonrpc": "2.0",
-                            "method": "$/cancelRequest", "params": {"id": id}}));
-                    }
-                    Outcome::Failed(format!("gave up after {ABANDON_AFTER:?}"))
-                }
-                other => other,
-            },
-        },
-    };
+    let outcome = client.abandoned(
+        slow.method,
+        &params(slow),
+        |id| json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": id}}),
+    );
     report(out, "slow", &outcome, "")?;
     let after = LSP_STEPS
         .iter()

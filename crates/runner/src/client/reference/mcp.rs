@@ -4,7 +4,6 @@
 use std::{
     ffi::OsString,
     io::{self, Write},
-    time::Instant,
 };
 
 use serde_json::{Value, json};
@@ -35,7 +34,7 @@ pub fn run_mcp(
     framing: &Framing,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
-    use crate::client::{ABANDON_AFTER, MCP_STEPS};
+    use crate::client::MCP_STEPS;
     let (child, mut client) = connect(server, quirk, framing)?;
     let report = |out: &mut dyn Write,
                   step: &str,
@@ -116,25 +115,7 @@ pub fn run_mcp(
         report(out, &name, &outcome, &tool_outcome)?;
     }
     let slow = MCP_STEPS.iter().find(|s| s.name == "slow").expect("a step");
-    let id = client.id();
-    let outcome = match client.expect(id) {
-        Err(why) => Outcome::Failed(why),
-        Ok(rx) => match client.write(&client.message(slow.method, &params(slow), Some(id))) {
-            Err(why) => Outcome::Failed(why),
-            Ok(()) => match client.wait(&rx, Instant::now() + ABANDON_AFTER) {
-                Outcome::Failed(_) => {
-                    client.forget(id);
-                    if quirk != Quirk::NoCancel {
-                        let _ = client.write(&json!({"jsonrpc": "2.0",
-                            "method": "notifications/cancelled",
-                            "params": {"requestId": id, "reason": "timed out"}}));
-                    }
-                    Outcome::Failed(format!("gave up after {ABANDON_AFTER:?}"))
-                }
-                other => other,
-            },
-        },
-    };
+    let outcome = client.abandoned(slow.method, &params(slow), |id| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": id, "reason": "timed out"}}));
     report(out, "slow", &outcome, &tool_outcome)?;
     let after = MCP_STEPS
         .iter()

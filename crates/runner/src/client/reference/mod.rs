@@ -366,6 +366,36 @@ impl Client {
         }
     }
 
+    /// A call given up on after [`super::ABANDON_AFTER`]: forgotten, and
+    /// cancelled with the message `cancel(id)` makes (unless
+    /// [`Quirk::NoCancel`]).
+    fn abandoned(
+        &mut self,
+        method: &str,
+        params: &Value,
+        cancel: impl Fn(u64) -> Value,
+    ) -> Outcome {
+        use super::ABANDON_AFTER;
+        let id = self.id();
+        let rx = match self.expect(id) {
+            Ok(rx) => rx,
+            Err(why) => return Outcome::Failed(why),
+        };
+        if let Err(why) = self.write(&self.message(method, params, Some(id))) {
+            return Outcome::Failed(why);
+        }
+        match self.wait(&rx, Instant::now() + ABANDON_AFTER) {
+            Outcome::Failed(_) => {
+                self.forget(id);
+                if self.quirk != Quirk::NoCancel {
+                    let _ = self.write(&cancel(id));
+                }
+                Outcome::Failed(format!("gave up after {ABANDON_AFTER:?}"))
+            }
+            other => other,
+        }
+    }
+
     /// Stops waiting for the reply with `id`.
     fn forget(&self, id: u64) {
         let key = json!(id).to_string();
