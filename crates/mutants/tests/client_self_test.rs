@@ -149,6 +149,7 @@ const EXPECTED_LSP: &[(&str, &[&str])] = &[
     ("no-shutdown", &["lsp/session/baseline"]),
     ("request-after-shutdown", &["lsp/session/baseline"]),
     ("answers-dollar-requests", &["lsp/session/dollar-request"]),
+    ("no-root-uri", &["lsp/session/baseline"]),
 ];
 
 /// Each mutant that shows in an MCP session, and the MCP scenarios that
@@ -203,12 +204,13 @@ const CONTENT_LENGTH_ONLY: [&str; 4] = [
 ];
 
 /// The mutants of LSP's lifecycle only.
-const LSP_ONLY: [&str; 5] = [
+const LSP_ONLY: [&str; 6] = [
     "no-initialized",
     "eager-initialized",
     "no-shutdown",
     "request-after-shutdown",
     "answers-dollar-requests",
+    "no-root-uri",
 ];
 
 /// The mutants of one protocol only.

@@ -127,6 +127,12 @@ const MUTANTS: &[Mutant] = &[
         plans: ALL,
         caught_by: &["jsonrpc/ids/number", "lsp/lifecycle/id-int32-range"],
     },
+    Mutant {
+        name: "off-model",
+        filters: &[],
+        plans: ALL,
+        caught_by: &["lsp/messages/shapes"],
+    },
 ];
 
 /// The cases the reference language server cannot pass for want of a

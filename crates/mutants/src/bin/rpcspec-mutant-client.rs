@@ -39,6 +39,7 @@
 //! | `no-shutdown` | LSP: closes the server's stdin without `shutdown` and `exit` | LSP 3.17 shutdown/exit: the server is asked to shut down, then to exit (SHOULD) |
 //! | `request-after-shutdown` | LSP: makes a request after `shutdown` | LSP 3.17 shutdown: "Clients must not send any notifications other than exit or requests to a server to which they have sent a shutdown request" |
 //! | `answers-dollar-requests` | LSP: answers a `$/` request with a result | LSP 3.17 $ Notifications and Requests: "if a server or client receives a request starting with '$/' it must error the request with error code MethodNotFound" |
+//! | `no-root-uri` | LSP: leaves `rootUri` out of its initialize params | LSP 3.17 initialize, InitializeParams: `rootUri: DocumentUri \| null` (not optional; the meta-model agrees) |
 
 use std::{ffi::OsString, io, process::ExitCode};
 

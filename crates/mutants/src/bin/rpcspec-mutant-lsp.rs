@@ -57,6 +57,10 @@ const MUTANTS: &[(&str, &str)] = &[
         "publishes diagnostics before its initialize result",
     ),
     ("string-ids", "echoes number ids as strings (1 -> \"1\")"),
+    (
+        "off-model",
+        "declares `textDocumentSync: \"full\"` in its initialize result, a string where LSP's meta-model has TextDocumentSyncOptions | TextDocumentSyncKind (a number)",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -211,10 +215,10 @@ impl State {
             self.shut_down = true;
         }
         if let Some(reply) = reply {
-            let reply = if name == "string-ids" {
-                stringify_id(&reply)
-            } else {
-                reply
+            let reply = match name {
+                "string-ids" => stringify_id(&reply),
+                "off-model" if method == "initialize" => off_model(&reply),
+                _ => reply,
             };
             self.held.push((id, reply));
         }
@@ -242,6 +246,17 @@ impl State {
         }
         output.flush()
     }
+}
+
+/// An initialize `reply` whose capabilities say `textDocumentSync: "full"`.
+fn off_model(reply: &str) -> String {
+    let Ok(mut value) = serde_json::from_str::<Value>(reply) else {
+        return reply.to_owned();
+    };
+    if let Some(caps) = value.pointer_mut("/result/capabilities") {
+        caps["textDocumentSync"] = Value::from("full");
+    }
+    value.to_string()
 }
 
 /// `reply` with a number `id` written as a string.

@@ -17,7 +17,8 @@
 //! [--dialect mcp|lsp] {server}`; its MCP and LSP series in `mcp.rs` and
 //! `lsp.rs`), whose `Quirk`s are `rpcspec-mutant-client`'s bugs. A
 //! language client (`--dialect lsp`) makes [`LSP_STEPS`] in Content-Length
-//! framing against the script's language server (`answers.rs`).
+//! framing against the script's language server (`answers.rs`); what it
+//! sends is held to LSP's meta-model ([`crate::lsp::model`]).
 
 use std::{path::Path, time::Duration};
 

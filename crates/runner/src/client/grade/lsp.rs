@@ -92,6 +92,20 @@ pub(super) fn lsp_session(o: &Observed<'_>, out: &mut Vec<Evidence>) {
         }
     }
     asks(o, out);
+    // Every message LSP's meta-model names, and every answer to a request
+    // of the server's, against it.
+    let model = crate::lsp::model::model();
+    let mut shapes: Vec<_> = messages
+        .iter()
+        .flatten()
+        .flat_map(|m| model.call(m))
+        .collect();
+    for ask in &o.log.asks {
+        if let Some(answer) = &ask.answer {
+            shapes.extend(model.reply(&ask.method, answer));
+        }
+    }
+    out.extend(crate::lsp::shape_evidence(shapes));
 }
 
 /// After the initialize result (`replied` messages in), the client's next

@@ -48,12 +48,15 @@ pub fn run_lsp(
     };
     let params =
         |s: &crate::client::Step| -> Value { serde_json::from_str(s.params).unwrap_or(json!({})) };
-    let init = json!({
+    let mut init = json!({
         "processId": std::process::id(),
         "rootUri": null,
         "clientInfo": {"name": "rpcspec-reference-client", "version": env!("CARGO_PKG_VERSION")},
         "capabilities": lsp_capabilities(),
     });
+    if quirk == Quirk::NoRootUri {
+        init.as_object_mut().map(|o| o.remove("rootUri"));
+    }
     let initialized = json!({"jsonrpc": "2.0", "method": "initialized", "params": {}});
     let opened = if quirk == Quirk::EagerInitialized {
         let id = client.id();

@@ -100,11 +100,14 @@ pub enum Quirk {
     RequestAfterShutdown,
     /// LSP: answers a `$/` request with a result.
     AnswersDollarRequests,
+    /// LSP: leaves `rootUri` out of its initialize params (the meta-model
+    /// has it `DocumentUri | null`, not optional).
+    NoRootUri,
 }
 
 impl Quirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 28] = [
+    pub const ALL: [(&'static str, Quirk); 29] = [
         ("reference", Quirk::None),
         ("arrival-order", Quirk::ArrivalOrder),
         ("read-is-message", Quirk::ReadIsMessage),
@@ -136,6 +139,7 @@ impl Quirk {
         ("no-shutdown", Quirk::NoShutdown),
         ("request-after-shutdown", Quirk::RequestAfterShutdown),
         ("answers-dollar-requests", Quirk::AnswersDollarRequests),
+        ("no-root-uri", Quirk::NoRootUri),
     ];
 
     /// Whether the quirk is a bug of Content-Length framing (the others,

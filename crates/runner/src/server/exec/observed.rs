@@ -69,27 +69,37 @@ fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
 }
 
 /// What the target sent of its own accord, held to LSP's lifecycle and to
-/// the capabilities rpcspec declared (none): [`crate::lsp::initiated_findings`].
+/// the capabilities rpcspec declared (none): [`crate::lsp::initiated_findings`];
+/// and every message LSP's meta-model names (the `initialize` result, what
+/// the target initiated) against it: [`crate::lsp::model`].
 fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
     let initialize = Id::parse(crate::lsp::INITIALIZE_ID).expect("a JSON string");
     let mut initialized = false;
     let mut sent: Vec<(String, bool, bool)> = Vec::new();
+    let mut shapes = Vec::new();
+    let model = crate::lsp::model::model();
     for g in got {
+        let Some(value) = g
+            .text
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        else {
+            continue;
+        };
         if g.reply
             && g.ids
                 .iter()
                 .any(|i| i.compare(&initialize) == IdMatch::Same)
         {
             initialized = true;
+            shapes.extend(model.reply("initialize", &value));
         }
-        let Some(text) = g.text.as_deref().filter(|_| !g.reply) else {
+        if g.reply {
             continue;
-        };
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-            continue;
-        };
+        }
         if let Some(method) = value.get("method").and_then(|m| m.as_str()) {
             sent.push((method.to_owned(), value.get("id").is_some(), initialized));
+            shapes.extend(model.call(&value));
         }
     }
     let initiated: Vec<crate::lsp::Initiated<'_>> = sent
@@ -100,13 +110,15 @@ fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
             initialized: *initialized,
         })
         .collect();
-    crate::lsp::initiated_findings(&initiated)
+    let mut out: Vec<Evidence> = crate::lsp::initiated_findings(&initiated)
         .into_iter()
         .map(|(rule, message)| Evidence {
             rule: Some(RuleRef::from_rule(rule)),
             ..Evidence::note(RuleRef::from_rule(rule).verdict(), message)
         })
-        .collect()
+        .collect();
+    out.extend(crate::lsp::shape_evidence(shapes));
+    out
 }
 
 /// Whether the barrier `id` was answered.

@@ -6,6 +6,10 @@
 use rpcspec_matcher::Rule;
 use serde_json::Value;
 
+use crate::report::Evidence;
+
+pub mod model;
+
 rpcspec_matcher::rule_table! { LSP;
     LSP_NOT_INITIALIZED = "lsp.not-initialized", Should, "LSP 3.17 Lifecycle Messages, initialize (\"If the server receives a request or notification before the initialize request it should act as follows: For a request the response should be an error with code: -32002\")",
         "a request before `initialize` is answered with the error -32002 ServerNotInitialized";
@@ -29,6 +33,8 @@ rpcspec_matcher::rule_table! { LSP;
         "the server asks the client only for what the client declared: rpcspec declares no capability, so no request but `window/showMessageRequest`";
     LSP_ID = "lsp.id", Must, "LSP 3.17 Base Types (integer: -2^31 to 2^31 - 1); Request Message (`id: integer | string`); JSON-RPC 2.0 §5 (the response has the same id)",
         "a request id in LSP's range comes back exactly as sent; a language client's ids are in that range";
+    LSP_SHAPE = "lsp.shape", Must, "LSP 3.17 Meta Model (\"metaModel.json: The actual meta model for the LSP 3.17 specification\"): each request's and notification's `params` and each request's `result` are of the types it declares (checked against the 3.18 meta-model, which keeps 3.17's and adds)",
+        "what a language server or client sends has the shape LSP's meta-model gives it: the params of a request or notification it names, the result of a request it names (a member sent as null where the type makes it optional, not nullable: NON-STRICT)";
     LSP_CLIENT_INITIALIZE = "lsp.client-initialize", Must, "LSP 3.17 Lifecycle Messages, initialize (\"The initialize request is sent as the first request from the client to the server\"; \"Until the server has responded to the initialize request with an InitializeResult, the client must not send any additional requests or notifications to the server\"; \"The initialize request may only be sent once\")",
         "a language client's first message is `initialize`, sent once, and it sends nothing else until the initialize result has come";
     LSP_CLIENT_INITIALIZED = "lsp.client-initialized", Must, "LSP 3.17 Lifecycle Messages, initialized (\"The initialized notification is sent from the client to the server after the client received the result of the initialize request but before the client is sending any other request or notification to the server\")",
@@ -125,6 +131,55 @@ pub fn initiated_findings(sent: &[Initiated<'_>]) -> Vec<(&'static Rule, String)
                 ),
             ));
         }
+    }
+    out
+}
+
+/// Meta-model findings as evidence: one per (what, where), at most
+/// [`FINDINGS_PER_RULE`] listed and the rest counted; a null for an
+/// optional member is NON-STRICT.
+pub fn shape_evidence(shapes: Vec<model::ShapeError>) -> Vec<Evidence> {
+    use crate::report::{FINDINGS_PER_RULE, RuleRef, Verdict};
+    use model::Problem;
+    let rule = RuleRef::from_rule(&LSP_SHAPE);
+    let mut seen = std::collections::BTreeSet::new();
+    let fresh: Vec<_> = shapes
+        .into_iter()
+        .filter(|e| seen.insert((e.subject.clone(), e.path.clone())))
+        .collect();
+    let mut out: Vec<Evidence> = fresh
+        .iter()
+        .take(FINDINGS_PER_RULE)
+        .map(|e| {
+            let verdict = match e.problem {
+                Problem::NullOptional => Verdict::NonStrict,
+                _ => rule.verdict(),
+            };
+            Evidence {
+                rule: Some(rule.clone()),
+                ..Evidence::note(verdict, format!("against LSP's meta-model: {e}"))
+            }
+        })
+        .collect();
+    if fresh.len() > FINDINGS_PER_RULE {
+        let strict = fresh[FINDINGS_PER_RULE..]
+            .iter()
+            .any(|e| e.problem != Problem::NullOptional);
+        let verdict = if strict {
+            rule.verdict()
+        } else {
+            Verdict::NonStrict
+        };
+        out.push(Evidence {
+            rule: Some(rule.clone()),
+            ..Evidence::note(
+                verdict,
+                format!(
+                    "{} more meta-model findings not listed",
+                    fresh.len() - FINDINGS_PER_RULE
+                ),
+            )
+        });
     }
     out
 }
