@@ -591,16 +591,24 @@ impl HeaderFramer {
         let max = self.config.max_header;
         // What nearly every peer writes: `Content-Length: N\r\n\r\n`.
         const USUAL: &[u8] = b"Content-Length: ";
+        const END: &[u8] = b"\r\n\r\n";
         if let Some(tail) = bytes.strip_prefix(USUAL) {
             let digits = tail.iter().take_while(|b| b.is_ascii_digit()).count();
-            let at = USUAL.len() + digits + 4;
-            if digits > 0
-                && tail[digits..].starts_with(b"\r\n\r\n")
-                && at <= max
-                && let Some(len) = decimal(&tail[..digits])
-            {
-                return Quick::Block(at, len);
+            let at = USUAL.len() + digits + END.len();
+            let ending = &tail[digits..];
+            if digits > 0 && at <= max {
+                if ending.starts_with(END)
+                    && let Some(len) = decimal(&tail[..digits])
+                {
+                    return Quick::Block(at, len);
+                }
+                // Cut inside the usual block (small pushes): more to come.
+                if ending.len() < END.len() && END.starts_with(ending) {
+                    return Quick::Unfinished;
+                }
             }
+        } else if bytes.len() < USUAL.len() && bytes.len() <= max && USUAL.starts_with(bytes) {
+            return Quick::Unfinished;
         }
         let (mut at, mut len) = (0, None);
         for _ in 0..QUICK_LINES {
