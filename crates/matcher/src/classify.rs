@@ -23,6 +23,10 @@ pub struct Finding {
     pub detail: String,
     /// The index of the batch member it concerns, if it concerns one.
     pub member: Option<usize>,
+    /// The number of the message it is about (the first fed to a session
+    /// is 1), where that is not the message it came with: an unanswered
+    /// request's, at [`Session::close`](crate::Session::close).
+    pub message: Option<usize>,
 }
 
 impl Finding {
@@ -35,6 +39,7 @@ impl Finding {
             rule,
             detail: detail.into(),
             member,
+            message: None,
         }
     }
 }

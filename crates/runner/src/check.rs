@@ -3,8 +3,14 @@
 //!
 //! Every framing problem is a finding, and so is every line that is not
 //! exactly one JSON text (`json.parse`); with a dialect, so is every message
-//! rule and pairing problem. Pairing assumes the usual transcript: messages
-//! with a `method` come from the client, responses from the server.
+//! rule and pairing problem. Who sent each message ([`Sides`]): a transcript
+//! marks each line `-->` (client to server) or `<--` (server to client), as
+//! go-ethereum's `rpc/testdata` does; a stream of one side says so
+//! (`--from client|server`), and its replies answer requests it does not
+//! hold, so only its own requests are paired (and none is reported
+//! unanswered); an unmarked stream of both sides is guessed at: a message
+//! with a `method` is the client's, a reply the server's (wrong for servers
+//! that make requests: mark the stream).
 //!
 //! The check streams: findings go to a sink as they are found, at most
 //! [`Options::per_rule`] of each rule (the rest are counted), and the
@@ -19,7 +25,9 @@ use std::time::Duration;
 use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
-use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Rule, Session, classify, rules};
+use rpcspec_matcher::{
+    Classified, Dialect, Direction, Id, Kind, Rule, Session, Shape, classify, rules,
+};
 use serde::Serialize;
 
 use crate::{
@@ -41,9 +49,27 @@ pub struct Finding {
     pub message: String,
 }
 
+/// Whose messages a stream holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sides {
+    /// Both sides': each line marked `-->` (client to server) or `<--`
+    /// (server to client), `//` lines being comments; or, if the stream's
+    /// first line is not so marked, each message's sender guessed from its
+    /// shape.
+    #[default]
+    Both,
+    /// The client's only: its requests and notifications, and its replies
+    /// to the server's requests.
+    Client,
+    /// The server's only (its stdout).
+    Server,
+}
+
 /// What to check, and how much to show.
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// Whose messages the stream holds.
+    pub sides: Sides,
     /// Also check every message and the pairing, in this dialect.
     pub dialect: Option<Dialect>,
     /// Check framing only: not whether each line is JSON.
@@ -68,6 +94,7 @@ pub const WINDOW: usize = 50_000;
 impl Default for Options {
     fn default() -> Self {
         Options {
+            sides: Sides::Both,
             dialect: None,
             framing_only: false,
             seq: false,
@@ -93,6 +120,17 @@ pub struct Summary {
     pub by_rule: Vec<(String, u64)>,
     /// Values that were spread over several lines (pretty-printed JSON).
     pub multi_line_values: u64,
+    /// With a dialect: the messages read.
+    pub messages: u64,
+    /// Of them, requests.
+    pub requests: u64,
+    /// Of them, replies.
+    pub replies: u64,
+    /// Replies that answered a request of the stream.
+    pub paired: u64,
+    /// How each message's sender was known: `marked`, `guessed`, `client`
+    /// or `server` (the stream's one side).
+    pub senders: &'static str,
 }
 
 /// Checks everything `input` yields, passing findings to `sink` as they are
@@ -127,6 +165,13 @@ pub fn check(
         summary: Summary::default(),
         sink,
         failed: None,
+        marked: match opts.sides {
+            Sides::Both if !opts.content_length && !opts.seq => None,
+            _ => Some(false),
+        },
+        fed: 0,
+        requests_at: std::collections::VecDeque::new(),
+        progress: Progress::default(),
     };
     let mut chunk = vec![0u8; 64 * 1024];
     let mut bytes = 0;
@@ -148,6 +193,12 @@ pub fn check(
     }
     let mut summary = checker.summary;
     summary.bytes = bytes;
+    summary.senders = match (opts.sides, checker.marked) {
+        (Sides::Client, _) => "client",
+        (Sides::Server, _) => "server",
+        (Sides::Both, Some(true)) => "marked",
+        (Sides::Both, _) => "guessed",
+    };
     summary.by_rule = checker
         .order
         .iter()
@@ -162,6 +213,22 @@ struct Held {
     number: u64,
     offset: u64,
     alone: Result<(), SyntaxError>,
+    /// Its sender, if its mark said.
+    from: Option<Direction>,
+}
+
+/// The marks of a transcript line: its sender, and the bytes of the mark
+/// (`--> `). `None` for a line without one.
+fn mark(text: &str) -> Option<(Direction, usize)> {
+    let from = if text.starts_with("-->") {
+        Direction::ClientToServer
+    } else if text.starts_with("<--") {
+        Direction::ServerToClient
+    } else {
+        return None;
+    };
+    let spaces = text[3..].len() - text[3..].trim_start_matches([' ', '\t']).len();
+    Some((from, 3 + spaces))
 }
 
 struct Checker<'o, F> {
@@ -174,6 +241,32 @@ struct Checker<'o, F> {
     summary: Summary,
     sink: F,
     failed: Option<io::Error>,
+    /// Whether lines carry `-->`/`<--` marks: `None` until the first line
+    /// says.
+    marked: Option<bool>,
+    /// Messages fed to the session.
+    fed: usize,
+    /// Where each request fed lately was: (message, line, offset), at most
+    /// twice the window's worth, for placing what close finds unanswered.
+    requests_at: std::collections::VecDeque<(usize, u64, u64)>,
+    /// MCP: each progress token's latest `progress`, and the tokens whose
+    /// request was answered (at most a window's worth of each).
+    progress: Progress,
+}
+
+/// MCP progress, as `check` follows it: "The progress value MUST increase
+/// with each notification"; "Progress notifications MUST stop after
+/// completion".
+#[derive(Default)]
+struct Progress {
+    /// Token (its JSON text) → the latest progress.
+    latest: HashMap<String, f64>,
+    /// (side, request id text) → the token its request gave.
+    tokens: HashMap<(Direction, String), String>,
+    /// Tokens whose request was answered.
+    done: std::collections::HashSet<String>,
+    /// The order tokens were first seen, for forgetting the oldest.
+    order: std::collections::VecDeque<String>,
 }
 
 impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
@@ -186,14 +279,18 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 self.summary.lines += 1;
                 let text = line.as_str().expect("the framer checks UTF-8");
                 if self.opts.framing_only {
-                    self.feed(line.number, line.offset, text, None);
+                    self.feed(line.number, line.offset, text, None, None);
                 } else if self.opts.content_length {
                     // A body is one message whatever its lines: judged alone.
                     let (classified, alone) = self.verdict(text);
-                    self.judged(line.number, line.offset, text, alone, classified);
+                    self.judged(line.number, line.offset, text, alone, classified, None);
                 } else {
-                    self.line(line.number, line.offset, text);
+                    self.marked_line(line.number, line.offset, text);
                 }
+            }
+            // A transcript's blank lines are its own layout.
+            Event::Problem(p) if p.kind == ProblemKind::Blank && self.marked == Some(true) => {
+                self.summary.lines += 1;
             }
             Event::Problem(p) => {
                 if p.kind.replaces_record() {
@@ -210,6 +307,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                                 number: p.number,
                                 offset: p.offset,
                                 alone: Ok(()),
+                                from: None,
                             };
                             let closed = match std::str::from_utf8(&p.bytes) {
                                 Ok(tail) => self.gather.close(held, tail),
@@ -244,19 +342,58 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         }
     }
 
+    /// One line of a stream that may be a marked transcript: its mark (or
+    /// comment) read, the rest judged.
+    fn marked_line(&mut self, number: u64, offset: u64, text: &str) {
+        if self.marked.is_none() {
+            let first = text.trim_start();
+            self.marked = Some(mark(first).is_some() || first.starts_with("//"));
+        }
+        if self.marked != Some(true) {
+            return self.line(number, offset, text, None);
+        }
+        let lead = text.len() - text.trim_start().len();
+        let rest = &text[lead..];
+        if rest.is_empty() || rest.starts_with("//") {
+            return;
+        }
+        match mark(rest) {
+            Some((from, len)) => {
+                let at = lead + len;
+                self.line(number, offset + at as u64, &text[at..], Some(from));
+            }
+            None => {
+                if self.count(crate::rules::TRANSCRIPT_MARK.id) {
+                    let finding = Finding {
+                        line: number,
+                        offset,
+                        rule: RuleRef::from_rule(&crate::rules::TRANSCRIPT_MARK),
+                        message: "the line has no `-->` (client to server) or `<--` (server to \
+                                  client) mark, as every message line of this transcript must; \
+                                  its sender is guessed"
+                            .into(),
+                    };
+                    self.emit(&finding);
+                }
+                self.line(number, offset, text, None);
+            }
+        }
+    }
+
     /// One line, judged as JSON (and held back if it may be part of a
     /// pretty-printed value).
-    fn line(&mut self, number: u64, offset: u64, text: &str) {
+    fn line(&mut self, number: u64, offset: u64, text: &str, from: Option<Direction>) {
         let (classified, alone) = self.verdict(text);
         let held = Held {
             number,
             offset,
             alone: alone.clone(),
+            from,
         };
         let offered = self.gather.offer(held, text, alone.is_ok());
         self.judge_held(offered.released);
         match offered.this {
-            This::Alone(_) => self.judged(number, offset, text, alone, classified),
+            This::Alone(_) => self.judged(number, offset, text, alone, classified, from),
             This::Held => {}
             This::Joined(lines, text) => self.joined(lines, text),
         }
@@ -283,6 +420,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         text: &str,
         alone: Result<(), SyntaxError>,
         classified: Option<Classified>,
+        from: Option<Direction>,
     ) {
         if let Err(e) = &alone
             && self.count(rules::JSON_PARSE.id)
@@ -303,16 +441,17 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             };
             self.emit(&finding);
         }
-        self.feed(number, offset, text, classified);
+        self.feed(number, offset, text, classified, from);
     }
 
     /// Lines that are one value: one finding, and the value.
     fn joined(&mut self, lines: Vec<Held>, text: String) {
         self.summary.multi_line_values += 1;
-        let (first, offset, last) = (
+        let (first, offset, last, from) = (
             lines[0].number,
             lines[0].offset,
             lines[lines.len() - 1].number,
+            lines[0].from,
         );
         if self.count("framing.multi-line") {
             let finding = Finding {
@@ -327,52 +466,140 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             };
             self.emit(&finding);
         }
-        self.feed(first, offset, &text, None);
+        self.feed(first, offset, &text, None, from);
     }
 
     /// Held lines that are not one value: each is judged alone.
     fn judge_held(&mut self, held: Vec<(Held, String)>) {
         for (h, text) in held {
-            self.judged(h.number, h.offset, &text, h.alone, None);
+            self.judged(h.number, h.offset, &text, h.alone, None, h.from);
         }
     }
 
     fn end(&mut self) {
         let held = self.gather.finish();
         self.judge_held(held);
+        let one_sided = self.opts.sides != Sides::Both;
         if let Some(session) = self.session.as_mut() {
             let findings = session.close();
             for f in findings {
-                self.matcher_finding(0, 0, &f);
+                // A stream of one side holds none of the replies its
+                // requests got.
+                if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
+                    continue;
+                }
+                let (line, offset) = f
+                    .message
+                    .and_then(|m| self.requests_at.iter().find(|(n, ..)| *n == m))
+                    .map_or((0, 0), |&(_, line, offset)| (line, offset));
+                self.matcher_finding(line, offset, &f);
             }
         }
     }
 
     /// A line or value to the session, if there is one. Lines that are not
     /// JSON go too: an unparseable request awaits a -32700 reply. Their
-    /// `json.parse` finding is already out.
-    fn feed(&mut self, number: u64, offset: u64, text: &str, classified: Option<Classified>) {
+    /// `json.parse` finding is already out. `from`: its sender, if a mark
+    /// said.
+    fn feed(
+        &mut self,
+        number: u64,
+        offset: u64,
+        text: &str,
+        classified: Option<Classified>,
+        from: Option<Direction>,
+    ) {
         let Some(session) = self.session.as_mut() else {
             return;
         };
         if text.is_empty() {
             return;
         }
-        let classified = classified.unwrap_or_else(|| classify(text, session.dialect()));
-        let from = match &classified.kind {
-            Kind::Success { .. } | Kind::Error { .. } => Direction::ServerToClient,
-            Kind::Batch(members)
-                if members
-                    .iter()
-                    .all(|m| matches!(m, Kind::Success { .. } | Kind::Error { .. })) =>
-            {
-                Direction::ServerToClient
-            }
-            _ => Direction::ClientToServer,
+        let mut classified = classified.unwrap_or_else(|| classify(text, session.dialect()));
+        // A reply, even a malformed one (`result` and `error` both, say).
+        let is_reply = |k: &Kind| {
+            matches!(
+                k,
+                Kind::Success { .. }
+                    | Kind::Error { .. }
+                    | Kind::Invalid {
+                        shape: Shape::Response,
+                        ..
+                    }
+            )
         };
-        let findings = session.feed_classified(from, classified).findings;
+        let reply = match &classified.kind {
+            Kind::Batch(members) => members.iter().all(is_reply),
+            kind => is_reply(kind),
+        };
+        let guessed = if reply {
+            Direction::ServerToClient
+        } else {
+            Direction::ClientToServer
+        };
+        let from = match self.opts.sides {
+            Sides::Client => Direction::ClientToServer,
+            Sides::Server => Direction::ServerToClient,
+            Sides::Both => from.unwrap_or(guessed),
+        };
+        self.summary.messages += 1;
+        if reply {
+            self.summary.replies += 1;
+        } else if matches!(classified.kind, Kind::Request { .. }) {
+            self.summary.requests += 1;
+        }
+        let mcp = *session.dialect() == Dialect::Mcp;
+        if mcp {
+            cancel(text, &mut classified);
+            let found = self
+                .progress
+                .message(from, &classified.kind, text, self.opts.window);
+            for (rule, message) in found {
+                if self.count(rule.id) {
+                    let finding = Finding {
+                        line: number,
+                        offset,
+                        rule: RuleRef::from_rule(rule),
+                        message,
+                    };
+                    self.emit(&finding);
+                }
+            }
+        }
+        let Some(session) = self.session.as_mut() else {
+            return;
+        };
+        let findings = if reply && self.opts.sides != Sides::Both {
+            // The request it answers is the other side's, not in the
+            // stream: the reply is checked as a message, not paired.
+            classified.findings
+        } else {
+            self.fed += 1;
+            if !reply && classified.kind.id().is_some() {
+                self.requests_at.push_back((self.fed, number, offset));
+                if self.requests_at.len() > self.opts.window.saturating_mul(2) {
+                    self.requests_at.pop_front();
+                }
+            }
+            let findings = session.feed_classified(from, classified).findings;
+            let unpaired = [
+                rules::SESSION_UNKNOWN_ID.id,
+                rules::SESSION_DUPLICATE_REPLY.id,
+                rules::SESSION_REPLY_TO_NOTIFICATION.id,
+            ];
+            if reply && !findings.iter().any(|f| unpaired.contains(&f.rule.id)) {
+                self.summary.paired += 1;
+            }
+            findings
+        };
         for f in &findings {
             if f.rule.id == rules::JSON_PARSE.id && !self.opts.framing_only {
+                continue;
+            }
+            // MCP: "Senders of the cancellation notification SHOULD ignore
+            // any response to the request that arrives afterward": the
+            // race is allowed.
+            if mcp && f.rule.id == rules::CLAUDE_REPLY_AFTER_CANCEL.id {
                 continue;
             }
             self.matcher_finding(number, offset, f);
@@ -417,6 +644,109 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             && let Err(e) = (self.sink)(finding)
         {
             self.failed = Some(e);
+        }
+    }
+}
+
+/// MCP's `notifications/cancelled` withdraws the request `params.requestId`
+/// (MCP Cancellation: "The receiver SHOULD NOT send a response for the
+/// cancelled request"): the session takes it as a cancel, so the request
+/// is not reported unanswered.
+fn cancel(text: &str, classified: &mut Classified) {
+    if !matches!(&classified.kind, Kind::Notification { method } if &**method == "notifications/cancelled")
+    {
+        return;
+    }
+    let id = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .and_then(|v| v.pointer("/params/requestId").map(|id| id.to_string()))
+        .and_then(|raw| Id::parse(&raw));
+    if let Some(id) = id {
+        classified.kind = Kind::Cancel { id };
+    }
+}
+
+impl Progress {
+    /// Follows one MCP message sent `from` a side: a request's progress
+    /// token, the reply that completes it, a progress notification. What it
+    /// breaks, with the rule.
+    fn message(
+        &mut self,
+        from: Direction,
+        kind: &Kind,
+        text: &str,
+        window: usize,
+    ) -> Vec<(&'static Rule, String)> {
+        use crate::mcp::rules::{MCP_PROGRESS_AFTER_COMPLETION, MCP_PROGRESS_INCREASING};
+        let mut out = Vec::new();
+        match kind {
+            Kind::Request { id, .. } if text.contains("progressToken") => {
+                let token = serde_json::from_str::<serde_json::Value>(text)
+                    .ok()
+                    .and_then(|v| {
+                        v.pointer("/params/_meta/progressToken")
+                            .map(|t| t.to_string())
+                    });
+                if let Some(token) = token {
+                    self.done.remove(&token);
+                    self.latest.remove(&token);
+                    self.remember(&token, window);
+                    self.tokens.insert((from, id.raw().to_owned()), token);
+                }
+            }
+            Kind::Success { id } | Kind::Error { id: Some(id), .. } => {
+                if let Some(token) = self.tokens.remove(&(from.reverse(), id.raw().to_owned())) {
+                    self.done.insert(token);
+                }
+            }
+            Kind::Notification { method } if &**method == "notifications/progress" => {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+                    return out;
+                };
+                let (Some(token), Some(progress)) = (
+                    v.pointer("/params/progressToken").map(|t| t.to_string()),
+                    v.pointer("/params/progress")
+                        .and_then(serde_json::Value::as_f64),
+                ) else {
+                    return out;
+                };
+                if self.done.contains(&token) {
+                    out.push((
+                        &MCP_PROGRESS_AFTER_COMPLETION,
+                        format!("progress for token {token} after its request was answered"),
+                    ));
+                }
+                if let Some(&last) = self.latest.get(&token)
+                    && progress <= last
+                {
+                    out.push((
+                        &MCP_PROGRESS_INCREASING,
+                        format!(
+                            "progress {progress} for token {token} after {last}: it must increase"
+                        ),
+                    ));
+                }
+                if !self.latest.contains_key(&token) {
+                    self.remember(&token, window);
+                }
+                self.latest.insert(token, progress);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    /// Notes a token; beyond `window` tokens the oldest is forgotten.
+    fn remember(&mut self, token: &str, window: usize) {
+        self.order.push_back(token.to_owned());
+        while self.order.len() > window {
+            if let Some(old) = self.order.pop_front() {
+                self.latest.remove(&old);
+                self.done.remove(&old);
+            }
+        }
+        if self.tokens.len() > window {
+            self.tokens.clear();
         }
     }
 }

@@ -37,6 +37,8 @@ rpcspec_matcher::rule_table! { RUNNER;
     HTTP_BAD_REQUEST = "http.bad-request", Must, "RFC 9110 §15.5; events protocol: errors before the stream",
         "a request the endpoint cannot serve is refused before the stream: a 4xx with a JSON error body";
 
+    TRANSCRIPT_MARK = "transcript.mark", Must, "rpcspec check's transcript format (README.md, \"Check a captured stream or transcript\"), after go-ethereum's rpc/testdata: `-->` client to server, `<--` server to client",
+        "in a transcript (a stream whose first line is marked or a `//` comment), every message line is marked `-->` or `<--`";
     DECODER_RECORD = "decoder.record", Must, "NDJSON 1.0 §3 (\"each JSON text … followed by the newline character\")",
         "every line that holds one JSON text is delivered as that value, once, in order";
     DECODER_INVALID_RECORD = "decoder.invalid-record", Must, "NDJSON 1.0 §3.3 (\"SHOULD raise an error\"); rpcspec decoder contract",
@@ -121,6 +123,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         "json" | "message" | "request" | "response" | "error" | "batch" | "session" | "limit" => {
             "every message a server writes, in every server case (`--role server`), and `rpcspec check --rpc`"
         }
+        "mcp" if rule.id.starts_with("mcp.progress.") => {
+            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), and `rpcspec check --rpc mcp` on a transcript"
+        }
         "mcp" if crate::mcp::rules::MCP.iter().any(|r| r.id == rule.id) => {
             "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), gated on what the server declares"
         }
@@ -141,7 +146,16 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every line a target writes, in every server and producer case, and `rpcspec check`"
         }
         "process" => "every process rpcspec starts, in every role",
+        "lsp" if rule.id == "lsp.shape" => {
+            "the server case `lsp/messages/shapes` (`rpcspec run --dialect lsp`) and every LSP client scenario (`--role client --dialect lsp`)"
+        }
+        "lsp" if rule.id.starts_with("lsp.client-") => {
+            "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"
+        }
         "lsp" => "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)",
+        "transcript" => {
+            "`rpcspec check` on a transcript (a stream whose lines are marked `-->` and `<--`)"
+        }
         "reply" => "the server cases' own answers (`--role server`): a FAIL of what a case expects",
         "decoder" => "every decoder case (`--role decoder`), on what the adapter reports",
         "client" => {

@@ -55,7 +55,10 @@ fn a_line_that_is_not_json_is_a_json_parse_finding() {
     );
     // --framing-only is the old behaviour: the line is framed well.
     let (code, out) = stdout_of(&["check", "--framing-only", "-"], b"[1 true]\n");
-    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 findings in 1 line (9 bytes)\n")
+    );
 }
 
 /// Texts every JSON parser must reject, one class of error each, with the
@@ -177,7 +180,8 @@ fn every_class_of_invalid_json_is_found_and_every_valid_edge_passes() {
     stream.push_str(&"]".repeat(5000));
     stream.push('\n');
     let (code, out) = stdout_of(&["check", "-"], stream.as_bytes());
-    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(out.starts_with("0 findings in "), "{out}");
 }
 
 #[test]
@@ -305,7 +309,10 @@ fn content_length_framing_is_checked_message_by_message() {
     // The same messages, well framed, pass.
     let good = b"Content-Length: 7\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n[]";
     let (code, out) = stdout_of(&["check", "--framing", "content-length", "-"], good);
-    assert_eq!((code, out.as_str()), (0, ""));
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "0 findings in 2 messages (51 bytes)\n")
+    );
     // Read as lines, the same bytes are not NDJSON.
     let (code, _) = stdout_of(&["check", "-"], good);
     assert_eq!(code, 1);
@@ -373,7 +380,10 @@ fn rpc_memory_stays_bounded_on_a_conversation_of_hundreds_of_megabytes() {
             .unwrap();
         }
     });
-    assert_eq!(out, "", "a clean conversation has no finding");
+    assert!(
+        out.starts_with("0 findings in ") && out.lines().count() == 1,
+        "a clean conversation has no finding: {out}"
+    );
     assert!(peak > 0, "no VmHWM read");
     assert!(
         peak < BOUND_KIB,
@@ -410,4 +420,150 @@ fn memory_stays_bounded_on_ten_million_blank_lines_and_on_random_bytes() {
         "{}",
         &out[out.len().saturating_sub(500)..]
     );
+}
+
+/// A real MCP conversation (server-everything, captured by
+/// `fixtures/check/capture-mcp.py`): the server sends `roots/list` with id
+/// 0, as the client's `initialize` was, and the client cancels its request
+/// 9, which then gets no reply.
+const TRANSCRIPT: &str = include_str!("fixtures/check/mcp-everything.transcript");
+
+/// One side of [`TRANSCRIPT`], unmarked: `-->` for the client's, `<--` for
+/// the server's; `None` keeps every line, unmarked.
+fn side(mark: Option<&str>) -> String {
+    TRANSCRIPT
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .filter(|l| mark.is_none_or(|m| l.starts_with(m)))
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect()
+}
+
+#[test]
+fn a_marked_transcript_pairs_each_side_and_honours_mcp_cancellation() {
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], TRANSCRIPT.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    // A clean stream says what it checked.
+    assert_eq!(
+        out,
+        format!(
+            "0 findings in 22 lines, 20 messages (6 requests, 5 replies, 5 paired; senders as marked) ({} bytes)\n",
+            TRANSCRIPT.len()
+        )
+    );
+    // Without the cancel, request 9 is unanswered, and the finding is at
+    // its line, not the stream's end.
+    let uncancelled: String = TRANSCRIPT
+        .lines()
+        .filter(|l| !l.contains("notifications/cancelled"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], uncancelled.as_bytes());
+    assert_eq!(code, 1);
+    let line = uncancelled
+        .lines()
+        .position(|l| l.contains(r#""id":9"#))
+        .unwrap()
+        + 1;
+    let found: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(": session.unanswered: "))
+        .collect();
+    assert_eq!(found.len(), 1, "{out}");
+    assert!(found[0].starts_with(&format!("{line}:")), "{out}");
+    assert!(found[0].contains("request id 9"), "{out}");
+}
+
+#[test]
+fn one_side_of_a_conversation_is_checked_without_the_other() {
+    for (mark, from, counts) in [
+        ("<--", "server", "1 request, 4 replies"),
+        ("-->", "client", "5 requests, 1 reply"),
+    ] {
+        let stream = side(Some(mark));
+        let (code, out) = stdout_of(
+            &["check", "--rpc", "mcp", "--from", from, "-"],
+            stream.as_bytes(),
+        );
+        assert_eq!((code, rule_ids(&out)), (0, vec![]), "{from}: {out}");
+        assert!(
+            out.contains(&format!("({counts}, 0 paired; all the {from}'s)")),
+            "{from}: {out}"
+        );
+    }
+    // Told nothing, the server's stdout is read as a conversation: its
+    // replies answer nothing in it.
+    let (code, out) = stdout_of(
+        &["check", "--rpc", "mcp", "-"],
+        side(Some("<--")).as_bytes(),
+    );
+    assert_eq!(code, 1);
+    assert!(rule_ids(&out).contains(&"session.unknown-id"), "{out}");
+    assert!(out.contains("senders guessed: mark the lines"), "{out}");
+}
+
+#[test]
+fn a_transcript_line_without_its_mark_is_a_finding() {
+    let unmarked_one = TRANSCRIPT.replacen(
+        "--> {\"jsonrpc\":\"2.0\",\"id\":1,",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,",
+        1,
+    );
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], unmarked_one.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(rule_ids(&out), ["transcript.mark"], "{out}");
+    // A stream whose first line is unmarked is no transcript: its senders
+    // are guessed, and the server's `roots/list` (id 0) looks like the
+    // client reusing the id of its `initialize`, which the summary warns of.
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], side(None).as_bytes());
+    assert_eq!(code, 1);
+    assert!(rule_ids(&out).contains(&"mcp.id-reused"), "{out}");
+    assert!(out.contains("senders guessed"), "{out}");
+}
+
+#[test]
+fn mcp_progress_must_increase_and_stop_once_its_request_is_answered() {
+    let call = r#"--> {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p"}}}"#;
+    let progress = |n: u32| {
+        format!(
+            r#"<-- {{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":{n}}}}}"#
+        )
+    };
+    let reply = r#"<-- {"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+    let stream = [call.to_owned(), progress(1), progress(2), reply.to_owned()].join("\n") + "\n";
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], stream.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    let stream = [
+        call.to_owned(),
+        progress(2),
+        progress(2),
+        reply.to_owned(),
+        progress(3),
+    ]
+    .join("\n")
+        + "\n";
+    let (code, out) = stdout_of(&["check", "--rpc", "mcp", "-"], stream.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        rule_ids(&out),
+        ["mcp.progress.increasing", "mcp.progress.after-completion"],
+        "{out}"
+    );
+    assert!(out.starts_with("3:"), "at the second progress line: {out}");
+}
+
+#[test]
+fn a_malformed_reply_is_one_finding_not_a_cascade() {
+    // Read as the request's own reply, marked or not: not an unknown id, a
+    // request left unanswered, and a reused id besides.
+    let stream = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n\
+                  {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"x\"}}\n";
+    for dialect in ["jsonrpc2", "mcp"] {
+        let (code, out) = stdout_of(&["check", "--rpc", dialect, "-"], stream.as_bytes());
+        assert_eq!(
+            (code, rule_ids(&out)),
+            (1, vec!["response.result-xor-error"]),
+            "{dialect}: {out}"
+        );
+    }
 }

@@ -921,7 +921,7 @@ const CLEAN: &[u8] = b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1,2],
 const BROKEN_FRAMING: &[u8] = b"{\"a\":1}\n\xff\xfe\n\n{\"b\":2}\r\n{\"c\":3}";
 
 #[test]
-fn check_a_clean_stream_prints_nothing() {
+fn check_a_clean_stream_prints_only_its_summary_line() {
     let dir = tempfile::tempdir().unwrap();
     let clean = temp_file(dir.path(), "clean.ndjson", CLEAN);
     rpcspec()
@@ -929,14 +929,16 @@ fn check_a_clean_stream_prints_nothing() {
         .arg(&clean)
         .assert()
         .code(0)
-        .stdout("")
+        .stdout("0 findings in 3 lines (127 bytes)\n")
         .stderr("");
     rpcspec()
         .args(["check", "--rpc", "jsonrpc2"])
         .arg(&clean)
         .assert()
         .code(0)
-        .stdout("");
+        .stdout(predicate::str::starts_with(
+            "0 findings in 3 lines, 3 messages (",
+        ));
     rpcspec()
         .args(["check", "--format", "json"])
         .arg(&clean)
@@ -944,7 +946,8 @@ fn check_a_clean_stream_prints_nothing() {
         .code(0)
         .stdout(
             "{\"type\":\"summary\",\"data\":{\"bytes\":127,\"lines\":3,\"findings\":0,\
-             \"not_shown\":0,\"by_rule\":[],\"multi_line_values\":0}}\n",
+             \"not_shown\":0,\"by_rule\":[],\"multi_line_values\":0,\"messages\":0,\
+             \"requests\":0,\"replies\":0,\"paired\":0,\"senders\":\"guessed\"}}\n",
         );
 }
 
@@ -988,7 +991,7 @@ fn check_reads_stdin() {
         .write_stdin(CLEAN)
         .assert()
         .code(0)
-        .stdout("");
+        .stdout("0 findings in 3 lines (127 bytes)\n");
 }
 
 #[test]
@@ -1005,7 +1008,7 @@ fn check_rpc_reports_a_reply_to_an_unknown_id() {
         .code(1);
     insta::assert_snapshot!(text(&out.get_output().stdout), @r"
     3:89: session.unknown-id: no request with id 7 awaits a reply
-    1 finding in 3 lines (125 bytes): session.unknown-id 1
+    1 finding in 3 lines, 3 messages (1 request, 2 replies, 1 paired; senders guessed: mark the lines `-->`/`<--` or give --from) (125 bytes): session.unknown-id 1
     ");
     // Without --rpc only framing is checked: nothing wrong.
     rpcspec()
@@ -1013,7 +1016,7 @@ fn check_rpc_reports_a_reply_to_an_unknown_id() {
         .arg(&file)
         .assert()
         .code(0)
-        .stdout("");
+        .stdout("0 findings in 3 lines (125 bytes)\n");
 }
 
 #[test]

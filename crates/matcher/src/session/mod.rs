@@ -351,11 +351,10 @@ impl Session {
             }
             side.due = 0;
             left.sort();
-            out.extend(
-                left.into_iter().map(|(_, member, detail)| {
-                    Finding::new(&r::SESSION_UNANSWERED, member, detail)
-                }),
-            );
+            out.extend(left.into_iter().map(|(message, member, detail)| Finding {
+                message: Some(message),
+                ..Finding::new(&r::SESSION_UNANSWERED, member, detail)
+            }));
         }
         if let Dialect::Events(cfg) = &self.dialect
             && self.events.ended.is_none()

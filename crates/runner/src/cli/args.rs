@@ -381,6 +381,13 @@ pub(crate) struct CheckArgs {
     /// Also check every message and the pairing, in this dialect.
     #[arg(long, value_name = "DIALECT", conflicts_with = "framing_only")]
     pub(crate) rpc: Option<String>,
+    /// Whose messages the stream holds: `both` (lines marked `-->` client
+    /// to server and `<--` server to client; unmarked, each sender is
+    /// guessed: a message with a method the client's, a reply the
+    /// server's), or one side's only, `client` or `server` (a server's
+    /// stdout): then only that side's requests are paired.
+    #[arg(long, value_enum, default_value_t = CheckFrom::Both)]
+    pub(crate) from: CheckFrom,
     /// Check the framing only (UTF-8, line endings, blank lines), not that
     /// each line is one JSON text.
     #[arg(long)]
@@ -405,6 +412,17 @@ pub(crate) struct CheckArgs {
     /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
     #[arg(long, value_enum, default_value_t = TextFormat::Human)]
     pub(crate) format: TextFormat,
+}
+
+/// Whose messages a checked stream holds.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CheckFrom {
+    /// Both sides (marked, or guessed).
+    Both,
+    /// The client's only.
+    Client,
+    /// The server's only.
+    Server,
 }
 
 /// How messages are cut out of a stream.

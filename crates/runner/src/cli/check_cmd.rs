@@ -9,7 +9,7 @@ use std::{
 use rpcspec::{check, exit, render};
 
 use crate::{
-    args::{CheckArgs, StreamFraming, TextFormat},
+    args::{CheckArgs, CheckFrom, StreamFraming, TextFormat},
     dialect_of,
 };
 
@@ -19,6 +19,11 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         Err(code) => return code,
     };
     let opts = check::Options {
+        sides: match args.from {
+            CheckFrom::Both => check::Sides::Both,
+            CheckFrom::Client => check::Sides::Client,
+            CheckFrom::Server => check::Sides::Server,
+        },
         dialect,
         framing_only: args.framing_only,
         seq: args.seq,
@@ -59,14 +64,13 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     };
     let written = if json {
         writeln!(out, "{}", render::envelope("summary", &summary))
-    } else if summary.findings > 0 {
+    } else {
         let unit = match args.framing {
             StreamFraming::Ndjson => "line",
             StreamFraming::ContentLength => "message",
         };
-        write_check_summary(&mut out, &summary, args.max_per_rule, unit)
-    } else {
-        Ok(())
+        let rpc = opts.dialect.is_some();
+        write_check_summary(&mut out, &summary, args.max_per_rule, unit, rpc)
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != io::ErrorKind::BrokenPipe
@@ -94,28 +98,52 @@ fn open_stream(path: &Path) -> Result<fs::File, String> {
     }
 }
 
-/// The closing lines of a human `check` report: counts by rule, what was not
-/// shown, and advice for pretty-printed JSON.
-/// `unit` is what the framing cuts the stream into (`line`, `message`).
+/// The closing lines of a human `check` report, printed on a clean stream
+/// too: counts by rule, with `rpc` the messages and how their senders were
+/// known, what was not shown, and advice for pretty-printed JSON. `unit`
+/// is what the framing cuts the stream into (`line`, `message`).
 fn write_check_summary(
     out: &mut impl Write,
     s: &check::Summary,
     per_rule: u64,
     unit: &str,
+    rpc: bool,
 ) -> io::Result<()> {
     let rules: Vec<String> = s
         .by_rule
         .iter()
         .map(|(id, n)| format!("{id} {n}"))
         .collect();
-    writeln!(
+    let messages = if rpc {
+        let senders = match s.senders {
+            "marked" => "senders as marked",
+            "client" => "all the client's",
+            "server" => "all the server's",
+            _ => "senders guessed: mark the lines `-->`/`<--` or give --from",
+        };
+        let replies = if s.replies == 1 { "reply" } else { "replies" };
+        format!(
+            ", {} ({}, {} {replies}, {} paired; {senders})",
+            plural(s.messages, "message"),
+            plural(s.requests, "request"),
+            s.replies,
+            s.paired
+        )
+    } else {
+        String::new()
+    };
+    write!(
         out,
-        "{} in {} ({} bytes): {}",
+        "{} in {}{messages} ({} bytes)",
         plural(s.findings, "finding"),
         plural(s.lines, unit),
         s.bytes,
-        rules.join(", ")
     )?;
+    if rules.is_empty() {
+        writeln!(out)?;
+    } else {
+        writeln!(out, ": {}", rules.join(", "))?;
+    }
     if s.not_shown > 0 {
         writeln!(
             out,
