@@ -147,7 +147,7 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         }
         "process" => "every process rpcspec starts, in every role",
         "lsp" if rule.id == "lsp.shape" => {
-            "the server case `lsp/messages/shapes` (`rpcspec run --dialect lsp`) and every LSP client scenario (`--role client --dialect lsp`)"
+            "the server case `lsp/messages/shapes` (`rpcspec run --dialect lsp`), every LSP client scenario (`--role client --dialect lsp`), and `rpcspec check --rpc lsp`"
         }
         "lsp" if rule.id.starts_with("lsp.client-") => {
             "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"

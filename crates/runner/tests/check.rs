@@ -567,3 +567,30 @@ fn a_malformed_reply_is_one_finding_not_a_cascade() {
         );
     }
 }
+
+/// A real LSP session with pyright 1.1.390 (`fixtures/check/capture-lsp.py`),
+/// each side's bytes in its own file: `--rpc lsp` reads Content-Length
+/// framing and checks every message against LSP's meta-model.
+#[test]
+fn each_side_of_a_real_lsp_session_fits_the_meta_model_and_a_wrong_enum_is_found() {
+    let server: &[u8] = include_bytes!("fixtures/check/pyright.server.bin");
+    let client: &[u8] = include_bytes!("fixtures/check/pyright.client.bin");
+    for (from, stream) in [("server", server), ("client", client)] {
+        let (code, out) = stdout_of(&["check", "--rpc", "lsp", "--from", from, "-"], stream);
+        assert_eq!((code, rule_ids(&out)), (0, vec![]), "{from}: {out}");
+        assert!(out.starts_with("0 findings in "), "{from}: {out}");
+    }
+    // The same length, so the framing holds: a severity LSP does not have.
+    let text = String::from_utf8(server.to_vec()).unwrap();
+    assert!(text.contains(r#""severity":1"#));
+    let wrong = text.replacen(r#""severity":1"#, r#""severity":9"#, 1);
+    let (code, out) = stdout_of(
+        &["check", "--rpc", "lsp", "--from", "server", "-"],
+        wrong.as_bytes(),
+    );
+    assert_eq!((code, rule_ids(&out)), (1, vec!["lsp.shape"]), "{out}");
+    assert!(
+        out.contains("`textDocument/publishDiagnostics` params (PublishDiagnosticsParams) at /params/diagnostics/0/severity: expected DiagnosticSeverity (1 Error, 2 Warning, 3 Information, 4 Hint), got 9"),
+        "{out}"
+    );
+}

@@ -396,10 +396,11 @@ pub(crate) struct CheckArgs {
     /// the RS byte (0x1E), and a record may span lines.
     #[arg(long)]
     pub(crate) seq: bool,
-    /// How messages are framed: `ndjson` (one per line) or `content-length`
-    /// (`Content-Length: N` headers, then N bytes: the LSP base protocol).
-    #[arg(long, value_enum, default_value_t = StreamFraming::Ndjson, conflicts_with = "seq")]
-    pub(crate) framing: StreamFraming,
+    /// How messages are framed: `ndjson` (one per line; the default) or
+    /// `content-length` (`Content-Length: N` headers, then N bytes: the LSP
+    /// base protocol; the default with `--rpc lsp`).
+    #[arg(long, value_enum, conflicts_with = "seq")]
+    pub(crate) framing: Option<StreamFraming>,
     /// Show at most N findings of each rule (the rest are counted in the
     /// summary); 0 shows all.
     #[arg(long, value_name = "N", default_value_t = check::PER_RULE)]

@@ -18,7 +18,14 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         Ok(d) => d,
         Err(code) => return code,
     };
+    let lsp = args.rpc.as_deref() == Some("lsp");
+    let framing = args.framing.unwrap_or(if lsp {
+        StreamFraming::ContentLength
+    } else {
+        StreamFraming::Ndjson
+    });
     let opts = check::Options {
+        lsp,
         sides: match args.from {
             CheckFrom::Both => check::Sides::Both,
             CheckFrom::Client => check::Sides::Client,
@@ -27,7 +34,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         dialect,
         framing_only: args.framing_only,
         seq: args.seq,
-        content_length: args.framing == StreamFraming::ContentLength,
+        content_length: framing == StreamFraming::ContentLength,
         per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
         window: args.window as usize,
     };
@@ -65,7 +72,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     let written = if json {
         writeln!(out, "{}", render::envelope("summary", &summary))
     } else {
-        let unit = match args.framing {
+        let unit = match framing {
             StreamFraming::Ndjson => "line",
             StreamFraming::ContentLength => "message",
         };
@@ -122,9 +129,14 @@ fn write_check_summary(
             _ => "senders guessed: mark the lines `-->`/`<--` or give --from",
         };
         let replies = if s.replies == 1 { "reply" } else { "replies" };
+        // In Content-Length framing the unit is already the message.
+        let messages = if unit == "message" {
+            String::new()
+        } else {
+            format!(", {}", plural(s.messages, "message"))
+        };
         format!(
-            ", {} ({}, {} {replies}, {} paired; {senders})",
-            plural(s.messages, "message"),
+            "{messages} ({}, {} {replies}, {} paired; {senders})",
             plural(s.requests, "request"),
             s.replies,
             s.paired

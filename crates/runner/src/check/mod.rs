@@ -26,9 +26,13 @@ use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{
-    Classified, Dialect, Direction, Id, Kind, Rule, Session, Shape, classify, rules,
+    Classified, Dialect, Direction, Kind, Rule, Session, Shape, classify, rules,
 };
 use serde::Serialize;
+
+mod follow;
+
+use follow::{Progress, cancel, mark};
 
 use crate::{
     capture::{Capture, Framing},
@@ -72,6 +76,9 @@ pub struct Options {
     pub sides: Sides,
     /// Also check every message and the pairing, in this dialect.
     pub dialect: Option<Dialect>,
+    /// The dialect is LSP's: every message is also checked against LSP's
+    /// meta-model (rule `lsp.shape`), a reply by its request's method.
+    pub lsp: bool,
     /// Check framing only: not whether each line is JSON.
     pub framing_only: bool,
     /// Records are RFC 7464 `application/json-seq` (RS-delimited).
@@ -96,6 +103,7 @@ impl Default for Options {
         Options {
             sides: Sides::Both,
             dialect: None,
+            lsp: false,
             framing_only: false,
             seq: false,
             content_length: false,
@@ -172,6 +180,8 @@ pub fn check(
         fed: 0,
         requests_at: std::collections::VecDeque::new(),
         progress: Progress::default(),
+        methods: HashMap::new(),
+        methods_order: std::collections::VecDeque::new(),
     };
     let mut chunk = vec![0u8; 64 * 1024];
     let mut bytes = 0;
@@ -217,20 +227,6 @@ struct Held {
     from: Option<Direction>,
 }
 
-/// The marks of a transcript line: its sender, and the bytes of the mark
-/// (`--> `). `None` for a line without one.
-fn mark(text: &str) -> Option<(Direction, usize)> {
-    let from = if text.starts_with("-->") {
-        Direction::ClientToServer
-    } else if text.starts_with("<--") {
-        Direction::ServerToClient
-    } else {
-        return None;
-    };
-    let spaces = text[3..].len() - text[3..].trim_start_matches([' ', '\t']).len();
-    Some((from, 3 + spaces))
-}
-
 struct Checker<'o, F> {
     opts: &'o Options,
     framing: Framing,
@@ -252,21 +248,10 @@ struct Checker<'o, F> {
     /// MCP: each progress token's latest `progress`, and the tokens whose
     /// request was answered (at most a window's worth of each).
     progress: Progress,
-}
-
-/// MCP progress, as `check` follows it: "The progress value MUST increase
-/// with each notification"; "Progress notifications MUST stop after
-/// completion".
-#[derive(Default)]
-struct Progress {
-    /// Token (its JSON text) → the latest progress.
-    latest: HashMap<String, f64>,
-    /// (side, request id text) → the token its request gave.
-    tokens: HashMap<(Direction, String), String>,
-    /// Tokens whose request was answered.
-    done: std::collections::HashSet<String>,
-    /// The order tokens were first seen, for forgetting the oldest.
-    order: std::collections::VecDeque<String>,
+    /// LSP: the method of each request lately sent, by (side, id), to check
+    /// its reply by (at most a window's worth).
+    methods: HashMap<(Direction, String), String>,
+    methods_order: std::collections::VecDeque<(Direction, String)>,
 }
 
 impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
@@ -566,6 +551,9 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 }
             }
         }
+        if self.opts.lsp {
+            self.shapes(number, offset, text, from, &classified.kind);
+        }
         let Some(session) = self.session.as_mut() else {
             return;
         };
@@ -603,6 +591,52 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 continue;
             }
             self.matcher_finding(number, offset, f);
+        }
+    }
+
+    /// LSP: a message against the meta-model; a request's method kept for
+    /// its reply.
+    fn shapes(&mut self, number: u64, offset: u64, text: &str, from: Direction, kind: &Kind) {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+            return;
+        };
+        let model = crate::lsp::model::model();
+        let found = match kind {
+            Kind::Request { id, method } => {
+                let key = (from, id.raw().to_owned());
+                if self
+                    .methods
+                    .insert(key.clone(), method.to_string())
+                    .is_none()
+                {
+                    self.methods_order.push_back(key);
+                }
+                while self.methods_order.len() > self.opts.window {
+                    if let Some(old) = self.methods_order.pop_front() {
+                        self.methods.remove(&old);
+                    }
+                }
+                model.call(&value)
+            }
+            Kind::Notification { .. } => model.call(&value),
+            Kind::Success { id } => {
+                match self.methods.remove(&(from.reverse(), id.raw().to_owned())) {
+                    Some(method) => model.reply(&method, &value),
+                    None => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
+        };
+        for e in found {
+            if self.count(crate::lsp::LSP_SHAPE.id) {
+                let finding = Finding {
+                    line: number,
+                    offset,
+                    rule: RuleRef::from_rule(&crate::lsp::LSP_SHAPE),
+                    message: format!("against LSP's meta-model: {e}"),
+                };
+                self.emit(&finding);
+            }
         }
     }
 
@@ -644,109 +678,6 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             && let Err(e) = (self.sink)(finding)
         {
             self.failed = Some(e);
-        }
-    }
-}
-
-/// MCP's `notifications/cancelled` withdraws the request `params.requestId`
-/// (MCP Cancellation: "The receiver SHOULD NOT send a response for the
-/// cancelled request"): the session takes it as a cancel, so the request
-/// is not reported unanswered.
-fn cancel(text: &str, classified: &mut Classified) {
-    if !matches!(&classified.kind, Kind::Notification { method } if &**method == "notifications/cancelled")
-    {
-        return;
-    }
-    let id = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| v.pointer("/params/requestId").map(|id| id.to_string()))
-        .and_then(|raw| Id::parse(&raw));
-    if let Some(id) = id {
-        classified.kind = Kind::Cancel { id };
-    }
-}
-
-impl Progress {
-    /// Follows one MCP message sent `from` a side: a request's progress
-    /// token, the reply that completes it, a progress notification. What it
-    /// breaks, with the rule.
-    fn message(
-        &mut self,
-        from: Direction,
-        kind: &Kind,
-        text: &str,
-        window: usize,
-    ) -> Vec<(&'static Rule, String)> {
-        use crate::mcp::rules::{MCP_PROGRESS_AFTER_COMPLETION, MCP_PROGRESS_INCREASING};
-        let mut out = Vec::new();
-        match kind {
-            Kind::Request { id, .. } if text.contains("progressToken") => {
-                let token = serde_json::from_str::<serde_json::Value>(text)
-                    .ok()
-                    .and_then(|v| {
-                        v.pointer("/params/_meta/progressToken")
-                            .map(|t| t.to_string())
-                    });
-                if let Some(token) = token {
-                    self.done.remove(&token);
-                    self.latest.remove(&token);
-                    self.remember(&token, window);
-                    self.tokens.insert((from, id.raw().to_owned()), token);
-                }
-            }
-            Kind::Success { id } | Kind::Error { id: Some(id), .. } => {
-                if let Some(token) = self.tokens.remove(&(from.reverse(), id.raw().to_owned())) {
-                    self.done.insert(token);
-                }
-            }
-            Kind::Notification { method } if &**method == "notifications/progress" => {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
-                    return out;
-                };
-                let (Some(token), Some(progress)) = (
-                    v.pointer("/params/progressToken").map(|t| t.to_string()),
-                    v.pointer("/params/progress")
-                        .and_then(serde_json::Value::as_f64),
-                ) else {
-                    return out;
-                };
-                if self.done.contains(&token) {
-                    out.push((
-                        &MCP_PROGRESS_AFTER_COMPLETION,
-                        format!("progress for token {token} after its request was answered"),
-                    ));
-                }
-                if let Some(&last) = self.latest.get(&token)
-                    && progress <= last
-                {
-                    out.push((
-                        &MCP_PROGRESS_INCREASING,
-                        format!(
-                            "progress {progress} for token {token} after {last}: it must increase"
-                        ),
-                    ));
-                }
-                if !self.latest.contains_key(&token) {
-                    self.remember(&token, window);
-                }
-                self.latest.insert(token, progress);
-            }
-            _ => {}
-        }
-        out
-    }
-
-    /// Notes a token; beyond `window` tokens the oldest is forgotten.
-    fn remember(&mut self, token: &str, window: usize) {
-        self.order.push_back(token.to_owned());
-        while self.order.len() > window {
-            if let Some(old) = self.order.pop_front() {
-                self.latest.remove(&old);
-                self.done.remove(&old);
-            }
-        }
-        if self.tokens.len() > window {
-            self.tokens.clear();
         }
     }
 }
