@@ -23,9 +23,11 @@ Runs `cargo bench -p rpcspec-framer -p rpcspec-matcher` on N MiB workloads
 --runs, default 5) against the floor of spawning as many trivial processes,
 measures the peak RSS of `rpcspec check` on four generated streams (a 1 GiB
 single line, a 500 MB conversation with --rpc, 10 M blank lines, 200 MB of
-random bytes), times `rpcspec check --rpc` against Python's per-line
-`json.loads` on a 200 MB conversation, and prints the bars with PASS or MISS. --reuse skips criterion and reads the
-estimates of the last run from target/criterion.
+random bytes), times `rpcspec check` and `check --rpc` beside `wc -l`,
+Python's per-line `json.loads` and `jq -c .` on a 200 MB conversation (a
+program not installed is skipped), and prints the bars with PASS or MISS.
+--reuse skips criterion and reads the estimates of the last run from
+target/criterion.
 ";
 
 /// The criterion groups the benches write; cleared before a run so that no
@@ -125,7 +127,7 @@ pub fn bench(root: &Path, args: &[String]) -> ExitCode {
         };
         rss.push((what, kib));
     }
-    eprintln!("==> rpcspec check --rpc and Python's json.loads, {runs} times each");
+    eprintln!("==> rpcspec check beside wc, Python and jq, {runs} times each");
     let speed = match check_speed(&rpcspec, &root.join("target/rpcspec-bench"), runs) {
         Ok(s) => Some(s),
         Err(e) => {
@@ -311,11 +313,12 @@ fn whole_run(rpcspec: &Path, runs: usize) -> Result<WholeRun, String> {
         if !out.status.success() {
             return Err(format!("`rpcspec run` failed ({}):\n{text}", out.status));
         }
-        // "235 results against `...` (jsonrpc2 dialect) in 0.73s; ..."
+        // "252 results of 57 cases against `...` (jsonrpc2 dialect) in 0.50s; ..."
         pairs = text
             .lines()
-            .find_map(|l| l.split_once(" results against ")?.0.trim().parse().ok())
-            .ok_or("no `N results against` line in the report of `rpcspec run`")?;
+            .filter(|l| l.contains(" against "))
+            .find_map(|l| l.split_once(" results ")?.0.trim().parse().ok())
+            .ok_or("no `N results of M cases against` line in the report of `rpcspec run`")?;
     }
     let true_bin = ["/bin/true", "/usr/bin/true"]
         .into_iter()
@@ -470,9 +473,37 @@ fn peak_rss(rpcspec: &Path, args: &[&str], total: u64, fill: &mut Filler) -> Res
         .ok_or_else(|| format!("no peak RSS in the output of /usr/bin/time:\n{report}"))
 }
 
-/// `rpcspec check --rpc` against Python's per-line `json.loads` on the same
-/// generated file, interleaved: (median rpcspec, median Python) seconds.
-fn check_speed(rpcspec: &Path, dir: &Path, runs: usize) -> Result<(f64, f64, u64), String> {
+/// The programs `check` is measured beside, on the same 200 MB file of
+/// MCP-style traffic: a name, the program and its arguments (`{rpcspec}`:
+/// ours). One that is not installed is skipped, with a note.
+const SIDE_BY_SIDE: &[(&str, &[&str])] = &[
+    ("wc -l (memory-bandwidth floor)", &["wc", "-l"]),
+    (
+        "rpcspec check (JSON per line)",
+        &["{rpcspec}", "check", "-"],
+    ),
+    (
+        "rpcspec check --rpc jsonrpc2",
+        &["{rpcspec}", "check", "--rpc", "jsonrpc2", "-"],
+    ),
+    (
+        "Python json.loads per line",
+        &[
+            "python3",
+            "-c",
+            "import json, sys\nfor line in sys.stdin.buffer:\n    json.loads(line)",
+        ],
+    ),
+    ("jq -c .", &["jq", "-c", "."]),
+];
+
+/// The side-by-side speeds: each program's median seconds over `runs`
+/// interleaved runs (`None`: not installed), and the file's bytes.
+type Speeds = (Vec<(&'static str, Option<f64>)>, u64);
+
+/// Every program of [`SIDE_BY_SIDE`] on the same generated file,
+/// interleaved.
+fn check_speed(rpcspec: &Path, dir: &Path, runs: usize) -> Result<Speeds, String> {
     fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let file = dir.join("conversation.ndjson");
     let mut out = io::BufWriter::new(
@@ -489,36 +520,116 @@ fn check_speed(rpcspec: &Path, dir: &Path, runs: usize) -> Result<(f64, f64, u64
     }
     out.flush().map_err(|e| e.to_string())?;
     drop(out);
-    let time = |cmd: &mut Command| -> Result<f64, String> {
+    let time = |argv: &[&str]| -> Result<Option<f64>, String> {
         let input = fs::File::open(&file).map_err(|e| e.to_string())?;
+        let program = argv[0].replace("{rpcspec}", &rpcspec.to_string_lossy());
         let t = Instant::now();
-        let status = cmd
+        let status = match Command::new(&program)
+            .args(&argv[1..])
             .stdin(input)
             .stdout(Stdio::null())
+            .stderr(Stdio::null())
             .status()
-            .map_err(|e| e.to_string())?;
+        {
+            Ok(status) => status,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("{program}: {e}")),
+        };
         let elapsed = t.elapsed().as_secs_f64();
         if !status.success() {
-            return Err(format!("{cmd:?} failed ({status})"));
+            return Err(format!("{argv:?} failed ({status})"));
         }
-        Ok(elapsed)
+        Ok(Some(elapsed))
     };
-    let (mut ours, mut python) = (Vec::new(), Vec::new());
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); SIDE_BY_SIDE.len()];
+    let mut missing = vec![false; SIDE_BY_SIDE.len()];
     for _ in 0..runs {
-        ours.push(time(
-            Command::new(rpcspec).args(["check", "--rpc", "jsonrpc2", "-"]),
-        )?);
-        python.push(time(Command::new("python3").args([
-            "-c",
-            "import json, sys\nfor line in sys.stdin.buffer:\n    json.loads(line)",
-        ]))?);
+        for (n, (name, argv)) in SIDE_BY_SIDE.iter().enumerate() {
+            if missing[n] {
+                continue;
+            }
+            match time(argv)? {
+                Some(t) => times[n].push(t),
+                None => {
+                    eprintln!(
+                        "xtask bench: {name}: `{}` is not installed; skipped",
+                        argv[0]
+                    );
+                    missing[n] = true;
+                }
+            }
+        }
     }
     let _ = fs::remove_file(&file);
-    let med = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
+    let speeds = SIDE_BY_SIDE
+        .iter()
+        .zip(&mut times)
+        .map(|((name, _), v)| {
+            v.sort_by(f64::total_cmp);
+            (*name, v.get(v.len() / 2).copied())
+        })
+        .collect();
+    Ok((speeds, bytes))
+}
+
+/// The side-by-side table, then its bars (issue 36): how many times faster
+/// than each other program `check` and `check --rpc` are.
+fn side_by_side_rows(speed: Option<&Speeds>, rows: &mut Vec<Row>) {
+    let Some((speeds, bytes)) = speed else {
+        return;
     };
-    Ok((med(&mut ours), med(&mut python), bytes))
+    let of = |name: &str| {
+        speeds
+            .iter()
+            .find(|(n, _)| n.starts_with(name))
+            .and_then(|(_, t)| *t)
+    };
+    let (check, rpc) = (of("rpcspec check ("), of("rpcspec check --rpc"));
+    println!("| program | wall (median) | throughput | vs `check --rpc` |");
+    println!("|---|--:|--:|--:|");
+    for (name, t) in speeds {
+        match t {
+            Some(t) => println!(
+                "| {name} | {t:.2} s | {:.0} MB/s | {} |",
+                *bytes as f64 / t / 1e6,
+                rpc.map_or("n/a".into(), |r| format!("{:.1}x", t / r))
+            ),
+            None => println!("| {name} | not installed | | |"),
+        }
+    }
+    println!();
+    let ratio = |ours: Option<f64>, theirs: &str| ours.zip(of(theirs)).map(|(o, t)| t / o);
+    for (bar, what, ours, theirs, min) in [
+        (
+            "7 check --rpc >= 5x Python json.loads",
+            "check --rpc / Python",
+            rpc,
+            "Python",
+            5.0,
+        ),
+        (
+            "36 check >= 30x Python json.loads",
+            "check / Python",
+            check,
+            "Python",
+            30.0,
+        ),
+        (
+            "36 check --rpc >= 12x Python json.loads",
+            "check --rpc / Python",
+            rpc,
+            "Python",
+            12.0,
+        ),
+        ("36 check >= 50x jq -c .", "check / jq", check, "jq", 50.0),
+    ] {
+        rows.push(at_least(
+            bar,
+            format!("200 MB conversation: {what}"),
+            ratio(ours, theirs),
+            min,
+        ));
+    }
 }
 
 fn cpu_model() -> String {
@@ -561,7 +672,7 @@ fn print_bars(
     e: &Estimates,
     whole: &WholeRun,
     rss: &[(&str, Option<u64>)],
-    speed: Option<(f64, f64, u64)>,
+    speed: Option<Speeds>,
 ) -> usize {
     let mut rows = Vec::new();
     // (bar, bench, baseline, minimum): the bench's throughput over the
@@ -643,21 +754,7 @@ fn print_bars(
             pass: mib.map(|m| m < 64.0),
         });
     }
-    let shown = speed.map_or("n/a".into(), |(ours, py, bytes)| {
-        format!(
-            "{:.2}x ({:.2} s, {:.0} MB/s; Python {:.2} s)",
-            py / ours,
-            ours,
-            bytes as f64 / ours / 1e6,
-            py
-        )
-    });
-    rows.push(Row {
-        bar: "7 check --rpc >= 5x Python json.loads",
-        what: "200 MB conversation, median of interleaved runs".into(),
-        shown,
-        pass: speed.map(|(ours, py, _)| py / ours >= 5.0),
-    });
+    side_by_side_rows(speed.as_ref(), &mut rows);
     let wall = whole.wall.as_secs_f64();
     rows.push(Row {
         bar: "6 whole run < 3 s",
