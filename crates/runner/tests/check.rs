@@ -594,3 +594,39 @@ fn each_side_of_a_real_lsp_session_fits_the_meta_model_and_a_wrong_enum_is_found
         "{out}"
     );
 }
+
+#[test]
+fn a_one_sided_stream_reports_nothing_unanswered_even_past_its_window() {
+    let requests: String = (1..=5)
+        .map(|n| format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"m\"}}\n"))
+        .collect();
+    let (code, out) = stdout_of(
+        &[
+            "check", "--rpc", "jsonrpc2", "--from", "client", "--window", "2", "-",
+        ],
+        requests.as_bytes(),
+    );
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+}
+
+#[test]
+fn what_is_left_unanswered_is_placed_at_its_own_line() {
+    // A batch and an unparseable request, both left unanswered, each at
+    // its line (a client's replies to nothing between them).
+    let stream = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n\
+                  {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":1}\n\
+                  [{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}]\n\
+                  {\"jsonrpc\":\"2.0\",\"id\":3,\n";
+    let (code, out) = stdout_of(&["check", "--rpc", "jsonrpc2", "-"], stream.as_bytes());
+    assert_eq!(code, 1);
+    let unanswered: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(": session.unanswered: "))
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    assert_eq!(unanswered, ["3", "4"], "{out}");
+    // In a transcript, a JSON error's byte counts from after the mark.
+    let (_, out) = stdout_of(&["check", "-"], b"--> [1 true]\n");
+    assert!(out.starts_with("1:4: json.parse: "), "{out}");
+    assert!(out.contains("(byte 3 of the message)"), "{out}");
+}

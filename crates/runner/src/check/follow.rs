@@ -82,6 +82,10 @@ impl Progress {
             }
             Kind::Success { id } | Kind::Error { id: Some(id), .. } => {
                 if let Some(token) = self.tokens.remove(&(from.reverse(), id.raw().to_owned())) {
+                    // Bounded: past a window's worth, the oldest are let go.
+                    if self.done.len() >= window {
+                        self.done.clear();
+                    }
                     self.done.insert(token);
                 }
             }

@@ -178,7 +178,7 @@ pub fn check(
             _ => Some(false),
         },
         fed: 0,
-        requests_at: std::collections::VecDeque::new(),
+        requests_at: Default::default(),
         progress: Progress::default(),
         methods: HashMap::new(),
         methods_order: std::collections::VecDeque::new(),
@@ -242,9 +242,11 @@ struct Checker<'o, F> {
     marked: Option<bool>,
     /// Messages fed to the session.
     fed: usize,
-    /// Where each request fed lately was: (message, line, offset), at most
-    /// twice the window's worth, for placing what close finds unanswered.
-    requests_at: std::collections::VecDeque<(usize, u64, u64)>,
+    /// Where each message that may await a reply lately was, per side
+    /// (the session's window is per side): (message, line, offset), at
+    /// most twice the window's worth each, in message order, for placing
+    /// what the session finds unanswered.
+    requests_at: [std::collections::VecDeque<(usize, u64, u64)>; 2],
     /// MCP: each progress token's latest `progress`, and the tokens whose
     /// request was answered (at most a window's worth of each).
     progress: Progress,
@@ -417,7 +419,8 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 message: format!(
                     "{e} (byte {} of the {})",
                     e.offset(),
-                    if self.opts.content_length {
+                    if self.opts.content_length || from.is_some() {
+                        // A transcript line's message starts after its mark.
                         "message"
                     } else {
                         "line"
@@ -473,13 +476,22 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                     continue;
                 }
-                let (line, offset) = f
-                    .message
-                    .and_then(|m| self.requests_at.iter().find(|(n, ..)| *n == m))
-                    .map_or((0, 0), |&(_, line, offset)| (line, offset));
+                let (line, offset) = self.place(f.message).unwrap_or((0, 0));
                 self.matcher_finding(line, offset, &f);
             }
         }
+    }
+
+    /// The line and offset of message `n` fed to the session, if it is one
+    /// still remembered.
+    fn place(&self, n: Option<usize>) -> Option<(u64, u64)> {
+        let n = n?;
+        self.requests_at.iter().find_map(|side| {
+            let at = side.partition_point(|(m, ..)| *m < n);
+            side.get(at)
+                .filter(|(m, ..)| *m == n)
+                .map(|&(_, line, offset)| (line, offset))
+        })
     }
 
     /// A line or value to the session, if there is one. Lines that are not
@@ -563,10 +575,12 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             classified.findings
         } else {
             self.fed += 1;
-            if !reply && classified.kind.id().is_some() {
-                self.requests_at.push_back((self.fed, number, offset));
-                if self.requests_at.len() > self.opts.window.saturating_mul(2) {
-                    self.requests_at.pop_front();
+            if !reply {
+                // Requests, batches, invalid messages: what may await one.
+                let side = &mut self.requests_at[usize::from(from == Direction::ServerToClient)];
+                side.push_back((self.fed, number, offset));
+                if side.len() > self.opts.window.saturating_mul(2) {
+                    side.pop_front();
                 }
             }
             let findings = session.feed_classified(from, classified).findings;
@@ -580,8 +594,14 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             }
             findings
         };
+        let one_sided = self.opts.sides != Sides::Both;
         for f in &findings {
             if f.rule.id == rules::JSON_PARSE.id && !self.opts.framing_only {
+                continue;
+            }
+            // A stream of one side holds none of the replies its requests
+            // got: nor is one that falls out of the window unanswered.
+            if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                 continue;
             }
             // MCP: "Senders of the cancellation notification SHOULD ignore

@@ -126,7 +126,8 @@ fn write_check_summary(
             "marked" => "senders as marked",
             "client" => "all the client's",
             "server" => "all the server's",
-            _ => "senders guessed: mark the lines `-->`/`<--` or give --from",
+            _ if unit == "line" => "senders guessed: mark the lines `-->`/`<--` or give --from",
+            _ => "senders guessed: give --from client or --from server",
         };
         let replies = if s.replies == 1 { "reply" } else { "replies" };
         // In Content-Length framing the unit is already the message.

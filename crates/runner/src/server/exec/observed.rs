@@ -79,6 +79,13 @@ fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
     let mut shapes = Vec::new();
     let model = crate::lsp::model::model();
     for g in got {
+        // The matcher's ids say which reply is the initialize result, even
+        // one whose text `Value` would refuse (a lone surrogate, 1e400).
+        let answers_initialize = g.reply
+            && g.ids
+                .iter()
+                .any(|i| i.compare(&initialize) == IdMatch::Same);
+        initialized |= answers_initialize;
         let Some(value) = g
             .text
             .as_deref()
@@ -86,12 +93,7 @@ fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
         else {
             continue;
         };
-        if g.reply
-            && g.ids
-                .iter()
-                .any(|i| i.compare(&initialize) == IdMatch::Same)
-        {
-            initialized = true;
+        if answers_initialize {
             shapes.extend(model.reply("initialize", &value));
         }
         if g.reply {
