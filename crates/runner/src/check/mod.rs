@@ -312,19 +312,14 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                     }
                 }
                 let rule = self.framing.rule(p.kind);
-                if self.count(rule.id) {
-                    let finding = Finding {
-                        line: p.number,
-                        offset: p.offset,
-                        rule: RuleRef::from_rule(rule),
-                        message: if self.opts.content_length {
-                            p.display_as("message").to_string()
-                        } else {
-                            p.to_string()
-                        },
-                    };
-                    self.emit(&finding);
-                }
+                let content_length = self.opts.content_length;
+                self.report(p.number, p.offset, rule, || {
+                    if content_length {
+                        p.display_as("message").to_string()
+                    } else {
+                        p.to_string()
+                    }
+                });
             }
         }
     }
@@ -350,18 +345,11 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 self.line(number, offset + at as u64, &text[at..], Some(from));
             }
             None => {
-                if self.count(crate::rules::TRANSCRIPT_MARK.id) {
-                    let finding = Finding {
-                        line: number,
-                        offset,
-                        rule: RuleRef::from_rule(&crate::rules::TRANSCRIPT_MARK),
-                        message: "the line has no `-->` (client to server) or `<--` (server to \
-                                  client) mark, as every message line of this transcript must; \
-                                  its sender is guessed"
-                            .into(),
-                    };
-                    self.emit(&finding);
-                }
+                self.report(number, offset, &crate::rules::TRANSCRIPT_MARK, || {
+                    "the line has no `-->` (client to server) or `<--` (server to client) mark, \
+                     as every message line of this transcript must; its sender is guessed"
+                        .into()
+                });
                 self.line(number, offset, text, None);
             }
         }
@@ -409,25 +397,16 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         classified: Option<Classified>,
         from: Option<Direction>,
     ) {
-        if let Err(e) = &alone
-            && self.count(rules::JSON_PARSE.id)
-        {
-            let finding = Finding {
-                line: number,
-                offset,
-                rule: RuleRef::from_rule(&rules::JSON_PARSE),
-                message: format!(
-                    "{e} (byte {} of the {})",
-                    e.offset(),
-                    if self.opts.content_length || from.is_some() {
-                        // A transcript line's message starts after its mark.
-                        "message"
-                    } else {
-                        "line"
-                    }
-                ),
+        if let Err(e) = &alone {
+            // A transcript line's message starts after its mark.
+            let unit = if self.opts.content_length || from.is_some() {
+                "message"
+            } else {
+                "line"
             };
-            self.emit(&finding);
+            self.report(number, offset, &rules::JSON_PARSE, || {
+                format!("{e} (byte {} of the {unit})", e.offset())
+            });
         }
         self.feed(number, offset, text, classified, from);
     }
@@ -441,19 +420,13 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             lines[lines.len() - 1].number,
             lines[0].from,
         );
-        if self.count("framing.multi-line") {
-            let finding = Finding {
-                line: first,
-                offset,
-                rule: RuleRef::from_rule(&crate::rules::FRAMING_MULTI_LINE),
-                message: format!(
-                    "lines {first}–{last} are one JSON value spread over {} lines (pretty-printed?); \
-                     NDJSON needs each value on one line",
-                    last - first + 1
-                ),
-            };
-            self.emit(&finding);
-        }
+        self.report(first, offset, &crate::rules::FRAMING_MULTI_LINE, || {
+            format!(
+                "lines {first}–{last} are one JSON value spread over {} lines (pretty-printed?); \
+                 NDJSON needs each value on one line",
+                last - first + 1
+            )
+        });
         self.feed(first, offset, &text, None, from);
     }
 
@@ -552,15 +525,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 .progress
                 .message(from, &classified.kind, text, self.opts.window);
             for (rule, message) in found {
-                if self.count(rule.id) {
-                    let finding = Finding {
-                        line: number,
-                        offset,
-                        rule: RuleRef::from_rule(rule),
-                        message,
-                    };
-                    self.emit(&finding);
-                }
+                self.report(number, offset, rule, || message);
             }
         }
         if self.opts.lsp {
@@ -648,34 +613,37 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
             _ => Vec::new(),
         };
         for e in found {
-            if self.count(crate::lsp::LSP_SHAPE.id) {
-                let finding = Finding {
-                    line: number,
-                    offset,
-                    rule: RuleRef::from_rule(&crate::lsp::LSP_SHAPE),
-                    message: format!("against LSP's meta-model: {e}"),
-                };
-                self.emit(&finding);
-            }
+            self.report(number, offset, &crate::lsp::LSP_SHAPE, || {
+                format!("against LSP's meta-model: {e}")
+            });
         }
     }
 
     fn matcher_finding(&mut self, line: u64, offset: u64, f: &rpcspec_matcher::Finding) {
-        let rule: &'static Rule = f.rule;
-        if !self.count(rule.id) {
-            return;
-        }
-        let message = match f.member {
+        self.report(line, offset, f.rule, || match f.member {
             Some(i) => format!("batch member {i}: {}", f.detail),
             None => f.detail.clone(),
-        };
-        let finding = Finding {
-            line,
-            offset,
-            rule: RuleRef::from_rule(rule),
-            message,
-        };
-        self.emit(&finding);
+        });
+    }
+
+    /// One finding of `rule` at `line`: counted, and passed to the sink
+    /// (its message made) if the rule's cap allows.
+    fn report(
+        &mut self,
+        line: u64,
+        offset: u64,
+        rule: &'static Rule,
+        message: impl FnOnce() -> String,
+    ) {
+        if self.count(rule.id) {
+            let finding = Finding {
+                line,
+                offset,
+                rule: RuleRef::from_rule(rule),
+                message: message(),
+            };
+            self.emit(&finding);
+        }
     }
 
     /// Counts one finding of rule `id`; whether it is to be shown.
