@@ -203,6 +203,20 @@ impl Capture {
         }
     }
 
+    /// NDJSON: counts `lines` whole lines, `bytes` long, that
+    /// [`rpcspec_framer::sort::sort_lines`] found plain, as read
+    /// ([`Framer::pass_over`]).
+    ///
+    /// # Panics
+    ///
+    /// Under Content-Length framing, or where the framer would.
+    pub fn pass_over(&mut self, lines: u64, bytes: u64) {
+        match &mut self.reader {
+            Reader::Ndjson(framer) => framer.pass_over(lines, bytes),
+            Reader::ContentLength(_) => panic!("Content-Length messages are not lines"),
+        }
+    }
+
     /// Reads `chunk`, which arrived `at`, and hands `sink` every message
     /// and problem it completes, in stream order; each borrows from the
     /// chunk or the reader's buffer, so a huge message is not copied.

@@ -11,6 +11,8 @@
 //!   LSP base protocol, in the same events.
 //! * [`syntax`]: a JSON syntax checker fed in pieces, to tell a
 //!   pretty-printed value spread over lines from lines that are not JSON.
+//! * [`sort::sort_lines`] and [`Framer::pass_over`]: a fast lane for a
+//!   caller that judges lines itself, in bulk and in any thread.
 //! * `FramerCodec` (feature `tokio-util`): the same for `FramedRead`.
 
 #![warn(missing_docs)]
@@ -23,6 +25,7 @@ pub mod headers;
 #[cfg(feature = "json")]
 mod json;
 pub mod read;
+pub mod sort;
 pub mod syntax;
 mod utf8;
 
@@ -89,6 +92,23 @@ impl Framer {
     /// unfinished record are carried or being skipped.
     pub fn at_boundary(&self) -> bool {
         self.pos == self.record_start
+    }
+
+    /// Counts `lines` whole lines, `bytes` long with their `\n`s, as framed
+    /// without framing them: for a caller that sorted them with
+    /// [`sort::sort_lines`], which found each of them *plain*, so that the
+    /// framer would have passed it on as a [`Line`] with no problem. Only at
+    /// a record boundary, in [`Mode::Lines`].
+    ///
+    /// # Panics
+    ///
+    /// If the framer is not at a boundary or not in [`Mode::Lines`].
+    pub fn pass_over(&mut self, lines: u64, bytes: u64) {
+        assert!(self.at_boundary() && self.skipping.is_none() && self.carry.is_empty());
+        assert_eq!(self.config.mode, Mode::Lines);
+        self.pos += bytes;
+        self.record_start = self.pos;
+        self.numbered += lines;
     }
 
     /// Capacity of the carry buffer, the only memory the framer holds. It

@@ -54,6 +54,11 @@ fn token() -> impl Strategy<Value = &'static str> {
         "x",
         "\"\\ud800\"",
         "\"\\udc00x\"",
+        // Long enough for the whole-text pass's eight-byte steps.
+        "\"abcdefghijklmnopq\"",
+        "\"abcdefgh\\\"ijklmnop\\u00e9qrstuvwx\"",
+        "\"abcdefghij\u{1}klmnop\"",
+        "\"abcdefghij\u{7f}\u{1f}klmnop\"",
         "\u{7f}",
     ])
 }
@@ -73,6 +78,12 @@ proptest! {
     fn agrees_with_serde_json(text in text()) {
         // serde_json stops at 128 levels; these texts stay far below.
         prop_assert_eq!(syntax::check(text.as_bytes()).is_ok(), serde_accepts(&text), "{:?}", text);
+    }
+
+    #[test]
+    fn the_whole_text_pass_agrees_with_the_checker(text in text()) {
+        // `is_one_value` follows 64 levels; these texts stay below 24.
+        prop_assert_eq!(syntax::is_one_value(text.as_bytes()), syntax::check(text.as_bytes()).is_ok(), "{:?}", text);
     }
 
     #[test]

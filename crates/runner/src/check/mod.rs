@@ -22,7 +22,6 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::time::Duration;
 
-use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{
@@ -30,9 +29,13 @@ use rpcspec_matcher::{
 };
 use serde::Serialize;
 
+mod ahead;
 mod follow;
+mod lane;
 
+use ahead::Ahead;
 use follow::{Progress, cancel, mark};
+use lane::{Lane, Slow};
 
 use crate::{
     capture::{Capture, Framing},
@@ -145,9 +148,19 @@ pub struct Summary {
 /// found. A read error, or an error from the sink (a closed stdout, say),
 /// ends the check.
 pub fn check(
-    mut input: impl Read,
+    input: impl Read + Send + 'static,
     opts: &Options,
     sink: impl FnMut(&Finding) -> io::Result<()>,
+) -> io::Result<Summary> {
+    check_by(input, opts, sink, true)
+}
+
+/// [`check`], with the fast lane where it applies (`lane`) or without.
+fn check_by(
+    input: impl Read + Send + 'static,
+    opts: &Options,
+    sink: impl FnMut(&Finding) -> io::Result<()>,
+    lane: bool,
 ) -> io::Result<Summary> {
     let framing = if opts.content_length {
         Framing::content_length()
@@ -183,15 +196,26 @@ pub fn check(
         methods: HashMap::new(),
         methods_order: std::collections::VecDeque::new(),
     };
-    let mut chunk = vec![0u8; 64 * 1024];
+    // Without a dialect, what the lines say needs only each line's
+    // verdict: the fast lane.
+    let mut lane = match capture.framing() {
+        Framing::Ndjson(config) if lane && checker.session.is_none() && !opts.seq => {
+            Some(Lane::new(config.clone(), !opts.framing_only))
+        }
+        _ => None,
+    };
+    let mut input = Ahead::new(input);
     let mut bytes = 0;
     loop {
-        let n = read_chunk(&mut input, &mut chunk)?;
-        if n == 0 {
+        let chunk = input.next()?;
+        if chunk.is_empty() {
             break;
         }
-        bytes += n as u64;
-        capture.push(&chunk[..n], Duration::ZERO, |a| checker.event(a.event));
+        match lane.as_mut() {
+            Some(lane) => lane.push(&mut capture, &mut checker, chunk, bytes),
+            None => capture.push(chunk, Duration::ZERO, |a| checker.event(a.event)),
+        }
+        bytes += chunk.len() as u64;
         if let Some(e) = checker.failed.take() {
             return Err(e);
         }
@@ -254,6 +278,24 @@ struct Checker<'o, F> {
     /// its reply by (at most a window's worth).
     methods: HashMap<(Direction, String), String>,
     methods_order: std::collections::VecDeque<(Direction, String)>,
+}
+
+impl<F: FnMut(&Finding) -> io::Result<()>> Slow for Checker<'_, F> {
+    fn event(&mut self, event: Event<'_>) {
+        Checker::event(self, event);
+    }
+
+    fn may_pass(&self) -> bool {
+        self.marked == Some(false) && !self.gather.holding()
+    }
+
+    fn marked(&self) -> bool {
+        self.marked == Some(true)
+    }
+
+    fn passed(&mut self, lines: u64) {
+        self.summary.lines += lines;
+    }
 }
 
 impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {

@@ -58,7 +58,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
                 return exit::CANNOT_START;
             }
         },
-        _ => check::check(io::stdin().lock(), &opts, sink),
+        _ => check::check(io::stdin(), &opts, sink),
     };
     let summary = match checked {
         Ok(s) => s,

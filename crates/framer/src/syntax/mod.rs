@@ -27,6 +27,10 @@
 
 use std::{error::Error, fmt};
 
+pub mod whole;
+
+pub use whole::is_one_value;
+
 /// What went wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
