@@ -31,11 +31,13 @@ fn stdout_of(args: &[&str], input: &[u8]) -> (i32, String) {
     )
 }
 
-/// The rule ids of the findings in a human report, in order.
+/// The rule ids of the findings in a human report, in order: lines
+/// `line:offset: rule: message`, or `file:line:offset: …` of two streams.
 fn rule_ids(out: &str) -> Vec<&str> {
     out.lines()
         .filter(|l| {
-            let mut parts = l.splitn(3, ':');
+            let place = l.split(": ").next().unwrap_or("");
+            let mut parts = place.rsplitn(3, ':');
             parts.next().is_some_and(|p| p.parse::<u64>().is_ok())
                 && parts.next().is_some_and(|p| p.parse::<u64>().is_ok())
         })
@@ -629,4 +631,117 @@ fn what_is_left_unanswered_is_placed_at_its_own_line() {
     let (_, out) = stdout_of(&["check", "-"], b"--> [1 true]\n");
     assert!(out.starts_with("1:4: json.parse: "), "{out}");
     assert!(out.contains("(byte 3 of the message)"), "{out}");
+}
+
+/// `check --client C --server S`, each stream written to a file of its own:
+/// the exit code and the report.
+fn two_streams(args: &[&str], client: &[u8], server: &[u8]) -> (i32, String, [String; 2]) {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = ["client.ndjson", "server.ndjson"].map(|f| dir.path().join(f));
+    std::fs::write(&paths[0], client).unwrap();
+    std::fs::write(&paths[1], server).unwrap();
+    let names = paths.map(|p| p.display().to_string());
+    let mut argv = vec!["check", "--client", &names[0], "--server", &names[1]];
+    argv.extend_from_slice(args);
+    let (code, out) = stdout_of(&argv, b"");
+    (code, out, names)
+}
+
+#[test]
+fn two_streams_of_a_real_session_pair_as_its_marked_transcript_does() {
+    let (client, server) = (side(Some("-->")), side(Some("<--")));
+    let (code, out, _) = two_streams(&["--rpc", "mcp"], client.as_bytes(), server.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(
+        out.contains("(6 requests, 5 replies, 5 paired; each side's own stream)"),
+        "{out}"
+    );
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/check");
+    let (code, out) = stdout_of(
+        &[
+            "check",
+            "--rpc",
+            "lsp",
+            "--client",
+            &format!("{fixtures}/pyright.client.bin"),
+            "--server",
+            &format!("{fixtures}/pyright.server.bin"),
+        ],
+        b"",
+    );
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(out.contains("(7 requests, 7 replies, 7 paired; "), "{out}");
+}
+
+#[test]
+fn a_finding_in_one_of_two_streams_names_its_file_and_line() {
+    let (client, server) = (side(Some("-->")), side(Some("<--")));
+    let uncancelled: String = client
+        .lines()
+        .filter(|l| !l.contains("notifications/cancelled"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let line = uncancelled
+        .lines()
+        .position(|l| l.contains(r#""id":9"#))
+        .unwrap()
+        + 1;
+    let (code, out, names) =
+        two_streams(&["--rpc", "mcp"], uncancelled.as_bytes(), server.as_bytes());
+    assert_eq!(
+        (code, rule_ids(&out)),
+        (1, vec!["session.unanswered"]),
+        "{out}"
+    );
+    assert!(out.starts_with(&format!("{}:{line}:", names[0])), "{out}");
+    // A reply to an id the client never used, in the server's file.
+    let at = server
+        .lines()
+        .position(|l| l.ends_with(r#""id":2}"#))
+        .unwrap()
+        + 1;
+    let stray = server.replace(r#""id":2}"#, r#""id":99}"#);
+    let (code, out, names) = two_streams(&["--rpc", "mcp"], client.as_bytes(), stray.as_bytes());
+    assert_eq!(code, 1);
+    let found: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(": session.unknown-id: "))
+        .collect();
+    assert_eq!(found.len(), 1, "{out}");
+    assert!(
+        found[0].starts_with(&format!("{}:{at}:", names[1])),
+        "{out}"
+    );
+    // No json.parse finding counts bytes after a mark no line has.
+    let (_, out, _) = two_streams(&[], b"{}\nnot json\n", b"");
+    assert!(out.contains("(byte 1 of the line)"), "{out}");
+}
+
+#[test]
+fn a_reply_waits_for_its_request_but_not_forever() {
+    let request = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"id\":{id}}}\n");
+    let reply = |id: u32| format!("{{\"jsonrpc\":\"2.0\",\"result\":0,\"id\":{id}}}\n");
+    let note = "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n";
+    // The reply is the server's first line; its request the client's third.
+    let client = format!("{note}{note}{}", request(1));
+    let (code, out, _) = two_streams(
+        &["--rpc", "jsonrpc2"],
+        client.as_bytes(),
+        reply(1).as_bytes(),
+    );
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    // A reply to nothing waits half a window of the client's messages, then
+    // is read: the replies behind it still pair within the window.
+    let client: String = (1..=20).map(request).collect();
+    let server: String = std::iter::once(99).chain(1..=20).map(reply).collect();
+    let (code, out, _) = two_streams(
+        &["--rpc", "jsonrpc2", "--window", "10"],
+        client.as_bytes(),
+        server.as_bytes(),
+    );
+    assert_eq!(
+        (code, rule_ids(&out)),
+        (1, vec!["session.unknown-id"]),
+        "{out}"
+    );
 }

@@ -377,6 +377,15 @@ impl Session {
         side.due + side.nulls.iter().filter(|n| n.key.is_none()).count()
     }
 
+    /// Whether a request sent `from` one side with this id (compared by
+    /// value) awaits a reply: one read now would pair with it.
+    pub fn awaits(&self, from: Direction, id: &Id) -> bool {
+        self.sides[from.index()]
+            .ids
+            .get(&id.key())
+            .is_some_and(|e| e.due > 0)
+    }
+
     /// Where the replies to the latest request sent `from` one side with
     /// this id (compared by value) came, in order: none if no reply came or
     /// no such request was sent. Replies to invalid requests without a

@@ -211,10 +211,18 @@ mod tests {
             x ^= x << 17;
             // Long runs of one kind, then single lines.
             let kind = kinds[(x % 12) as usize];
-            let run = if x.is_multiple_of(5) { 5000 } else { 1 + (x >> 8) % 3 } as usize;
+            let run = if x.is_multiple_of(5) {
+                5000
+            } else {
+                1 + (x >> 8) % 3
+            } as usize;
             for _ in 0..run {
                 if marks {
-                    out.extend_from_slice(if x.is_multiple_of(2) { b"--> " } else { b"<-- " });
+                    out.extend_from_slice(if x.is_multiple_of(2) {
+                        b"--> "
+                    } else {
+                        b"<-- "
+                    });
                 }
                 out.extend_from_slice(kind);
                 out.push(b'\n');

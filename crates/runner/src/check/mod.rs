@@ -32,10 +32,12 @@ use serde::Serialize;
 mod ahead;
 mod follow;
 mod lane;
+mod two;
 
 use ahead::Ahead;
 use follow::{Progress, cancel, mark};
 use lane::{Lane, Slow};
+pub use two::{PATIENCE, check_two};
 
 use crate::{
     capture::{Capture, Framing},
@@ -54,6 +56,10 @@ pub struct Finding {
     pub rule: RuleRef,
     /// What exactly.
     pub message: String,
+    /// Of two streams checked together ([`check_two`]), the one the line
+    /// is in: `client` or `server`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<&'static str>,
 }
 
 /// Whose messages a stream holds.
@@ -162,40 +168,8 @@ fn check_by(
     sink: impl FnMut(&Finding) -> io::Result<()>,
     lane: bool,
 ) -> io::Result<Summary> {
-    let framing = if opts.content_length {
-        Framing::content_length()
-    } else {
-        let config = Config::default().with_blank_lines(BlankLines::Report);
-        Framing::Ndjson(if opts.seq {
-            config.with_mode(Mode::JsonSeq)
-        } else {
-            config
-        })
-    };
-    let mut capture = Capture::new(framing.clone());
-    let mut checker = Checker {
-        opts,
-        framing,
-        session: opts
-            .dialect
-            .clone()
-            .map(|d| Session::new(d).window(opts.window)),
-        gather: Gather::new(),
-        counts: HashMap::new(),
-        order: Vec::new(),
-        summary: Summary::default(),
-        sink,
-        failed: None,
-        marked: match opts.sides {
-            Sides::Both if !opts.content_length && !opts.seq => None,
-            _ => Some(false),
-        },
-        fed: 0,
-        requests_at: Default::default(),
-        progress: Progress::default(),
-        methods: HashMap::new(),
-        methods_order: std::collections::VecDeque::new(),
-    };
+    let mut checker = Checker::new(opts, sink);
+    let mut capture = Capture::new(checker.framing.clone());
     // Without a dialect, what the lines say needs only each line's
     // verdict: the fast lane.
     let mut lane = match capture.framing() {
@@ -221,24 +195,7 @@ fn check_by(
         }
     }
     capture.finish(Duration::ZERO, |a| checker.event(a.event));
-    checker.end();
-    if let Some(e) = checker.failed.take() {
-        return Err(e);
-    }
-    let mut summary = checker.summary;
-    summary.bytes = bytes;
-    summary.senders = match (opts.sides, checker.marked) {
-        (Sides::Client, _) => "client",
-        (Sides::Server, _) => "server",
-        (Sides::Both, Some(true)) => "marked",
-        (Sides::Both, _) => "guessed",
-    };
-    summary.by_rule = checker
-        .order
-        .iter()
-        .map(|id| (id.to_string(), checker.counts[id]))
-        .collect();
-    Ok(summary)
+    checker.finish(bytes)
 }
 
 /// A line held while it may be part of a pretty-printed value
@@ -264,6 +221,10 @@ struct Checker<'o, F> {
     /// Whether lines carry `-->`/`<--` marks: `None` until the first line
     /// says.
     marked: Option<bool>,
+    /// Of two streams checked together: the one the event at hand is from.
+    stream: Option<Direction>,
+    /// Two streams are checked together.
+    two: bool,
     /// Messages fed to the session.
     fed: usize,
     /// Where each message that may await a reply lately was, per side
@@ -298,7 +259,68 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Slow for Checker<'_, F> {
     }
 }
 
-impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
+impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
+    fn new(opts: &'o Options, sink: F) -> Self {
+        let framing = if opts.content_length {
+            Framing::content_length()
+        } else {
+            let config = Config::default().with_blank_lines(BlankLines::Report);
+            Framing::Ndjson(if opts.seq {
+                config.with_mode(Mode::JsonSeq)
+            } else {
+                config
+            })
+        };
+        Checker {
+            opts,
+            framing,
+            session: opts
+                .dialect
+                .clone()
+                .map(|d| Session::new(d).window(opts.window)),
+            gather: Gather::new(),
+            counts: HashMap::new(),
+            order: Vec::new(),
+            summary: Summary::default(),
+            sink,
+            failed: None,
+            marked: match opts.sides {
+                Sides::Both if !opts.content_length && !opts.seq => None,
+                _ => Some(false),
+            },
+            stream: None,
+            two: false,
+            fed: 0,
+            requests_at: Default::default(),
+            progress: Progress::default(),
+            methods: HashMap::new(),
+            methods_order: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// The stream has ended, `bytes` long: what is left, then the summary.
+    fn finish(mut self, bytes: u64) -> io::Result<Summary> {
+        self.end();
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        let mut summary = self.summary;
+        summary.bytes = bytes;
+        summary.senders = match (self.opts.sides, self.marked) {
+            _ if self.two => "streams",
+            (Sides::Client, _) => "client",
+            (Sides::Server, _) => "server",
+            (Sides::Both, Some(true)) => "marked",
+            (Sides::Both, _) => "guessed",
+        };
+        summary.by_rule = self
+            .order
+            .iter()
+            .map(|id| (id.to_string(), self.counts[id]))
+            .collect();
+        Ok(summary)
+    }
+
     fn event(&mut self, event: Event<'_>) {
         if self.failed.is_some() {
             return;
@@ -312,7 +334,8 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 } else if self.opts.content_length {
                     // A body is one message whatever its lines: judged alone.
                     let (classified, alone) = self.verdict(text);
-                    self.judged(line.number, line.offset, text, alone, classified, None);
+                    let from = self.stream;
+                    self.judged(line.number, line.offset, text, alone, classified, from);
                 } else {
                     self.marked_line(line.number, line.offset, text);
                 }
@@ -336,7 +359,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                                 number: p.number,
                                 offset: p.offset,
                                 alone: Ok(()),
-                                from: None,
+                                from: self.stream,
                             };
                             let closed = match std::str::from_utf8(&p.bytes) {
                                 Ok(tail) => self.gather.close(held, tail),
@@ -369,6 +392,9 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
     /// One line of a stream that may be a marked transcript: its mark (or
     /// comment) read, the rest judged.
     fn marked_line(&mut self, number: u64, offset: u64, text: &str) {
+        if let Some(from) = self.stream {
+            return self.line(number, offset, text, Some(from));
+        }
         if self.marked.is_none() {
             let first = text.trim_start();
             self.marked = Some(mark(first).is_some() || first.starts_with("//"));
@@ -440,8 +466,9 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         from: Option<Direction>,
     ) {
         if let Err(e) = &alone {
-            // A transcript line's message starts after its mark.
-            let unit = if self.opts.content_length || from.is_some() {
+            // A transcript line's message starts after its mark (a line of
+            // one of two streams has none).
+            let unit = if self.opts.content_length || (from.is_some() && self.stream.is_none()) {
                 "message"
             } else {
                 "line"
@@ -479,9 +506,15 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
         }
     }
 
-    fn end(&mut self) {
+    /// Lines held as a possible pretty-printed value are judged: their
+    /// stream has ended.
+    fn flush(&mut self) {
         let held = self.gather.finish();
         self.judge_held(held);
+    }
+
+    fn end(&mut self) {
+        self.flush();
         let one_sided = self.opts.sides != Sides::Both;
         if let Some(session) = self.session.as_mut() {
             let findings = session.close();
@@ -491,21 +524,25 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                     continue;
                 }
-                let (line, offset) = self.place(f.message).unwrap_or((0, 0));
+                let (from, line, offset) = self.place(f.message).unwrap_or((None, 0, 0));
+                if self.two {
+                    self.stream = from;
+                }
                 self.matcher_finding(line, offset, &f);
             }
         }
     }
 
-    /// The line and offset of message `n` fed to the session, if it is one
-    /// still remembered.
-    fn place(&self, n: Option<usize>) -> Option<(u64, u64)> {
+    /// The sender, line and offset of message `n` fed to the session, if
+    /// it is one still remembered.
+    fn place(&self, n: Option<usize>) -> Option<(Option<Direction>, u64, u64)> {
         let n = n?;
-        self.requests_at.iter().find_map(|side| {
+        let from = [Direction::ClientToServer, Direction::ServerToClient];
+        self.requests_at.iter().zip(from).find_map(|(side, from)| {
             let at = side.partition_point(|(m, ..)| *m < n);
             side.get(at)
                 .filter(|(m, ..)| *m == n)
-                .map(|&(_, line, offset)| (line, offset))
+                .map(|&(_, line, offset)| (Some(from), line, offset))
         })
     }
 
@@ -683,6 +720,10 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Checker<'_, F> {
                 offset,
                 rule: RuleRef::from_rule(rule),
                 message: message(),
+                stream: self.stream.map(|from| match from {
+                    Direction::ClientToServer => "client",
+                    Direction::ServerToClient => "server",
+                }),
             };
             self.emit(&finding);
         }

@@ -388,6 +388,16 @@ pub(crate) struct CheckArgs {
     /// stdout): then only that side's requests are paired.
     #[arg(long, value_enum, default_value_t = CheckFrom::Both)]
     pub(crate) from: CheckFrom,
+    /// The client's stream, checked together with the server's
+    /// (`--server`), each captured on its own (`tee` on each side of a
+    /// pipe): read in an order that could have happened, each reply after
+    /// its request; each finding names its file.
+    #[arg(long, value_name = "FILE", requires = "server", conflicts_with_all = ["file", "from"])]
+    pub(crate) client: Option<PathBuf>,
+    /// The server's stream, checked together with the client's
+    /// (`--client`).
+    #[arg(long, value_name = "FILE", requires = "client", conflicts_with_all = ["file", "from"])]
+    pub(crate) server: Option<PathBuf>,
     /// Check the framing only (UTF-8, line endings, blank lines), not that
     /// each line is one JSON text.
     #[arg(long)]

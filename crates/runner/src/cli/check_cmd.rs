@@ -41,17 +41,34 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let json = args.format == TextFormat::Json;
+    let name = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    let (client_name, server_name) = (name(&args.client), name(&args.server));
     let sink = |f: &check::Finding| -> io::Result<()> {
         if json {
             out.write_all(render::envelope("finding", f).as_bytes())?;
         } else {
+            let stream = match f.stream {
+                Some("client") => client_name.as_deref(),
+                Some(_) => server_name.as_deref(),
+                None => None,
+            };
+            if let Some(stream) = stream {
+                write!(out, "{stream}:")?;
+            }
             write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
             out.write_all(f.message.as_bytes())?;
         }
         out.write_all(b"\n")
     };
-    let checked = match &args.file {
-        Some(path) if path.as_os_str() != "-" => match open_stream(path) {
+    let checked = match (&args.client, &args.server, &args.file) {
+        (Some(client), Some(server), _) => match (open_stream(client), open_stream(server)) {
+            (Ok(c), Ok(s)) => check::check_two(c, s, &opts, sink),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("rpcspec: {e}");
+                return exit::CANNOT_START;
+            }
+        },
+        (.., Some(path)) if path.as_os_str() != "-" => match open_stream(path) {
             Ok(f) => check::check(f, &opts, sink),
             Err(e) => {
                 eprintln!("rpcspec: {e}");
@@ -126,6 +143,7 @@ fn write_check_summary(
             "marked" => "senders as marked",
             "client" => "all the client's",
             "server" => "all the server's",
+            "streams" => "each side's own stream",
             _ if unit == "line" => "senders guessed: mark the lines `-->`/`<--` or give --from",
             _ => "senders guessed: give --from client or --from server",
         };
