@@ -745,3 +745,41 @@ fn a_reply_waits_for_its_request_but_not_forever() {
         "{out}"
     );
 }
+
+#[test]
+fn annotate_gives_each_message_a_line_with_its_pairing() {
+    let (code, out) = stdout_of(
+        &["check", "--rpc", "mcp", "--annotate", "-"],
+        TRANSCRIPT.as_bytes(),
+    );
+    assert_eq!(code, 0, "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 21, "{out}");
+    assert_eq!(
+        lines[0],
+        "    3  -->  request       id 0 initialize                    answered by line 4"
+    );
+    assert_eq!(
+        lines[12],
+        "   15  -->  request       id 9 tools/call                    cancelled at line 17"
+    );
+    // Without --rpc, JSON-RPC 2.0; a finding sits under its message.
+    let (code, out) = stdout_of(
+        &["check", "--annotate", "-"],
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"id\":1}\n",
+    );
+    assert_eq!(code, 1);
+    assert!(out.starts_with("    1  -->  request       id 1 a                             never answered\n        session.unanswered: "), "{out}");
+}
+
+#[test]
+fn an_unmarked_event_stream_is_the_producers() {
+    let stream =
+        b"{\"type\":\"start\"}\n{\"type\":\"token\",\"text\":\"a\"}\n{\"type\":\"done\"}\n";
+    let (code, out) = stdout_of(&["check", "--rpc", "events", "-"], stream);
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    let cut = &stream[..stream.len() - 16];
+    let (code, out) = stdout_of(&["check", "--rpc", "events", "-"], cut);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("events.interrupted"), "{out}");
+}

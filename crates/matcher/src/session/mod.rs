@@ -377,13 +377,15 @@ impl Session {
         side.due + side.nulls.iter().filter(|n| n.key.is_none()).count()
     }
 
-    /// Whether a request sent `from` one side with this id (compared by
-    /// value) awaits a reply: one read now would pair with it.
-    pub fn awaits(&self, from: Direction, id: &Id) -> bool {
+    /// The request sent `from` one side with this id (compared by value)
+    /// that awaits a reply, by the number of its message (the first fed is
+    /// 1): a reply read now would pair with it.
+    pub fn awaiting(&self, from: Direction, id: &Id) -> Option<usize> {
         self.sides[from.index()]
             .ids
             .get(&id.key())
-            .is_some_and(|e| e.due > 0)
+            .filter(|e| e.due > 0)
+            .map(|e| e.message)
     }
 
     /// Where the replies to the latest request sent `from` one side with

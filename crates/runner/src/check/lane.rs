@@ -142,7 +142,7 @@ fn newline(bytes: &[u8]) -> Option<usize> {
 mod tests {
     use std::io::{self, Read};
 
-    use super::super::{Finding, Options, Sides, check_by};
+    use super::super::{Options, Out, Sides, check_by};
 
     /// A reader giving reads of varied sizes, some short (a chunk ends),
     /// some long (chunks are filled).
@@ -167,11 +167,13 @@ mod tests {
 
     fn run(data: &[u8], opts: &Options, lane: bool, seed: u64) -> (Vec<String>, String) {
         let mut found = Vec::new();
-        let sink = |f: &Finding| {
-            found.push(format!(
-                "{}:{}: {}: {}",
-                f.line, f.offset, f.rule.id, f.message
-            ));
+        let sink = |o: Out<'_>| {
+            if let Out::Finding(f) = o {
+                found.push(format!(
+                    "{}:{}: {}: {}",
+                    f.line, f.offset, f.rule.id, f.message
+                ));
+            }
             Ok(())
         };
         let input = Dribble {

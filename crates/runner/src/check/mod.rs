@@ -9,8 +9,8 @@
 //! (`--from client|server`), and its replies answer requests it does not
 //! hold, so only its own requests are paired (and none is reported
 //! unanswered); an unmarked stream of both sides is guessed at: a message
-//! with a `method` is the client's, a reply the server's (wrong for servers
-//! that make requests: mark the stream).
+//! with a `method` is the client's, a reply or an event record the
+//! server's (wrong for servers that make requests: mark the stream).
 //!
 //! The check streams: findings go to a sink as they are found, at most
 //! [`Options::per_rule`] of each rule (the rest are counted), and the
@@ -18,7 +18,7 @@
 //! not grow with the stream. A value pretty-printed over several lines is
 //! one `framing.multi-line` finding, not one per line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read};
 use std::time::Duration;
 
@@ -27,17 +27,20 @@ use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{
     Classified, Dialect, Direction, Kind, Rule, Session, Shape, classify, rules,
 };
-use serde::Serialize;
 
 mod ahead;
 mod follow;
 mod lane;
+mod notes;
 mod two;
+mod types;
 
 use ahead::Ahead;
 use follow::{Progress, cancel, mark};
 use lane::{Lane, Slow};
+use notes::Notes;
 pub use two::{PATIENCE, check_two};
+pub use types::{Finding, HELD, Note, Options, Out, PER_RULE, Pairing, Sides, Summary, WINDOW};
 
 use crate::{
     capture::{Capture, Framing},
@@ -45,118 +48,13 @@ use crate::{
     report::RuleRef,
 };
 
-/// One thing wrong in the stream.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// 1-based line (0 for findings about the whole stream).
-    pub line: u64,
-    /// Byte offset of the line.
-    pub offset: u64,
-    /// The rule broken.
-    pub rule: RuleRef,
-    /// What exactly.
-    pub message: String,
-    /// Of two streams checked together ([`check_two`]), the one the line
-    /// is in: `client` or `server`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream: Option<&'static str>,
-}
-
-/// Whose messages a stream holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Sides {
-    /// Both sides': each line marked `-->` (client to server) or `<--`
-    /// (server to client), `//` lines being comments; or, if the stream's
-    /// first line is not so marked, each message's sender guessed from its
-    /// shape.
-    #[default]
-    Both,
-    /// The client's only: its requests and notifications, and its replies
-    /// to the server's requests.
-    Client,
-    /// The server's only (its stdout).
-    Server,
-}
-
-/// What to check, and how much to show.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Whose messages the stream holds.
-    pub sides: Sides,
-    /// Also check every message and the pairing, in this dialect.
-    pub dialect: Option<Dialect>,
-    /// The dialect is LSP's: every message is also checked against LSP's
-    /// meta-model (rule `lsp.shape`), a reply by its request's method.
-    pub lsp: bool,
-    /// Check framing only: not whether each line is JSON.
-    pub framing_only: bool,
-    /// Records are RFC 7464 `application/json-seq` (RS-delimited).
-    pub seq: bool,
-    /// Messages are framed by `Content-Length` headers (the LSP base
-    /// protocol), not lines: each body is judged as one JSON text.
-    pub content_length: bool,
-    /// At most this many findings of one rule go to the sink; the rest are
-    /// counted. `None`: all of them.
-    pub per_rule: Option<u64>,
-    /// The pairing window: how many requests of each side are remembered.
-    pub window: usize,
-}
-
-/// Default of [`Options::per_rule`].
-pub const PER_RULE: u64 = 100;
-/// Default of [`Options::window`].
-pub const WINDOW: usize = 50_000;
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            sides: Sides::Both,
-            dialect: None,
-            lsp: false,
-            framing_only: false,
-            seq: false,
-            content_length: false,
-            per_rule: Some(PER_RULE),
-            window: WINDOW,
-        }
-    }
-}
-
-/// What the whole stream held.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    /// Bytes read.
-    pub bytes: u64,
-    /// Lines (records) framed, problems included.
-    pub lines: u64,
-    /// Every finding, shown or not.
-    pub findings: u64,
-    /// Findings not passed to the sink because of [`Options::per_rule`].
-    pub not_shown: u64,
-    /// Findings per rule id, in the order each rule was first broken.
-    pub by_rule: Vec<(String, u64)>,
-    /// Values that were spread over several lines (pretty-printed JSON).
-    pub multi_line_values: u64,
-    /// With a dialect: the messages read.
-    pub messages: u64,
-    /// Of them, requests.
-    pub requests: u64,
-    /// Of them, replies.
-    pub replies: u64,
-    /// Replies that answered a request of the stream.
-    pub paired: u64,
-    /// How each message's sender was known: `marked`, `guessed`, `client`
-    /// or `server` (the stream's one side).
-    pub senders: &'static str,
-}
-
 /// Checks everything `input` yields, passing findings to `sink` as they are
 /// found. A read error, or an error from the sink (a closed stdout, say),
 /// ends the check.
 pub fn check(
     input: impl Read + Send + 'static,
     opts: &Options,
-    sink: impl FnMut(&Finding) -> io::Result<()>,
+    sink: impl FnMut(Out<'_>) -> io::Result<()>,
 ) -> io::Result<Summary> {
     check_by(input, opts, sink, true)
 }
@@ -165,7 +63,7 @@ pub fn check(
 fn check_by(
     input: impl Read + Send + 'static,
     opts: &Options,
-    sink: impl FnMut(&Finding) -> io::Result<()>,
+    sink: impl FnMut(Out<'_>) -> io::Result<()>,
     lane: bool,
 ) -> io::Result<Summary> {
     let mut checker = Checker::new(opts, sink);
@@ -225,13 +123,16 @@ struct Checker<'o, F> {
     stream: Option<Direction>,
     /// Two streams are checked together.
     two: bool,
+    /// With [`Options::annotate`]: the notes held until their pairing is
+    /// known.
+    notes: Option<Notes>,
     /// Messages fed to the session.
     fed: usize,
     /// Where each message that may await a reply lately was, per side
     /// (the session's window is per side): (message, line, offset), at
     /// most twice the window's worth each, in message order, for placing
     /// what the session finds unanswered.
-    requests_at: [std::collections::VecDeque<(usize, u64, u64)>; 2],
+    requests_at: [VecDeque<(usize, u64, u64)>; 2],
     /// MCP: each progress token's latest `progress`, and the tokens whose
     /// request was answered (at most a window's worth of each).
     progress: Progress,
@@ -241,7 +142,7 @@ struct Checker<'o, F> {
     methods_order: std::collections::VecDeque<(Direction, String)>,
 }
 
-impl<F: FnMut(&Finding) -> io::Result<()>> Slow for Checker<'_, F> {
+impl<F: FnMut(Out<'_>) -> io::Result<()>> Slow for Checker<'_, F> {
     fn event(&mut self, event: Event<'_>) {
         Checker::event(self, event);
     }
@@ -259,7 +160,7 @@ impl<F: FnMut(&Finding) -> io::Result<()>> Slow for Checker<'_, F> {
     }
 }
 
-impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
+impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
     fn new(opts: &'o Options, sink: F) -> Self {
         let framing = if opts.content_length {
             Framing::content_length()
@@ -290,6 +191,7 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
             },
             stream: None,
             two: false,
+            notes: (opts.annotate && opts.dialect.is_some()).then(Notes::default),
             fed: 0,
             requests_at: Default::default(),
             progress: Progress::default(),
@@ -524,6 +426,11 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
                 if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                     continue;
                 }
+                if let (Some(notes), Some(m)) = (self.notes.as_mut(), f.message)
+                    && f.rule.id == rules::SESSION_UNANSWERED.id
+                {
+                    notes.unanswered(m);
+                }
                 let (from, line, offset) = self.place(f.message).unwrap_or((None, 0, 0));
                 if self.two {
                     self.stream = from;
@@ -531,19 +438,13 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
                 self.matcher_finding(line, offset, &f);
             }
         }
+        self.give_notes(true);
     }
 
     /// The sender, line and offset of message `n` fed to the session, if
     /// it is one still remembered.
     fn place(&self, n: Option<usize>) -> Option<(Option<Direction>, u64, u64)> {
-        let n = n?;
-        let from = [Direction::ClientToServer, Direction::ServerToClient];
-        self.requests_at.iter().zip(from).find_map(|(side, from)| {
-            let at = side.partition_point(|(m, ..)| *m < n);
-            side.get(at)
-                .filter(|(m, ..)| *m == n)
-                .map(|&(_, line, offset)| (Some(from), line, offset))
-        })
+        place(&self.requests_at, n?)
     }
 
     /// A line or value to the session, if there is one. Lines that are not
@@ -581,10 +482,12 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
             Kind::Batch(members) => members.iter().all(is_reply),
             kind => is_reply(kind),
         };
-        let guessed = if reply {
-            Direction::ServerToClient
-        } else {
-            Direction::ClientToServer
+        let guessed = match &classified.kind {
+            _ if reply => Direction::ServerToClient,
+            // Records are what a producer writes: an event stream's are
+            // all its own, Claude's all but the user's turns.
+            Kind::Event { name } if &**name != "user" => Direction::ServerToClient,
+            _ => Direction::ClientToServer,
         };
         let from = match self.opts.sides {
             Sides::Client => Direction::ClientToServer,
@@ -610,6 +513,7 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
         if self.opts.lsp {
             self.shapes(number, offset, text, from, &classified.kind);
         }
+        self.annotate(number, offset, from, &classified);
         let Some(session) = self.session.as_mut() else {
             return;
         };
@@ -656,6 +560,30 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
             }
             self.matcher_finding(number, offset, f);
         }
+        self.give_notes(false);
+    }
+
+    /// With notes: the note of a message about to be fed.
+    fn annotate(&mut self, number: u64, offset: u64, from: Direction, classified: &Classified) {
+        let (Some(notes), Some(session)) = (self.notes.as_mut(), self.session.as_ref()) else {
+            return;
+        };
+        // The request a reply answers is the other side's; a cancel's, its
+        // own.
+        let requests_at = &self.requests_at;
+        let awaited = |kind: &Kind| {
+            let m = match kind {
+                Kind::Cancel { id } => session.awaiting(from, id),
+                kind => session.awaiting(from.reverse(), kind.id()?),
+            }?;
+            Some((m, place(requests_at, m)?.1))
+        };
+        let stream = self.stream.map(side_name);
+        let one_sided = self.opts.sides != Sides::Both;
+        let n = self.fed + 1;
+        notes.message(
+            stream, number, offset, from, classified, n, one_sided, &awaited,
+        );
     }
 
     /// LSP: a message against the meta-model; a request's method kept for
@@ -720,10 +648,7 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
                 offset,
                 rule: RuleRef::from_rule(rule),
                 message: message(),
-                stream: self.stream.map(|from| match from {
-                    Direction::ClientToServer => "client",
-                    Direction::ServerToClient => "server",
-                }),
+                stream: self.stream.map(side_name),
             };
             self.emit(&finding);
         }
@@ -745,10 +670,50 @@ impl<'o, F: FnMut(&Finding) -> io::Result<()>> Checker<'o, F> {
     }
 
     fn emit(&mut self, finding: &Finding) {
+        if let Some(notes) = self.notes.as_mut()
+            && finding.line > 0
+            && let Some(note) = notes.at(finding.stream, finding.line, finding.offset)
+        {
+            return note.findings.push(finding.clone());
+        }
+        self.give(Out::Finding(finding));
+    }
+
+    fn give(&mut self, out: Out<'_>) {
         if self.failed.is_none()
-            && let Err(e) = (self.sink)(finding)
+            && let Err(e) = (self.sink)(out)
         {
             self.failed = Some(e);
         }
     }
+
+    /// The notes whose pairing is known (`all`: every one), given out.
+    fn give_notes(&mut self, all: bool) {
+        while let Some(note) = self.notes.as_mut().and_then(|n| n.ready(all)) {
+            self.give(Out::Note(&note));
+        }
+    }
+}
+
+/// `client` or `server`: the side a message is from.
+fn side_name(from: Direction) -> &'static str {
+    match from {
+        Direction::ClientToServer => "client",
+        Direction::ServerToClient => "server",
+    }
+}
+
+/// Where message `n` fed to the session was, if it is one still
+/// remembered in `requests_at`: its sender, line and offset.
+fn place(
+    requests_at: &[VecDeque<(usize, u64, u64)>; 2],
+    n: usize,
+) -> Option<(Option<Direction>, u64, u64)> {
+    let from = [Direction::ClientToServer, Direction::ServerToClient];
+    requests_at.iter().zip(from).find_map(|(side, from)| {
+        let at = side.partition_point(|(m, ..)| *m < n);
+        side.get(at)
+            .filter(|(m, ..)| *m == n)
+            .map(|&(_, line, offset)| (Some(from), line, offset))
+    })
 }

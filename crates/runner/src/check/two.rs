@@ -14,7 +14,7 @@ use std::time::Duration;
 use rpcspec_framer::Event;
 use rpcspec_matcher::{Direction, Id, Kind, classify};
 
-use super::{Checker, Finding, Options, Summary, ahead::Ahead};
+use super::{Checker, Options, Out, Summary, ahead::Ahead};
 use crate::capture::Capture;
 
 /// How many messages of the other stream a reply waits for its request.
@@ -98,12 +98,12 @@ impl Stream {
 
 /// Checks the client's stream and the server's together: what [`check`]
 /// (super::check) finds in a marked transcript of the same messages, each
-/// finding naming its stream ([`Finding::stream`]).
+/// finding naming its stream ([`Finding::stream`](super::Finding::stream)).
 pub fn check_two(
     client: impl Read + Send + 'static,
     server: impl Read + Send + 'static,
     opts: &Options,
-    sink: impl FnMut(&Finding) -> io::Result<()>,
+    sink: impl FnMut(Out<'_>) -> io::Result<()>,
 ) -> io::Result<Summary> {
     let mut checker = Checker::new(opts, sink);
     checker.two = true;
@@ -153,7 +153,7 @@ pub fn check_two(
 /// possible pretty-printed value; else a reply whose request was read (or
 /// has waited long enough); else the other kinds in turn; else, both
 /// heads being replies to requests not read, the client's.
-fn choose<F: FnMut(&Finding) -> io::Result<()>>(
+fn choose<F: FnMut(Out<'_>) -> io::Result<()>>(
     checker: &Checker<'_, F>,
     streams: &mut [Stream; 2],
     last: usize,
@@ -172,7 +172,7 @@ fn choose<F: FnMut(&Finding) -> io::Result<()>>(
         let patience = streams[i].waited >= PATIENCE.min(checker.opts.window / 2);
         let session = checker.session.as_ref();
         if let Some(id) = streams[i].head_reply(dialect) {
-            if patience || session.is_some_and(|s| s.awaits(asker, id)) {
+            if patience || session.is_some_and(|s| s.awaiting(asker, id).is_some()) {
                 return Some(i);
             }
             waiting[i] = true;

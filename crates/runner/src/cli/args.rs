@@ -388,6 +388,11 @@ pub(crate) struct CheckArgs {
     /// stdout): then only that side's requests are paired.
     #[arg(long, value_enum, default_value_t = CheckFrom::Both)]
     pub(crate) from: CheckFrom,
+    /// Each message on a line of its own: its line, sender, what it is in
+    /// the dialect and what answers it ("answered by line 14"), with the
+    /// findings about it beneath (implies `--rpc jsonrpc2` if no `--rpc`).
+    #[arg(long, conflicts_with = "framing_only")]
+    pub(crate) annotate: bool,
     /// The client's stream, checked together with the server's
     /// (`--server`), each captured on its own (`tee` on each side of a
     /// pipe): read in an order that could have happened, each reply after

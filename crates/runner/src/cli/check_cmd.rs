@@ -14,7 +14,8 @@ use crate::{
 };
 
 pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
-    let dialect = match args.rpc.as_deref().map(dialect_of).transpose() {
+    let rpc = args.rpc.as_deref().or(args.annotate.then_some("jsonrpc2"));
+    let dialect = match rpc.map(dialect_of).transpose() {
         Ok(d) => d,
         Err(code) => return code,
     };
@@ -37,17 +38,16 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         content_length: framing == StreamFraming::ContentLength,
         per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
         window: args.window as usize,
+        annotate: args.annotate,
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let json = args.format == TextFormat::Json;
     let name = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let (client_name, server_name) = (name(&args.client), name(&args.server));
-    let sink = |f: &check::Finding| -> io::Result<()> {
-        if json {
-            out.write_all(render::envelope("finding", f).as_bytes())?;
-        } else {
-            let stream = match f.stream {
+    let sink = |o: check::Out<'_>| -> io::Result<()> {
+        let place = |out: &mut dyn Write, stream: Option<&str>, line: u64| -> io::Result<()> {
+            let stream = match stream {
                 Some("client") => client_name.as_deref(),
                 Some(_) => server_name.as_deref(),
                 None => None,
@@ -55,8 +55,32 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
             if let Some(stream) = stream {
                 write!(out, "{stream}:")?;
             }
-            write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
-            out.write_all(f.message.as_bytes())?;
+            write!(out, "{line}")
+        };
+        match o {
+            check::Out::Finding(f) if json => {
+                out.write_all(render::envelope("finding", f).as_bytes())?
+            }
+            check::Out::Note(n) if json => out.write_all(render::envelope("note", n).as_bytes())?,
+            check::Out::Finding(f) => {
+                place(&mut out, f.stream, f.line)?;
+                write!(out, ":{}: {}: ", f.offset, f.rule.id)?;
+                out.write_all(f.message.as_bytes())?;
+            }
+            check::Out::Note(n) => {
+                // Of two streams, the arrow says whose file the line is in.
+                write!(out, "{:>5}", n.line)?;
+                let arrow = match n.from {
+                    Some("client") => "-->",
+                    Some(_) => "<--",
+                    None => "   ",
+                };
+                let line = format!("  {arrow}  {:<13} {:<34} {}", n.kind, n.detail, n.pairing);
+                out.write_all(line.trim_end().as_bytes())?;
+                for f in &n.findings {
+                    write!(out, "\n        {}: {}", f.rule.id, f.message)?;
+                }
+            }
         }
         out.write_all(b"\n")
     };

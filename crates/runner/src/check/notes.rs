@@ -1,0 +1,493 @@
+//! `check --annotate`: each message of the stream as a [`Note`], with what
+//! it is in the dialect and what answers it ("answered by line 14",
+//! "answers line 3", "cancelled at line 20", "never answered", "needs no
+//! answer"), and the findings about it beneath. A note is given out once
+//! its pairing is known: a request waits for its reply, and the notes
+//! after it wait with it, at most [`HELD`] of them, so memory stays bounded
+//! and the notes come in stream order.
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use rpcspec_matcher::{Classified, Direction, IdKind, Kind, Shape, rules};
+use serde::Serialize;
+
+use super::Finding;
+
+/// Notes held behind one awaiting a reply, at most: past it the first is
+/// given out as [`Pairing::NotYet`].
+pub const HELD: usize = 10_000;
+
+/// How a message pairs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "pairing", rename_all = "kebab-case")]
+pub enum Pairing {
+    /// A notification or an event: nothing answers it.
+    NeedsNoAnswer,
+    /// A request (or a batch of them) still awaiting its reply.
+    Awaiting,
+    /// A request answered by the replies at these lines.
+    AnsweredBy {
+        /// The replies' lines.
+        lines: Vec<u64>,
+    },
+    /// A reply to the requests at these lines; none: to a message whose id
+    /// could not be read.
+    Answers {
+        /// The requests' lines.
+        lines: Vec<u64>,
+    },
+    /// A reply no request awaited.
+    AnswersNothing,
+    /// A request withdrawn by the cancel at this line.
+    CancelledAt {
+        /// The cancel's line.
+        line: u64,
+    },
+    /// A cancel of the request at this line.
+    Cancels {
+        /// The request's line.
+        line: u64,
+    },
+    /// A cancel of no request awaiting.
+    CancelsNothing,
+    /// A request still awaiting its reply when the stream ended.
+    NeverAnswered,
+    /// A request still awaiting its reply [`HELD`] notes later.
+    NotYet,
+    /// A request of a one-sided stream: its reply is in the other side's.
+    ReplyNotInStream,
+    /// A reply of a one-sided stream: its request is in the other side's.
+    RequestNotInStream,
+    /// Not a message: a line the framing or JSON turned down.
+    NotAMessage,
+}
+
+impl fmt::Display for Pairing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines = |f: &mut fmt::Formatter<'_>, what: &str, lines: &[u64]| {
+            let s = if lines.len() == 1 { "" } else { "s" };
+            let list: Vec<String> = lines.iter().map(u64::to_string).collect();
+            write!(f, "{what} line{s} {}", list.join(", "))
+        };
+        match self {
+            Pairing::NeedsNoAnswer => f.write_str("needs no answer"),
+            Pairing::Awaiting => f.write_str("awaiting its reply"),
+            Pairing::AnsweredBy { lines: l } => lines(f, "answered by", l),
+            Pairing::Answers { lines: l } if l.is_empty() => {
+                f.write_str("answers a message whose id could not be read")
+            }
+            Pairing::Answers { lines: l } => lines(f, "answers", l),
+            Pairing::AnswersNothing => f.write_str("answers no request awaiting one"),
+            Pairing::CancelledAt { line } => write!(f, "cancelled at line {line}"),
+            Pairing::Cancels { line } => write!(f, "cancels line {line}"),
+            Pairing::CancelsNothing => f.write_str("cancels no request awaiting a reply"),
+            Pairing::NeverAnswered => f.write_str("never answered"),
+            Pairing::NotYet => write!(f, "not answered in the next {HELD} messages"),
+            Pairing::ReplyNotInStream => f.write_str("its reply is in the other side's stream"),
+            Pairing::RequestNotInStream => f.write_str("its request is in the other side's stream"),
+            Pairing::NotAMessage => Ok(()),
+        }
+    }
+}
+
+/// One message (or line that is not one) of the stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Note {
+    /// Its line, or first line (a message is a record of the framing).
+    pub line: u64,
+    /// Its byte offset.
+    pub offset: u64,
+    /// Of two streams, the one it is in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream: Option<&'static str>,
+    /// Its sender, `client` or `server`, if it is a message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'static str>,
+    /// What it is: `request`, `notification`, `reply`, `error reply`,
+    /// `cancel`, `event`, `batch`, `invalid request`, `invalid reply`,
+    /// `not JSON`, `not a message`.
+    pub kind: &'static str,
+    /// Its id, method, error code or event name, as they apply.
+    pub detail: String,
+    /// How it pairs.
+    #[serde(flatten)]
+    pub pairing: Pairing,
+    /// The findings about it.
+    pub findings: Vec<Finding>,
+    /// Replies still due (a batch may await several).
+    #[serde(skip)]
+    due: u32,
+    /// The session's number for it.
+    #[serde(skip)]
+    message: usize,
+}
+
+/// The notes held, oldest first.
+#[derive(Default)]
+pub(super) struct Notes {
+    held: VecDeque<Note>,
+    /// The sequence number of the oldest note held.
+    first: u64,
+    /// The note of each message awaiting a reply, by message number.
+    by_message: HashMap<usize, u64>,
+    /// The last line given out, per stream.
+    given: HashMap<Option<&'static str>, u64>,
+}
+
+impl Notes {
+    /// Where the note of `line` in `stream` is held, made if it is new (as
+    /// not a message, yet); `None` if it was given out already.
+    fn index(&mut self, stream: Option<&'static str>, line: u64, offset: u64) -> Option<usize> {
+        if self.given.get(&stream).is_some_and(|&l| line <= l) {
+            return None;
+        }
+        // A stream's lines come in order: the search stops at the stream's
+        // first earlier line.
+        for (i, n) in self.held.iter().enumerate().rev() {
+            if n.stream == stream {
+                if n.line == line {
+                    return Some(i);
+                }
+                if n.line < line {
+                    break;
+                }
+            }
+        }
+        self.held.push_back(Note {
+            line,
+            offset,
+            stream,
+            from: None,
+            kind: "not a message",
+            detail: String::new(),
+            pairing: Pairing::NotAMessage,
+            findings: Vec::new(),
+            due: 0,
+            message: 0,
+        });
+        Some(self.held.len() - 1)
+    }
+
+    /// The note of `line` in `stream`, for a finding about it; `None` if it
+    /// was given out already.
+    pub(super) fn at(
+        &mut self,
+        stream: Option<&'static str>,
+        line: u64,
+        offset: u64,
+    ) -> Option<&mut Note> {
+        let i = self.index(stream, line, offset)?;
+        self.held.get_mut(i)
+    }
+
+    /// A message of the stream, `message` the session's number for it.
+    /// The request a reply or a cancel of it is about is found by
+    /// `awaited`: the session's number of that request and its line, asked
+    /// before this message is fed.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn message(
+        &mut self,
+        stream: Option<&'static str>,
+        line: u64,
+        offset: u64,
+        from: Direction,
+        classified: &Classified,
+        message: usize,
+        one_sided: bool,
+        awaited: &dyn Fn(&Kind) -> Option<(usize, u64)>,
+    ) {
+        let mut answers = Vec::new();
+        let mut due = 0;
+        let mut cancels = None;
+        let kinds: &[Kind] = match &classified.kind {
+            Kind::Batch(members) => members,
+            kind => std::slice::from_ref(kind),
+        };
+        for kind in kinds {
+            match kind {
+                Kind::Request { .. } => due += 1,
+                Kind::Success { .. } | Kind::Error { .. } => {
+                    answers.push(awaited(kind).map(|(m, at)| self.answer(m, at, line)))
+                }
+                Kind::Cancel { .. } => {
+                    cancels = Some(awaited(kind).map(|(m, at)| self.cancel(m, at, line)))
+                }
+                _ => {}
+            }
+        }
+        let (kind, detail) = describe(classified);
+        let pairing = if one_sided && due > 0 {
+            due = 0;
+            Pairing::ReplyNotInStream
+        } else if one_sided && !answers.is_empty() {
+            Pairing::RequestNotInStream
+        } else if let Some(request) = cancels {
+            request.map_or(Pairing::CancelsNothing, |line| Pairing::Cancels { line })
+        } else if !answers.is_empty() {
+            let lines: Vec<u64> = answers.iter().flatten().copied().collect();
+            // An error with id null (or none) answers a message whose id
+            // could not be read.
+            let unreadable = match &classified.kind {
+                Kind::Error { id, .. } => id.as_ref().is_none_or(|id| id.kind() == IdKind::Null),
+                _ => false,
+            };
+            if lines.is_empty() && !unreadable {
+                Pairing::AnswersNothing
+            } else {
+                Pairing::Answers { lines }
+            }
+        } else if due > 0 {
+            Pairing::Awaiting
+        } else if kind == "not JSON" {
+            Pairing::NotAMessage
+        } else {
+            Pairing::NeedsNoAnswer
+        };
+        let Some(i) = self.index(stream, line, offset) else {
+            return;
+        };
+        let note = &mut self.held[i];
+        note.from = Some(match from {
+            Direction::ClientToServer => "client",
+            Direction::ServerToClient => "server",
+        });
+        (note.kind, note.detail, note.pairing) = (kind, detail, pairing);
+        (note.due, note.message) = (due, message);
+        if due > 0 {
+            self.by_message.insert(message, self.first + i as u64);
+        }
+    }
+
+    /// The held note of request `message`, if any.
+    fn request(&mut self, message: usize) -> Option<&mut Note> {
+        let seq = *self.by_message.get(&message)?;
+        let i = usize::try_from(seq.checked_sub(self.first)?).ok()?;
+        self.held.get_mut(i)
+    }
+
+    /// Request `message`, at line `at`, is answered at `line` (its note
+    /// may have been given out already, as not answered yet): `at`.
+    fn answer(&mut self, message: usize, at: u64, line: u64) -> u64 {
+        if let Some(note) = self.request(message) {
+            note.due = note.due.saturating_sub(1);
+            match &mut note.pairing {
+                Pairing::AnsweredBy { lines } => lines.push(line),
+                p => *p = Pairing::AnsweredBy { lines: vec![line] },
+            }
+            if note.due == 0 {
+                self.by_message.remove(&message);
+            }
+        }
+        at
+    }
+
+    /// Request `message`, at line `at`, is cancelled at `line`: `at`.
+    fn cancel(&mut self, message: usize, at: u64, line: u64) -> u64 {
+        if let Some(note) = self.request(message) {
+            note.due = 0;
+            note.pairing = Pairing::CancelledAt { line };
+            self.by_message.remove(&message);
+        }
+        at
+    }
+
+    /// The request `message` got no reply by the stream's end.
+    pub(super) fn unanswered(&mut self, message: usize) {
+        if let Some(note) = self.request(message) {
+            note.due = 0;
+            note.pairing = Pairing::NeverAnswered;
+        }
+        self.by_message.remove(&message);
+    }
+
+    /// The notes whose pairing is known, oldest first; with `all`, every
+    /// note (the stream has ended).
+    pub(super) fn ready(&mut self, all: bool) -> Option<Note> {
+        let front = self.held.front()?;
+        if front.due > 0 && !all && self.held.len() <= HELD {
+            return None;
+        }
+        let mut note = self.held.pop_front()?;
+        self.first += 1;
+        self.given.insert(note.stream, note.line);
+        if note.due > 0 {
+            note.pairing = if all {
+                Pairing::NeverAnswered
+            } else {
+                Pairing::NotYet
+            };
+            self.by_message.remove(&note.message);
+        }
+        Some(note)
+    }
+}
+
+/// A message's kind, and its id, method, code or name.
+fn describe(classified: &Classified) -> (&'static str, String) {
+    match &classified.kind {
+        Kind::Request { id, method } => ("request", format!("id {id} {method}")),
+        Kind::Notification { method } => ("notification", method.to_string()),
+        Kind::Success { id } => ("reply", format!("id {id}")),
+        Kind::Error { id, code } => {
+            let id = id
+                .as_ref()
+                .map_or("unreadable".to_string(), |id| id.to_string());
+            let code = code.map(|c| format!(" code {c}")).unwrap_or_default();
+            ("error reply", format!("id {id}{code}"))
+        }
+        Kind::Cancel { id } => ("cancel", format!("id {id}")),
+        Kind::Event { name } => ("event", name.to_string()),
+        Kind::Batch(members) => ("batch", format!("{} members", members.len())),
+        Kind::Invalid { .. } if classified.breaks(rules::JSON_PARSE.id) => {
+            ("not JSON", String::new())
+        }
+        Kind::Invalid { shape, id } => {
+            let kind = match shape {
+                Shape::Response => "invalid reply",
+                _ => "invalid request",
+            };
+            (
+                kind,
+                id.as_ref().map(|id| format!("id {id}")).unwrap_or_default(),
+            )
+        }
+        _ => ("message", String::new()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rpcspec_matcher::Dialect;
+
+    use super::super::{Options, Out, Sides, check_by};
+    use super::*;
+
+    /// The notes of `stream`, and the findings given out on their own.
+    fn notes(stream: &str, dialect: Dialect, sides: Sides) -> (Vec<Note>, Vec<String>) {
+        let opts = Options {
+            dialect: Some(dialect),
+            annotate: true,
+            sides,
+            ..Options::default()
+        };
+        let (mut notes, mut alone) = (Vec::new(), Vec::new());
+        let sink = |o: Out<'_>| {
+            match o {
+                Out::Note(n) => notes.push(n.clone()),
+                Out::Finding(f) => alone.push(f.rule.id.to_string()),
+            }
+            Ok(())
+        };
+        let input = std::io::Cursor::new(stream.as_bytes().to_vec());
+        check_by(input, &opts, sink, true).expect("reads from memory");
+        (notes, alone)
+    }
+
+    fn pairing(notes: &[Note], line: u64) -> (&'static str, String, String) {
+        let n = notes
+            .iter()
+            .find(|n| n.line == line)
+            .expect("a note for the line");
+        (n.kind, n.detail.clone(), n.pairing.to_string())
+    }
+
+    #[test]
+    fn a_real_mcp_session_pairs_line_by_line() {
+        let transcript = include_str!("../../tests/fixtures/check/mcp-everything.transcript");
+        let (notes, alone) = notes(transcript, Dialect::Mcp, Sides::Both);
+        assert!(alone.is_empty(), "{alone:?}");
+        // Every message once, in stream order (the two comment lines have
+        // none).
+        let lines: Vec<u64> = notes.iter().map(|n| n.line).collect();
+        assert_eq!(lines, (3..=22).collect::<Vec<_>>());
+        let p = |line| pairing(&notes, line);
+        assert_eq!(
+            p(3),
+            (
+                "request",
+                "id 0 initialize".into(),
+                "answered by line 4".into()
+            )
+        );
+        assert_eq!(p(4), ("reply", "id 0".into(), "answers line 3".into()));
+        // The server's request, with the same id as the client's first.
+        assert_eq!(
+            p(8),
+            (
+                "request",
+                "id 0 roots/list".into(),
+                "answered by line 9".into()
+            )
+        );
+        assert_eq!(notes[5].from, Some("server"));
+        assert_eq!(p(9).2, "answers line 8");
+        assert_eq!(p(15).2, "cancelled at line 17");
+        assert_eq!(p(17), ("cancel", "id 9".into(), "cancels line 15".into()));
+        assert_eq!(p(16).2, "needs no answer");
+    }
+
+    #[test]
+    fn what_does_not_pair_says_so_with_its_findings_beneath() {
+        let stream = concat!(
+            r#"{"jsonrpc":"2.0","method":"a","id":1}"#,
+            "\n",
+            "not json\n",
+            "\n",
+            r#"{"jsonrpc":"2.0","result":1,"id":2}"#,
+            "\n",
+            r#"[{"jsonrpc":"2.0","method":"b","id":3},{"jsonrpc":"2.0","method":"c","id":4}]"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","result":[1],"id":4}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","result":[3],"id":3}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"},"id":null}"#,
+            "\n",
+        );
+        let (notes, alone) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        assert!(alone.is_empty(), "{alone:?}");
+        let p = |line| pairing(&notes, line);
+        assert_eq!(p(1), ("request", "id 1 a".into(), "never answered".into()));
+        assert_eq!(notes[0].findings[0].rule.id, "session.unanswered");
+        assert_eq!(p(2), ("not JSON", String::new(), String::new()));
+        assert_eq!(notes[1].findings[0].rule.id, "json.parse");
+        assert_eq!(p(3), ("not a message", String::new(), String::new()));
+        assert_eq!(notes[2].findings[0].rule.id, "framing.blank-line");
+        assert_eq!(p(4).2, "answers no request awaiting one");
+        assert_eq!(notes[3].findings[0].rule.id, "session.unknown-id");
+        assert_eq!(
+            p(5),
+            ("batch", "2 members".into(), "answered by lines 6, 7".into())
+        );
+        assert_eq!(p(6).2, "answers line 5");
+        assert_eq!(p(8).2, "answers a message whose id could not be read");
+    }
+
+    #[test]
+    fn a_request_unanswered_for_long_is_given_out_and_its_reply_still_pairs() {
+        let mut stream = String::from("{\"jsonrpc\":\"2.0\",\"method\":\"a\",\"id\":1}\n");
+        for _ in 0..HELD + 5 {
+            stream.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
+        }
+        stream.push_str("{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n");
+        let (notes, _) = notes(&stream, Dialect::Jsonrpc2, Sides::Both);
+        assert_eq!(notes.len(), HELD + 7);
+        assert_eq!(notes[0].pairing, Pairing::NotYet);
+        assert_eq!(notes[HELD + 6].pairing, Pairing::Answers { lines: vec![1] });
+    }
+
+    #[test]
+    fn one_side_pairs_nothing_and_says_where_the_rest_is() {
+        let stream = concat!(
+            r#"{"jsonrpc":"2.0","result":1,"id":1}"#,
+            "\n",
+            r#"{"jsonrpc":"2.0","method":"roots/list","id":0}"#,
+            "\n",
+        );
+        let (notes, _) = notes(stream, Dialect::Mcp, Sides::Server);
+        assert_eq!(notes[0].pairing, Pairing::RequestNotInStream);
+        assert_eq!(notes[1].pairing, Pairing::ReplyNotInStream);
+        assert_eq!(notes[1].from, Some("server"));
+    }
+}
