@@ -83,6 +83,11 @@ impl<T> Gather<T> {
         self.open.is_some()
     }
 
+    /// What the caller keeps of the first line held, if any.
+    pub fn first(&self) -> Option<&T> {
+        self.open.as_ref()?.held.first().map(|(item, _)| item)
+    }
+
     /// Offers the next line, `text` (without its line break), which is one
     /// JSON value on its own if `alone`.
     pub fn offer(&mut self, item: T, text: &str, alone: bool) -> Offered<T> {

@@ -744,6 +744,15 @@ fn a_reply_waits_for_its_request_but_not_forever() {
         (1, vec!["session.unknown-id"]),
         "{out}"
     );
+    // An id-null error waits for the message it answers; the request after
+    // it is then read before its reply.
+    let client = format!("{{bad\n{}", reply(7));
+    let server = format!(
+        "{{\"jsonrpc\":\"2.0\",\"error\":{{\"code\":-32700,\"message\":\"x\"}},\"id\":null}}\n{}",
+        request(7)
+    );
+    let (code, out, _) = two_streams(&["--rpc", "jsonrpc2"], client.as_bytes(), server.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (1, vec!["json.parse"]), "{out}");
 }
 
 #[test]

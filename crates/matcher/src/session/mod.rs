@@ -118,6 +118,8 @@ pub struct Session {
     /// How many requests (and invalid messages, and batches) of each side
     /// are remembered; `None`: all of them.
     window: Option<usize>,
+    /// What the message last fed settled ([`Session::settled`]).
+    settled: Vec<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -250,6 +252,7 @@ impl Session {
             messages: 0,
             events: EventsState::default(),
             window: None,
+            settled: Vec::new(),
         }
     }
 
@@ -295,6 +298,7 @@ impl Session {
     /// that look at the classification first (to tell its direction, say).
     pub fn feed_classified(&mut self, from: Direction, mut classified: Classified) -> Classified {
         self.messages += 1;
+        self.settled.clear();
         let mut out = Vec::new();
         match self.dialect {
             // The profile describes the records a producer writes; what it
@@ -377,6 +381,12 @@ impl Session {
         side.due + side.nulls.iter().filter(|n| n.key.is_none()).count()
     }
 
+    /// The requests the message last fed answered (or, a cancel,
+    /// withdrew), by the numbers of their messages: what it pairs with.
+    pub fn settled(&self) -> &[usize] {
+        &self.settled
+    }
+
     /// The request sent `from` one side with this id (compared by value)
     /// that awaits a reply, by the number of its message (the first fed is
     /// 1): a reply read now would pair with it.
@@ -450,6 +460,7 @@ impl Session {
                     side.due -= e.due as usize;
                     e.due = 0;
                     e.cancelled = true;
+                    self.settled.push(e.message);
                 }
             }
             Kind::Invalid {

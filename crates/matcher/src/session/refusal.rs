@@ -131,6 +131,7 @@ impl Session {
                 side.due -= e.due as usize;
                 e.due = 0;
                 e.record(ctx.reply(), window);
+                self.settled.push(e.message);
             }
         }
         side.nulls.retain(|n| n.message != r.message);

@@ -140,6 +140,7 @@ impl Session {
             }
             let batch = e.batch;
             e.record(ctx.reply(), window);
+            self.settled.push(e.message);
             e.due -= 1;
             side.due -= 1;
             if e.due == 0 && e.invalid {
@@ -168,6 +169,7 @@ impl Session {
             if let Some(i) = pick {
                 let null = side.nulls.remove(i).expect("picked from nulls");
                 side.nulls_answered += 1;
+                self.settled.push(null.message);
                 if let Some(k) = &null.key {
                     if let Some(e) = side.ids.get_mut(k) {
                         e.record(ctx.reply(), window);
@@ -240,6 +242,7 @@ impl Session {
                 format!("reply id {shown} answers request id {}", e.id),
             );
             e.record(ctx.reply(), window);
+            self.settled.push(e.message);
             settle(side, &swapped);
             return;
         }
@@ -253,6 +256,7 @@ impl Session {
         };
         e.record(ctx.reply(), window);
         if e.cancelled {
+            self.settled.push(e.message);
             // One reply may cross the cancel; a second is a duplicate.
             e.cancelled = false;
             push(

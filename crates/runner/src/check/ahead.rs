@@ -27,6 +27,8 @@ pub(super) struct Ahead {
     way: Way,
     /// The chunk last handed out, and its length.
     current: Option<(Vec<u8>, usize)>,
+    /// The end of the input was handed out.
+    ended: bool,
 }
 
 enum Way {
@@ -66,7 +68,11 @@ impl Ahead {
             }
             Err(_) => Way::Inline(input),
         };
-        Ahead { way, current: None }
+        Ahead {
+            way,
+            current: None,
+            ended: false,
+        }
     }
 
     /// The next chunk of the input: empty at its end.
@@ -80,6 +86,11 @@ impl Ahead {
                 match full.recv() {
                     Ok(Ok(chunk)) => self.current = Some(chunk),
                     Ok(Err(e)) => return Err(e),
+                    // The reader sends the end (an empty chunk) before it
+                    // stops: without it, it died.
+                    Err(_) if !self.ended => {
+                        return Err(io::Error::other("the reading thread stopped"));
+                    }
                     Err(_) => return Ok(&[]),
                 }
             }
@@ -90,7 +101,9 @@ impl Ahead {
                 self.current = Some((buf, n));
             }
         }
-        Ok(self.current.as_ref().map_or(&[], |(buf, n)| &buf[..*n]))
+        let chunk = self.current.as_ref().map_or(&[][..], |(buf, n)| &buf[..*n]);
+        self.ended |= chunk.is_empty();
+        Ok(chunk)
     }
 }
 
@@ -99,7 +112,13 @@ impl Ahead {
 fn fill(mut input: &mut (impl Read + ?Sized), buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
-        let got = read_chunk(&mut input, &mut buf[n..])?;
+        let got = match read_chunk(&mut input, &mut buf[n..]) {
+            Ok(got) => got,
+            // What came before the error is checked first; the next read
+            // meets the error again.
+            Err(_) if n > 0 => break,
+            Err(e) => return Err(e),
+        };
         n += got;
         if got < SHORT {
             break;

@@ -185,8 +185,9 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             summary: Summary::default(),
             sink,
             failed: None,
+            // Framing alone reads no marks.
             marked: match opts.sides {
-                Sides::Both if !opts.content_length && !opts.seq => None,
+                Sides::Both if !opts.content_length && !opts.seq && !opts.framing_only => None,
                 _ => Some(false),
             },
             stream: None,
@@ -289,6 +290,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                 });
             }
         }
+        self.give_notes(false);
     }
 
     /// One line of a stream that may be a marked transcript: its mark (or
@@ -513,14 +515,13 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         if self.opts.lsp {
             self.shapes(number, offset, text, from, &classified.kind);
         }
-        self.annotate(number, offset, from, &classified);
         let Some(session) = self.session.as_mut() else {
             return;
         };
-        let findings = if reply && self.opts.sides != Sides::Both {
+        let (classified, fed) = if reply && self.opts.sides != Sides::Both {
             // The request it answers is the other side's, not in the
             // stream: the reply is checked as a message, not paired.
-            classified.findings
+            (classified, false)
         } else {
             self.fed += 1;
             if !reply {
@@ -531,17 +532,20 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                     side.pop_front();
                 }
             }
-            let findings = session.feed_classified(from, classified).findings;
+            let classified = session.feed_classified(from, classified);
             let unpaired = [
                 rules::SESSION_UNKNOWN_ID.id,
                 rules::SESSION_DUPLICATE_REPLY.id,
                 rules::SESSION_REPLY_TO_NOTIFICATION.id,
             ];
+            let findings = &classified.findings;
             if reply && !findings.iter().any(|f| unpaired.contains(&f.rule.id)) {
                 self.summary.paired += 1;
             }
-            findings
+            (classified, true)
         };
+        self.annotate((number, offset), from, &classified, fed);
+        let findings = classified.findings;
         let one_sided = self.opts.sides != Sides::Both;
         for f in &findings {
             if f.rule.id == rules::JSON_PARSE.id && !self.opts.framing_only {
@@ -563,26 +567,27 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         self.give_notes(false);
     }
 
-    /// With notes: the note of a message about to be fed.
-    fn annotate(&mut self, number: u64, offset: u64, from: Direction, classified: &Classified) {
+    /// With notes: the note of a message, `fed` to the session or not.
+    fn annotate(&mut self, at: (u64, u64), from: Direction, classified: &Classified, fed: bool) {
         let (Some(notes), Some(session)) = (self.notes.as_mut(), self.session.as_ref()) else {
             return;
         };
-        // The request a reply answers is the other side's; a cancel's, its
-        // own.
+        let settled = if fed { session.settled() } else { &[] };
         let requests_at = &self.requests_at;
-        let awaited = |kind: &Kind| {
-            let m = match kind {
-                Kind::Cancel { id } => session.awaiting(from, id),
-                kind => session.awaiting(from.reverse(), kind.id()?),
-            }?;
-            Some((m, place(requests_at, m)?.1))
-        };
+        let line_of = |m| place(requests_at, m).map(|p| p.1);
         let stream = self.stream.map(side_name);
+        let pairs = !matches!(session.dialect(), Dialect::Events(_));
         let one_sided = self.opts.sides != Sides::Both;
-        let n = self.fed + 1;
+        let n = self.fed;
         notes.message(
-            stream, number, offset, from, classified, n, one_sided, &awaited,
+            stream,
+            at,
+            from,
+            classified,
+            n,
+            settled,
+            &line_of,
+            (pairs, one_sided),
         );
     }
 
@@ -670,9 +675,15 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
     }
 
     fn emit(&mut self, finding: &Finding) {
+        // While lines are held as a possible value over several, what is
+        // found among them goes in the note of its first line.
+        let (line, offset) = match self.gather.first() {
+            Some(h) => (h.number, h.offset),
+            None => (finding.line, finding.offset),
+        };
         if let Some(notes) = self.notes.as_mut()
             && finding.line > 0
-            && let Some(note) = notes.at(finding.stream, finding.line, finding.offset)
+            && let Some(note) = notes.at(finding.stream, line, offset)
         {
             return note.findings.push(finding.clone());
         }
@@ -689,6 +700,10 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
 
     /// The notes whose pairing is known (`all`: every one), given out.
     fn give_notes(&mut self, all: bool) {
+        // Held lines may yet be one message: its note is not complete.
+        if self.gather.holding() && !all {
+            return;
+        }
         while let Some(note) = self.notes.as_mut().and_then(|n| n.ready(all)) {
             self.give(Out::Note(&note));
         }

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use rpcspec_matcher::{Classified, Direction, IdKind, Kind, Shape, rules};
+use rpcspec_matcher::{Classified, Direction, Kind, Shape, rules};
 use serde::Serialize;
 
 use super::Finding;
@@ -181,62 +181,74 @@ impl Notes {
         self.held.get_mut(i)
     }
 
-    /// A message of the stream, `message` the session's number for it.
-    /// The request a reply or a cancel of it is about is found by
-    /// `awaited`: the session's number of that request and its line, asked
-    /// before this message is fed.
+    /// A message of the stream, fed to the session as its message
+    /// `message`; `settled`: the requests it answered or withdrew, by
+    /// message number ([`Session::settled`](rpcspec_matcher::Session::settled)),
+    /// `line_of` the line of such a request whose note is no longer held.
+    /// `pairs`: the dialect pairs (an invalid request awaits its reply);
+    /// `one_sided`: the stream is one side's.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn message(
         &mut self,
         stream: Option<&'static str>,
-        line: u64,
-        offset: u64,
+        (line, offset): (u64, u64),
         from: Direction,
         classified: &Classified,
         message: usize,
-        one_sided: bool,
-        awaited: &dyn Fn(&Kind) -> Option<(usize, u64)>,
+        settled: &[usize],
+        line_of: &dyn Fn(usize) -> Option<u64>,
+        (pairs, one_sided): (bool, bool),
     ) {
-        let mut answers = Vec::new();
-        let mut due = 0;
-        let mut cancels = None;
         let kinds: &[Kind] = match &classified.kind {
             Kind::Batch(members) => members,
             kind => std::slice::from_ref(kind),
         };
+        let mut due = 0;
+        let mut replies = false;
         for kind in kinds {
             match kind {
                 Kind::Request { .. } => due += 1,
-                Kind::Success { .. } | Kind::Error { .. } => {
-                    answers.push(awaited(kind).map(|(m, at)| self.answer(m, at, line)))
-                }
-                Kind::Cancel { .. } => {
-                    cancels = Some(awaited(kind).map(|(m, at)| self.cancel(m, at, line)))
-                }
+                Kind::Invalid {
+                    shape: Shape::Request,
+                    ..
+                } if pairs => due += 1,
+                Kind::Success { .. }
+                | Kind::Error { .. }
+                | Kind::Invalid {
+                    shape: Shape::Response,
+                    ..
+                } => replies = true,
                 _ => {}
+            }
+        }
+        let cancel = matches!(classified.kind, Kind::Cancel { .. });
+        let mut lines: Vec<u64> = Vec::new();
+        for &m in settled {
+            let at = if cancel {
+                self.cancel(m, line)
+            } else {
+                self.answer(m, line)
+            };
+            if let Some(at) = at.or_else(|| line_of(m))
+                && !lines.contains(&at)
+            {
+                lines.push(at);
             }
         }
         let (kind, detail) = describe(classified);
         let pairing = if one_sided && due > 0 {
             due = 0;
             Pairing::ReplyNotInStream
-        } else if one_sided && !answers.is_empty() {
+        } else if one_sided && replies {
             Pairing::RequestNotInStream
-        } else if let Some(request) = cancels {
-            request.map_or(Pairing::CancelsNothing, |line| Pairing::Cancels { line })
-        } else if !answers.is_empty() {
-            let lines: Vec<u64> = answers.iter().flatten().copied().collect();
-            // An error with id null (or none) answers a message whose id
-            // could not be read.
-            let unreadable = match &classified.kind {
-                Kind::Error { id, .. } => id.as_ref().is_none_or(|id| id.kind() == IdKind::Null),
-                _ => false,
-            };
-            if lines.is_empty() && !unreadable {
-                Pairing::AnswersNothing
-            } else {
-                Pairing::Answers { lines }
-            }
+        } else if cancel {
+            lines
+                .first()
+                .map_or(Pairing::CancelsNothing, |&line| Pairing::Cancels { line })
+        } else if !lines.is_empty() {
+            Pairing::Answers { lines }
+        } else if replies {
+            Pairing::AnswersNothing
         } else if due > 0 {
             Pairing::Awaiting
         } else if kind == "not JSON" {
@@ -266,30 +278,32 @@ impl Notes {
         self.held.get_mut(i)
     }
 
-    /// Request `message`, at line `at`, is answered at `line` (its note
-    /// may have been given out already, as not answered yet): `at`.
-    fn answer(&mut self, message: usize, at: u64, line: u64) -> u64 {
-        if let Some(note) = self.request(message) {
-            note.due = note.due.saturating_sub(1);
-            match &mut note.pairing {
-                Pairing::AnsweredBy { lines } => lines.push(line),
-                p => *p = Pairing::AnsweredBy { lines: vec![line] },
-            }
-            if note.due == 0 {
-                self.by_message.remove(&message);
-            }
+    /// Request `message` is answered at `line`: its line, if its note is
+    /// still held.
+    fn answer(&mut self, message: usize, line: u64) -> Option<u64> {
+        let note = self.request(message)?;
+        note.due = note.due.saturating_sub(1);
+        match &mut note.pairing {
+            Pairing::AnsweredBy { lines } if lines.contains(&line) => {}
+            Pairing::AnsweredBy { lines } => lines.push(line),
+            p => *p = Pairing::AnsweredBy { lines: vec![line] },
         }
-        at
-    }
-
-    /// Request `message`, at line `at`, is cancelled at `line`: `at`.
-    fn cancel(&mut self, message: usize, at: u64, line: u64) -> u64 {
-        if let Some(note) = self.request(message) {
-            note.due = 0;
-            note.pairing = Pairing::CancelledAt { line };
+        let at = note.line;
+        if note.due == 0 {
             self.by_message.remove(&message);
         }
-        at
+        Some(at)
+    }
+
+    /// Request `message` is withdrawn at `line`: its line, if its note is
+    /// still held.
+    fn cancel(&mut self, message: usize, line: u64) -> Option<u64> {
+        let note = self.request(message)?;
+        note.due = 0;
+        note.pairing = Pairing::CancelledAt { line };
+        let at = note.line;
+        self.by_message.remove(&message);
+        Some(at)
     }
 
     /// The request `message` got no reply by the stream's end.
@@ -365,10 +379,20 @@ mod tests {
 
     /// The notes of `stream`, and the findings given out on their own.
     fn notes(stream: &str, dialect: Dialect, sides: Sides) -> (Vec<Note>, Vec<String>) {
+        notes_in(stream, dialect, sides, super::super::WINDOW)
+    }
+
+    fn notes_in(
+        stream: &str,
+        dialect: Dialect,
+        sides: Sides,
+        window: usize,
+    ) -> (Vec<Note>, Vec<String>) {
         let opts = Options {
             dialect: Some(dialect),
             annotate: true,
             sides,
+            window,
             ..Options::default()
         };
         let (mut notes, mut alone) = (Vec::new(), Vec::new());
@@ -461,7 +485,8 @@ mod tests {
             ("batch", "2 members".into(), "answered by lines 6, 7".into())
         );
         assert_eq!(p(6).2, "answers line 5");
-        assert_eq!(p(8).2, "answers a message whose id could not be read");
+        // The id-null error answers the line that was not JSON.
+        assert_eq!(p(8).2, "answers line 2");
     }
 
     #[test]
@@ -489,5 +514,59 @@ mod tests {
         assert_eq!(notes[0].pairing, Pairing::RequestNotInStream);
         assert_eq!(notes[1].pairing, Pairing::ReplyNotInStream);
         assert_eq!(notes[1].from, Some("server"));
+    }
+
+    #[test]
+    fn pairs_as_the_session_pairs() {
+        let request = r#"{"jsonrpc":"2.0","method":"a","id":1}"#;
+        let note = r#"{"jsonrpc":"2.0","method":"n"}"#;
+        // A reply whose id changed type still answers (and is a finding).
+        let stream = format!(
+            "{request}\n{}\n",
+            r#"{"jsonrpc":"2.0","result":1,"id":"1"}"#
+        );
+        let (got, _) = notes(&stream, Dialect::Jsonrpc2, Sides::Both);
+        assert_eq!(got[0].pairing.to_string(), "answered by line 2");
+        assert_eq!(got[1].pairing.to_string(), "answers line 1");
+        assert_eq!(got[1].findings[0].rule.id, "session.id-type-changed");
+        // A reply far behind its request, past twice a small window of
+        // messages but within the window of requests.
+        let mut stream = format!("{request}\n");
+        for _ in 0..201 {
+            stream.push_str(note);
+            stream.push('\n');
+        }
+        stream.push_str(r#"{"jsonrpc":"2.0","result":1,"id":1}"#);
+        stream.push('\n');
+        let (got, _) = notes_in(&stream, Dialect::Jsonrpc2, Sides::Both, 100);
+        assert_eq!(got[0].pairing.to_string(), "answered by line 203");
+        assert_eq!(got[202].pairing.to_string(), "answers line 1");
+        // A batch answered by a batch: each line once.
+        let stream = concat!(
+            r#"[{"jsonrpc":"2.0","method":"a","id":1},{"jsonrpc":"2.0","method":"b","id":2}]"#,
+            "\n",
+            r#"[{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]"#,
+            "\n",
+        );
+        let (got, _) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        assert_eq!(got[0].pairing.to_string(), "answered by line 2");
+        assert_eq!(got[1].pairing.to_string(), "answers line 1");
+        // An unparseable message answered by an id-null error.
+        let stream = "{bad\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"x\"},\"id\":null}\n";
+        let (got, _) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        assert_eq!(got[1].pairing.to_string(), "answers line 1");
+    }
+
+    #[test]
+    fn a_value_over_lines_keeps_its_place() {
+        // A blank line inside a pretty-printed request: one note, first.
+        let stream = "{\"jsonrpc\":\"2.0\",\"method\":\"a\",\n\n\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n";
+        let (notes, alone) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        assert!(alone.is_empty(), "{alone:?}");
+        let lines: Vec<u64> = notes.iter().map(|n| n.line).collect();
+        assert_eq!(lines, [1, 4]);
+        let rules: Vec<&str> = notes[0].findings.iter().map(|f| &*f.rule.id).collect();
+        assert_eq!(rules, ["framing.blank-line", "framing.multi-line"]);
+        assert_eq!(notes[0].pairing.to_string(), "answered by line 4");
     }
 }

@@ -12,7 +12,7 @@ use std::io::{self, Read};
 use std::time::Duration;
 
 use rpcspec_framer::Event;
-use rpcspec_matcher::{Direction, Id, Kind, classify};
+use rpcspec_matcher::{Direction, Id, IdKind, Kind, Shape, classify};
 
 use super::{Checker, Options, Out, Summary, ahead::Ahead};
 use crate::capture::Capture;
@@ -31,8 +31,8 @@ struct Stream {
     /// Lines held by the checker were flushed at the end.
     flushed: bool,
     bytes: u64,
-    /// The head's reply id, if it is a reply with one: `None` until asked.
-    head: Option<Option<Id>>,
+    /// What the head is: `None` until asked.
+    head: Option<Head>,
     /// Messages of the other stream read while this head waited.
     waited: usize,
 }
@@ -71,29 +71,49 @@ impl Stream {
         Ok(())
     }
 
-    /// The id of the reply at the head, if it is one whose request may be
-    /// yet to come.
-    fn head_reply(&mut self, checker_dialect: Option<&rpcspec_matcher::Dialect>) -> Option<&Id> {
-        let dialect = checker_dialect?;
+    /// What the head is, as far as its order against the other stream
+    /// goes: computed once per head.
+    fn head(&mut self, dialect: Option<&rpcspec_matcher::Dialect>) -> &Head {
         if self.head.is_none() {
-            let id = match self.queue.front() {
-                Some(Event::Line(line)) => match line.as_str() {
-                    Ok(text) => match classify(text, dialect).kind {
-                        Kind::Success { id, .. } | Kind::Error { id: Some(id), .. } => Some(id),
-                        Kind::Batch(members) => members.into_iter().find_map(|m| match m {
-                            Kind::Success { id, .. } | Kind::Error { id: Some(id), .. } => Some(id),
-                            _ => None,
-                        }),
-                        _ => None,
-                    },
-                    Err(_) => None,
-                },
-                _ => None,
+            let reply_id = |kind: Kind| match kind {
+                Kind::Success { id }
+                | Kind::Error { id: Some(id), .. }
+                | Kind::Invalid {
+                    shape: Shape::Response,
+                    id: Some(id),
+                } => Head::Reply(Some(id).filter(|id| id.kind() != IdKind::Null)),
+                Kind::Error { id: None, .. } => Head::Reply(None),
+                _ => Head::Other,
             };
-            self.head = Some(id);
+            let head = match (self.queue.front(), dialect) {
+                (Some(Event::Line(line)), Some(dialect)) => match line.as_str() {
+                    Ok(text) => match classify(text, dialect).kind {
+                        // A batch of replies waits for its first member's
+                        // request.
+                        Kind::Batch(members) => members
+                            .into_iter()
+                            .map(reply_id)
+                            .find(|h| !matches!(h, Head::Other))
+                            .unwrap_or(Head::Other),
+                        kind => reply_id(kind),
+                    },
+                    Err(_) => Head::Other,
+                },
+                _ => Head::Other,
+            };
+            self.head = Some(head);
         }
-        self.head.as_ref().and_then(Option::as_ref)
+        self.head.as_ref().expect("just set")
     }
+}
+
+/// A stream's next event, as far as its order goes.
+enum Head {
+    /// A reply with this id; `None`: with id null or none, which answers a
+    /// message whose id could not be read.
+    Reply(Option<Id>),
+    /// Anything else: no order to keep against the other stream.
+    Other,
 }
 
 /// Checks the client's stream and the server's together: what [`check`]
@@ -131,7 +151,7 @@ pub fn check_two(
             break;
         };
         let other = 1 - i;
-        if streams[other].head.as_ref().is_some_and(Option::is_some) {
+        if matches!(streams[other].head, Some(Head::Reply(_))) {
             streams[other].waited += 1;
         }
         let s = &mut streams[i];
@@ -163,6 +183,7 @@ fn choose<F: FnMut(Out<'_>) -> io::Result<()>>(
         return Some(last);
     }
     let dialect = checker.session.as_ref().map(|s| s.dialect());
+    let session = checker.session.as_ref();
     let mut waiting = [false; 2];
     for i in [*turn, 1 - *turn] {
         if streams[i].queue.is_empty() {
@@ -170,14 +191,20 @@ fn choose<F: FnMut(Out<'_>) -> io::Result<()>>(
         }
         let asker = streams[1 - i].from;
         let patience = streams[i].waited >= PATIENCE.min(checker.opts.window / 2);
-        let session = checker.session.as_ref();
-        if let Some(id) = streams[i].head_reply(dialect) {
-            if patience || session.is_some_and(|s| s.awaiting(asker, id).is_some()) {
-                return Some(i);
-            }
-            waiting[i] = true;
+        // A reply waits until a request it could answer was read: its id
+        // awaited, or, id null, anything of the asker's awaited.
+        let ready = match (streams[i].head(dialect), session) {
+            (Head::Other, _) => continue,
+            (_, None) => true,
+            (Head::Reply(Some(id)), Some(s)) => s.awaiting(asker, id).is_some(),
+            (Head::Reply(None), Some(s)) => s.outstanding(asker) > 0,
+        };
+        if ready || patience {
+            return Some(i);
         }
+        waiting[i] = true;
     }
+    // Then the rest in turn, so that neither stream runs far ahead.
     let other = [*turn, 1 - *turn]
         .into_iter()
         .find(|&i| !streams[i].queue.is_empty() && !waiting[i]);
