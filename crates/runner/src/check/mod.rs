@@ -139,7 +139,7 @@ struct Checker<'o, F> {
     /// LSP: the method of each request lately sent, by (side, id), to check
     /// its reply by (at most a window's worth).
     methods: HashMap<(Direction, String), String>,
-    methods_order: std::collections::VecDeque<(Direction, String)>,
+    methods_order: VecDeque<(Direction, String)>,
 }
 
 impl<F: FnMut(Out<'_>) -> io::Result<()>> Slow for Checker<'_, F> {
@@ -197,7 +197,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             requests_at: Default::default(),
             progress: Progress::default(),
             methods: HashMap::new(),
-            methods_order: std::collections::VecDeque::new(),
+            methods_order: VecDeque::new(),
         }
     }
 
@@ -427,11 +427,6 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                 // requests got.
                 if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                     continue;
-                }
-                if let (Some(notes), Some(m)) = (self.notes.as_mut(), f.message)
-                    && f.rule.id == rules::SESSION_UNANSWERED.id
-                {
-                    notes.unanswered(m);
                 }
                 let (from, line, offset) = self.place(f.message).unwrap_or((None, 0, 0));
                 if self.two {
@@ -675,17 +670,18 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
     }
 
     fn emit(&mut self, finding: &Finding) {
-        // While lines are held as a possible value over several, what is
-        // found among them goes in the note of its first line.
-        let (line, offset) = match self.gather.first() {
-            Some(h) => (h.number, h.offset),
-            None => (finding.line, finding.offset),
-        };
         if let Some(notes) = self.notes.as_mut()
             && finding.line > 0
-            && let Some(note) = notes.at(finding.stream, line, offset)
         {
-            return note.findings.push(finding.clone());
+            // While lines are held as a possible value over several, what
+            // is found among them goes in the note of its first line.
+            let (line, offset) = match self.gather.first() {
+                Some(h) => (h.number, h.offset),
+                None => (finding.line, finding.offset),
+            };
+            if let Some(note) = notes.at(finding.stream, line, offset) {
+                return note.findings.push(finding.clone());
+            }
         }
         self.give(Out::Finding(finding));
     }

@@ -31,8 +31,8 @@ pub enum Pairing {
         /// The replies' lines.
         lines: Vec<u64>,
     },
-    /// A reply to the requests at these lines; none: to a message whose id
-    /// could not be read.
+    /// A reply to the requests at these lines (an id-null error: to the
+    /// message whose id could not be read).
     Answers {
         /// The requests' lines.
         lines: Vec<u64>,
@@ -74,9 +74,6 @@ impl fmt::Display for Pairing {
             Pairing::NeedsNoAnswer => f.write_str("needs no answer"),
             Pairing::Awaiting => f.write_str("awaiting its reply"),
             Pairing::AnsweredBy { lines: l } => lines(f, "answered by", l),
-            Pairing::Answers { lines: l } if l.is_empty() => {
-                f.write_str("answers a message whose id could not be read")
-            }
             Pairing::Answers { lines: l } => lines(f, "answers", l),
             Pairing::AnswersNothing => f.write_str("answers no request awaiting one"),
             Pairing::CancelledAt { line } => write!(f, "cancelled at line {line}"),
@@ -260,10 +257,7 @@ impl Notes {
             return;
         };
         let note = &mut self.held[i];
-        note.from = Some(match from {
-            Direction::ClientToServer => "client",
-            Direction::ServerToClient => "server",
-        });
+        note.from = Some(super::side_name(from));
         (note.kind, note.detail, note.pairing) = (kind, detail, pairing);
         (note.due, note.message) = (due, message);
         if due > 0 {
@@ -304,15 +298,6 @@ impl Notes {
         let at = note.line;
         self.by_message.remove(&message);
         Some(at)
-    }
-
-    /// The request `message` got no reply by the stream's end.
-    pub(super) fn unanswered(&mut self, message: usize) {
-        if let Some(note) = self.request(message) {
-            note.due = 0;
-            note.pairing = Pairing::NeverAnswered;
-        }
-        self.by_message.remove(&message);
     }
 
     /// The notes whose pairing is known, oldest first; with `all`, every
