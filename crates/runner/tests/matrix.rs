@@ -602,89 +602,13 @@ fn malformed_reports_are_errors_not_panics() {
     }
 }
 
-fn chromium() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|p| p.join("chromium"))
-            .find(|p| p.is_file())
-    });
-    on_path.or_else(|| {
-        let fixed = PathBuf::from("/usr/bin/chromium");
-        fixed.is_file().then_some(fixed)
-    })
-}
-
-fn headless(chromium: &Path, profile: &Path) -> Std {
-    let mut cmd = Std::new(chromium);
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-    ])
-    .arg(format!("--user-data-dir={}", profile.display()));
-    cmd
-}
-
-/// Chromium, or `None` (and the test says it did not render) where it is
-/// not installed; `RPCSPEC_REQUIRE_CHROMIUM=1` (CI) makes that a failure.
-fn chromium_for(what: &str) -> Option<PathBuf> {
-    let found = chromium();
-    if found.is_none() {
-        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1: install Debian's `chromium` package"
-        );
-        eprintln!("chromium not installed: {what} not rendered");
-    }
-    found
-}
-
-/// The DOM headless Chromium builds from `url`.
-fn dump_dom(chromium: &Path, profile: &Path, url: &str) -> String {
-    let dom = headless(chromium, profile)
-        .arg("--dump-dom")
-        .arg(url)
-        .output()
-        .unwrap();
-    assert!(
-        dom.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dom.stderr)
-    );
-    String::from_utf8(dom.stdout).unwrap()
-}
-
-/// A screenshot of `url` at `size` (`1280,900`) into `png`; its bytes.
-fn screenshot(chromium: &Path, profile: &Path, url: &str, png: &Path, size: &str) -> Vec<u8> {
-    let _ = fs::remove_file(png);
-    let shot = headless(chromium, profile)
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("--window-size={size}"))
-        .arg(url)
-        .output()
-        .unwrap();
-    assert!(
-        shot.status.success(),
-        "{}",
-        String::from_utf8_lossy(&shot.stderr)
-    );
-    eprintln!("screenshot: {}", png.display());
-    fs::read(png).unwrap()
-}
-
 /// The HTML page in a real browser: the DOM it builds has as many FAIL
 /// (and TIMEOUT) cells as the JSON model, and it renders at 1280 px and at
 /// phone width. The screenshots are kept in
 /// `target/tmp/matrix-screenshots/` to be looked at.
 #[test]
 fn html_renders_in_headless_chromium() {
-    let Some(chromium) = chromium_for("the matrix page") else {
+    let Some(chromium) = support::chromium_for("the matrix page") else {
         return;
     };
     let model: Value = serde_json::from_str(&merged("json")).unwrap();
@@ -696,7 +620,7 @@ fn html_renders_in_headless_chromium() {
     let url = format!("file://{}", page.display());
     let profile = tempfile::tempdir().unwrap();
 
-    let dom = dump_dom(&chromium, profile.path(), &url);
+    let dom = support::dump_dom(&chromium, profile.path(), &url);
     let cells = |verdict: &str| -> usize {
         model["rows"]
             .as_array()
@@ -722,7 +646,7 @@ fn html_renders_in_headless_chromium() {
 
     for (name, size) in [("desktop", "1280,900"), ("phone", "390,844")] {
         let png = out_dir.join(format!("{name}.png"));
-        let bytes = screenshot(&chromium, profile.path(), &url, &png, size);
+        let bytes = support::screenshot(&chromium, profile.path(), &url, &png, size);
         assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{name}: not a PNG");
         // A blank page compresses to a few hundred bytes.
         assert!(bytes.len() > 10_000, "{name}: {} bytes", bytes.len());
@@ -763,16 +687,21 @@ fn one_run_renders_as_html() {
         html.contains("the case deadline (500ms"),
         "the evidence is in the page"
     );
-    let Some(chromium) = chromium_for("the single-run page") else {
+    // Each case's transcript drawn: rpcspec's requests, and `cat`'s echo
+    // of them, drawn as requests from the server that nobody answers.
+    assert_eq!(html.matches("<details class=\"seq\">").count(), 13);
+    assert!(html.contains("<summary>the transcript drawn: "), "{html}");
+    assert!(html.contains("class=\"q s rq u\""), "{html}");
+    let Some(chromium) = support::chromium_for("the single-run page") else {
         return;
     };
     let profile = tempfile::tempdir().unwrap();
     let url = format!("file://{}", page.display());
-    let dom = dump_dom(&chromium, profile.path(), &url);
+    let dom = support::dump_dom(&chromium, profile.path(), &url);
     assert_eq!(dom.matches("data-verdict=\"TIMEOUT\"").count(), 13);
     let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("matrix-screenshots");
     fs::create_dir_all(&out_dir).unwrap();
     let png = out_dir.join("one-run.png");
-    let bytes = screenshot(&chromium, profile.path(), &url, &png, "1280,900");
+    let bytes = support::screenshot(&chromium, profile.path(), &url, &png, "1280,900");
     assert!(bytes.len() > 10_000, "a blank page");
 }

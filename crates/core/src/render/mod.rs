@@ -312,6 +312,22 @@ fn evidence_text(r: &CaseResult) -> String {
     text
 }
 
+/// Escapes text for HTML content and attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Escapes text for XML attributes and content; drops the characters XML
 /// 1.0 cannot hold at all (they are shown escaped by [`show`] already).
 fn xml(text: &str) -> String {

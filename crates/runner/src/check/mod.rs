@@ -29,6 +29,7 @@ use rpcspec_matcher::{
 };
 
 mod ahead;
+pub mod diagram;
 mod follow;
 mod lane;
 mod notes;
@@ -36,6 +37,7 @@ mod two;
 mod types;
 
 use ahead::Ahead;
+pub use diagram::Diagram;
 use follow::{Progress, cancel, mark};
 use lane::{Lane, Slow};
 use notes::Notes;
@@ -192,7 +194,11 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             },
             stream: None,
             two: false,
-            notes: (opts.annotate && opts.dialect.is_some()).then(Notes::default),
+            notes: opts
+                .dialect
+                .as_ref()
+                .filter(|_| opts.annotate)
+                .map(Notes::new),
             fed: 0,
             requests_at: Default::default(),
             progress: Progress::default(),
@@ -539,7 +545,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             }
             (classified, true)
         };
-        self.annotate((number, offset), from, &classified, fed);
+        self.annotate((number, offset, text), from, &classified, fed);
         let findings = classified.findings;
         let one_sided = self.opts.sides != Sides::Both;
         for f in &findings {
@@ -563,7 +569,13 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
     }
 
     /// With notes: the note of a message, `fed` to the session or not.
-    fn annotate(&mut self, at: (u64, u64), from: Direction, classified: &Classified, fed: bool) {
+    fn annotate(
+        &mut self,
+        at: (u64, u64, &str),
+        from: Direction,
+        classified: &Classified,
+        fed: bool,
+    ) {
         let (Some(notes), Some(session)) = (self.notes.as_mut(), self.session.as_ref()) else {
             return;
         };

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use rpcspec_matcher::{Classified, Direction, Kind, Shape, rules};
+use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Shape, rules};
 use serde::Serialize;
 
 use super::Finding;
@@ -17,6 +17,9 @@ use super::Finding;
 /// Notes held behind one awaiting a reply, at most: past it the first is
 /// given out as [`Pairing::NotYet`].
 pub const HELD: usize = 10_000;
+
+/// Bytes of a message's text a note keeps, at most.
+pub const TEXT: usize = 4096;
 
 /// How a message pairs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,8 +105,10 @@ pub struct Note {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<&'static str>,
     /// What it is: `request`, `notification`, `reply`, `error reply`,
-    /// `cancel`, `event`, `batch`, `invalid request`, `invalid reply`,
-    /// `not JSON`, `not a message`.
+    /// `cancel`, `event`, `end record`, `batch`, `invalid request`,
+    /// `invalid reply`, `not JSON`, `not a message`; in Claude Code's
+    /// stream-json `control request`, `control response`, `control error`
+    /// and `control cancel`.
     pub kind: &'static str,
     /// Its id, method, error code or event name, as they apply.
     pub detail: String,
@@ -112,6 +117,10 @@ pub struct Note {
     pub pairing: Pairing,
     /// The findings about it.
     pub findings: Vec<Finding>,
+    /// Its text, at most [`TEXT`] bytes of it (none if it is not a
+    /// message): what the sequence diagram opens to.
+    #[serde(skip)]
+    pub text: Option<String>,
     /// Replies still due (a batch may await several).
     #[serde(skip)]
     due: u32,
@@ -123,6 +132,8 @@ pub struct Note {
 /// The notes held, oldest first.
 #[derive(Default)]
 pub(super) struct Notes {
+    /// What the dialect calls its messages.
+    words: Words,
     held: VecDeque<Note>,
     /// The sequence number of the oldest note held.
     first: u64,
@@ -132,7 +143,35 @@ pub(super) struct Notes {
     given: HashMap<Option<&'static str>, u64>,
 }
 
+/// What a dialect calls its messages, where it has words of its own.
+#[derive(Default)]
+struct Words {
+    /// Claude Code's stream-json: control requests and responses.
+    control: bool,
+    /// The records that end the stream (or, in Claude's, a turn).
+    ends: Vec<String>,
+}
+
 impl Notes {
+    /// No notes yet, of a stream in `dialect`.
+    pub(super) fn new(dialect: &Dialect) -> Self {
+        let words = match dialect {
+            Dialect::Claude => Words {
+                control: true,
+                ends: vec!["result".to_owned()],
+            },
+            Dialect::Events(config) => Words {
+                control: false,
+                ends: config.end.clone(),
+            },
+            _ => Words::default(),
+        };
+        Notes {
+            words,
+            ..Notes::default()
+        }
+    }
+
     /// Where the note of `line` in `stream` is held, made if it is new (as
     /// not a message, yet); `None` if it was given out already.
     fn index(&mut self, stream: Option<&'static str>, line: u64, offset: u64) -> Option<usize> {
@@ -160,6 +199,7 @@ impl Notes {
             detail: String::new(),
             pairing: Pairing::NotAMessage,
             findings: Vec::new(),
+            text: None,
             due: 0,
             message: 0,
         });
@@ -188,7 +228,7 @@ impl Notes {
     pub(super) fn message(
         &mut self,
         stream: Option<&'static str>,
-        (line, offset): (u64, u64),
+        (line, offset, text): (u64, u64, &str),
         from: Direction,
         classified: &Classified,
         message: usize,
@@ -232,7 +272,7 @@ impl Notes {
                 lines.push(at);
             }
         }
-        let (kind, detail) = describe(classified);
+        let (kind, detail) = describe(classified, &self.words);
         let pairing = if one_sided && due > 0 {
             due = 0;
             Pairing::ReplyNotInStream
@@ -260,6 +300,7 @@ impl Notes {
         note.from = Some(super::side_name(from));
         (note.kind, note.detail, note.pairing) = (kind, detail, pairing);
         (note.due, note.message) = (due, message);
+        note.text = Some(crate::report::head_of(text, TEXT));
         if due > 0 {
             self.by_message.insert(message, self.first + i as u64);
         }
@@ -322,8 +363,28 @@ impl Notes {
     }
 }
 
-/// A message's kind, and its id, method, code or name.
-fn describe(classified: &Classified) -> (&'static str, String) {
+/// A message's kind in the dialect's `words`, and its id, method, code or
+/// name.
+fn describe(classified: &Classified, words: &Words) -> (&'static str, String) {
+    let (kind, detail) = describe_rpc(classified);
+    let kind = match (kind, &classified.kind) {
+        (_, Kind::Event { name }) if words.ends.iter().any(|e| **e == **name) => "end record",
+        ("request", _) if words.control => "control request",
+        ("reply", _) if words.control => "control response",
+        ("error reply", _) if words.control => "control error",
+        ("cancel", _) if words.control => "control cancel",
+        (kind, _) => kind,
+    };
+    // Claude Code pairs by `request_id`.
+    let detail = match detail.strip_prefix("id ") {
+        Some(rest) if words.control => format!("request_id {rest}"),
+        _ => detail,
+    };
+    (kind, detail)
+}
+
+/// A message's kind in JSON-RPC's words, and its id, method, code or name.
+fn describe_rpc(classified: &Classified) -> (&'static str, String) {
     match &classified.kind {
         Kind::Request { id, method } => ("request", format!("id {id} {method}")),
         Kind::Notification { method } => ("notification", method.to_string()),
@@ -434,6 +495,32 @@ mod tests {
         assert_eq!(p(15).2, "cancelled at line 17");
         assert_eq!(p(17), ("cancel", "id 9".into(), "cancels line 15".into()));
         assert_eq!(p(16).2, "needs no answer");
+    }
+
+    #[test]
+    fn a_real_claude_code_session_pairs_by_request_id_in_its_own_words() {
+        let transcript = include_str!("../../tests/fixtures/check/claude-code.transcript");
+        let (notes, alone) = notes(transcript, Dialect::Claude, Sides::Both);
+        assert!(alone.is_empty(), "{alone:?}");
+        assert!(notes.iter().all(|n| n.findings.is_empty()), "{notes:?}");
+        let p = |line| pairing(&notes, line);
+        assert_eq!(
+            p(2),
+            (
+                "control request",
+                "request_id \"req_1_init\" initialize".into(),
+                "answered by line 3".into()
+            )
+        );
+        assert_eq!(p(3).0, "control response");
+        // Claude Code's own `user` record between a request and its answer.
+        assert_eq!(p(6).2, "answered by line 8");
+        assert_eq!((p(7).0, p(7).2.as_str()), ("event", "needs no answer"));
+        assert_eq!(notes[5].from, Some("server"));
+        assert_eq!(p(10).0, "control error");
+        assert_eq!(p(10).2, "answers line 9");
+        assert_eq!((p(14).0, p(14).1.as_str()), ("end record", "result"));
+        assert_eq!(p(16).2, "answers line 15");
     }
 
     #[test]

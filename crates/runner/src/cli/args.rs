@@ -425,9 +425,22 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "N", default_value_t = check::WINDOW as u64,
           value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
     pub(crate) window: u64,
-    /// `human` (`line:offset: rule: message`) or `json` (NDJSON).
-    #[arg(long, value_enum, default_value_t = TextFormat::Human)]
-    pub(crate) format: TextFormat,
+    /// `human` (`line:offset: rule: message`), `json` (NDJSON) or `html`
+    /// (the session as a sequence diagram, one self-contained page; implies
+    /// `--annotate`).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub(crate) format: CheckFormat,
+}
+
+/// The formats of `check`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CheckFormat {
+    /// `line:offset: rule: message`, and with `--annotate` a line per message.
+    Human,
+    /// NDJSON: a record per finding (and note), then the summary.
+    Json,
+    /// The session as a sequence diagram: one self-contained page.
+    Html,
 }
 
 /// Whose messages a checked stream holds.

@@ -9,12 +9,14 @@ use std::{
 use rpcspec::{check, exit, render};
 
 use crate::{
-    args::{CheckArgs, CheckFrom, StreamFraming, TextFormat},
+    args::{CheckArgs, CheckFormat, CheckFrom, StreamFraming},
     dialect_of,
 };
 
 pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
-    let rpc = args.rpc.as_deref().or(args.annotate.then_some("jsonrpc2"));
+    let html = args.format == CheckFormat::Html;
+    let annotate = args.annotate || html;
+    let rpc = args.rpc.as_deref().or(annotate.then_some("jsonrpc2"));
     let dialect = match rpc.map(dialect_of).transpose() {
         Ok(d) => d,
         Err(code) => return code,
@@ -25,24 +27,20 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     } else {
         StreamFraming::Ndjson
     });
-    let opts = check::Options {
-        lsp,
-        sides: match args.from {
-            CheckFrom::Both => check::Sides::Both,
-            CheckFrom::Client => check::Sides::Client,
-            CheckFrom::Server => check::Sides::Server,
-        },
-        dialect,
-        framing_only: args.framing_only,
-        seq: args.seq,
-        content_length: framing == StreamFraming::ContentLength,
-        per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
-        window: args.window as usize,
-        annotate: args.annotate,
-    };
+    let opts = options(&args, dialect, annotate, framing);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let json = args.format == TextFormat::Json;
+    let json = args.format == CheckFormat::Json;
+    let (client_lane, server_lane) = lanes(rpc.unwrap_or_default());
+    let mut diagram = html.then(|| check::Diagram::new(client_lane, server_lane));
+    let mut loose = Vec::new();
+    // Claude Code's kinds and ids are longer: `control response`,
+    // `request_id "req_1_init"`.
+    let widths = if rpc == Some("claude") {
+        (16, 44)
+    } else {
+        (13, 34)
+    };
     let name = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let (client_name, server_name) = (name(&args.client), name(&args.server));
     let sink = |o: check::Out<'_>| -> io::Result<()> {
@@ -57,6 +55,13 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
             }
             write!(out, "{line}")
         };
+        if let Some(d) = diagram.as_mut() {
+            match o {
+                check::Out::Note(n) => d.push(n.clone(), None),
+                check::Out::Finding(f) => loose.push(f.clone()),
+            }
+            return Ok(());
+        }
         match o {
             check::Out::Finding(f) if json => {
                 out.write_all(render::envelope("finding", f).as_bytes())?
@@ -67,20 +72,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
                 write!(out, ":{}: {}: ", f.offset, f.rule.id)?;
                 out.write_all(f.message.as_bytes())?;
             }
-            check::Out::Note(n) => {
-                // Of two streams, the arrow says whose file the line is in.
-                write!(out, "{:>5}", n.line)?;
-                let arrow = match n.from {
-                    Some("client") => "-->",
-                    Some(_) => "<--",
-                    None => "   ",
-                };
-                let line = format!("  {arrow}  {:<13} {:<34} {}", n.kind, n.detail, n.pairing);
-                out.write_all(line.trim_end().as_bytes())?;
-                for f in &n.findings {
-                    write!(out, "\n        {}: {}", f.rule.id, f.message)?;
-                }
-            }
+            check::Out::Note(n) => write_note(&mut out, n, widths)?,
         }
         out.write_all(b"\n")
     };
@@ -110,15 +102,24 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
             return exit::USAGE;
         }
     };
-    let written = if json {
+    // What the framing cuts the stream into.
+    let unit = framing.unit();
+    let has_rpc = opts.dialect.is_some();
+    let written = if let Some(d) = diagram {
+        let mut meta = Vec::new();
+        let _ = write_check_summary(&mut meta, &summary, args.max_per_rule, unit, has_rpc);
+        let meta = String::from_utf8_lossy(&meta).replace('\n', " ");
+        let read = match (&client_name, &server_name, &args.file) {
+            (Some(c), Some(s), _) => format!("{c} ⇄ {s}"),
+            (.., Some(f)) if f.as_os_str() != "-" => f.display().to_string(),
+            _ => "standard input".to_owned(),
+        };
+        let title = format!("rpcspec check --rpc {}: {read}", rpc.unwrap_or_default());
+        out.write_all(d.page(&title, meta.trim_end(), &loose).as_bytes())
+    } else if json {
         writeln!(out, "{}", render::envelope("summary", &summary))
     } else {
-        let unit = match framing {
-            StreamFraming::Ndjson => "line",
-            StreamFraming::ContentLength => "message",
-        };
-        let rpc = opts.dialect.is_some();
-        write_check_summary(&mut out, &summary, args.max_per_rule, unit, rpc)
+        write_check_summary(&mut out, &summary, args.max_per_rule, unit, has_rpc)
     };
     if let Err(e) = written.and_then(|()| out.flush())
         && e.kind() != io::ErrorKind::BrokenPipe
@@ -129,6 +130,73 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         exit::OK
     } else {
         exit::FAILED
+    }
+}
+
+impl StreamFraming {
+    /// What the framing cuts a stream into: `line` or `message`.
+    fn unit(self) -> &'static str {
+        match self {
+            StreamFraming::Ndjson => "line",
+            StreamFraming::ContentLength => "message",
+        }
+    }
+}
+
+/// What to check, as the arguments say.
+fn options(
+    args: &CheckArgs,
+    dialect: Option<rpcspec_matcher::Dialect>,
+    annotate: bool,
+    framing: StreamFraming,
+) -> check::Options {
+    check::Options {
+        lsp: args.rpc.as_deref() == Some("lsp"),
+        sides: match args.from {
+            CheckFrom::Both => check::Sides::Both,
+            CheckFrom::Client => check::Sides::Client,
+            CheckFrom::Server => check::Sides::Server,
+        },
+        dialect,
+        framing_only: args.framing_only,
+        seq: args.seq,
+        content_length: framing == StreamFraming::ContentLength,
+        per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
+        window: args.window as usize,
+        annotate,
+    }
+}
+
+/// A note of `--annotate`: its line, sender, kind and detail in columns of
+/// `widths`, its pairing, and its findings beneath.
+fn write_note(out: &mut impl Write, n: &check::Note, widths: (usize, usize)) -> io::Result<()> {
+    // Of two streams, the arrow says whose file the line is in.
+    write!(out, "{:>5}", n.line)?;
+    let arrow = match n.from {
+        Some("client") => "-->",
+        Some(_) => "<--",
+        None => "   ",
+    };
+    let (kind, detail) = widths;
+    let line = format!(
+        "  {arrow}  {:<kind$} {:<detail$} {}",
+        n.kind, n.detail, n.pairing
+    );
+    out.write_all(line.trim_end().as_bytes())?;
+    for f in &n.findings {
+        write!(out, "\n        {}: {}", f.rule.id, f.message)?;
+    }
+    Ok(())
+}
+
+/// The names of a session's two lanes in `dialect`: the side that asks
+/// first, and the side that serves.
+fn lanes(dialect: &str) -> (&'static str, &'static str) {
+    match dialect {
+        "events" => ("reader", "producer"),
+        "claude" => ("SDK (host)", "Claude Code"),
+        "lsp" => ("client", "language server"),
+        _ => ("client", "server"),
     }
 }
 

@@ -85,6 +85,9 @@ pub fn render(m: &Matrix) -> String {
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str("<title>rpcspec conformance matrix</title>\n<style>");
     out.push_str(STYLE);
+    if m.single_run {
+        out.push_str(crate::check::diagram::STYLE);
+    }
     out.push_str("</style>\n</head>\n<body>\n");
     if m.single_run {
         let _ = writeln!(
@@ -225,13 +228,14 @@ fn row_html(out: &mut String, m: &Matrix, row: &Row) {
                     symbol(None)
                 );
             }
-            Some(cell) => cell_html(out, t, row, cell),
+            Some(cell) => cell_html(out, t, row, cell, m.single_run),
         }
     }
     out.push_str("</tr>\n");
 }
 
-fn cell_html(out: &mut String, t: &Column, row: &Row, cell: &Cell) {
+/// A cell; `draw`: each plan's transcript drawn as a sequence diagram.
+fn cell_html(out: &mut String, t: &Column, row: &Row, cell: &Cell, draw: bool) {
     let v = cell.verdict;
     let label = format!("{} {}", symbol(Some(v)), v.as_str());
     let ratio = cell
@@ -270,8 +274,14 @@ fn cell_html(out: &mut String, t: &Column, row: &Row, cell: &Cell) {
             .collect();
         let _ = write!(out, "<p>plans: {}</p>", plans.join(" · "));
     }
-    for group in same_evidence(&cell.evidence) {
-        plan_html(out, &group);
+    for (k, group) in same_evidence(&cell.evidence).into_iter().enumerate() {
+        let drawn = draw
+            .then(|| {
+                let ids = format!("{}-{}-{k}-", slug(&row.id), slug(&t.name));
+                super::drawn::transcript(t, group[0], &ids)
+            })
+            .flatten();
+        plan_html(out, &group, drawn);
     }
     out.push_str("</div></details></td>");
 }
@@ -302,9 +312,17 @@ fn same_evidence(plans: &[PlanEvidence]) -> Vec<Vec<&PlanEvidence>> {
     groups.into_iter().map(|(_, members)| members).collect()
 }
 
+/// `text` as an element id's part: letters and digits kept, the rest `_`.
+fn slug(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
 /// One group of plans with the same evidence; the writes shown are the
-/// first plan's.
-fn plan_html(out: &mut String, group: &[&PlanEvidence]) {
+/// first plan's, and `drawn` their transcript as a sequence diagram (its
+/// HTML and how many messages it has).
+fn plan_html(out: &mut String, group: &[&PlanEvidence], drawn: Option<(String, u64)>) {
     let p = group[0];
     let names: Vec<&str> = group.iter().map(|p| p.plan.as_str()).collect();
     if !p.plan.is_empty() {
@@ -347,6 +365,12 @@ fn plan_html(out: &mut String, group: &[&PlanEvidence]) {
             out.push_str("</li>");
         }
         out.push_str("</ul>");
+    }
+    if let Some((diagram, messages)) = drawn {
+        let _ = write!(
+            out,
+            "<details class=\"seq\"><summary>the transcript drawn: {messages} messages, who sent what and what answers it</summary>{diagram}</details>"
+        );
     }
     out.push_str("<dl>");
     let sent = if group.len() > 1 {
@@ -407,17 +431,4 @@ fn lines(out: &mut String, title: &str, items: impl Iterator<Item = String>) {
 }
 
 /// Escapes text for HTML content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::render::esc;

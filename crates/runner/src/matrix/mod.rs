@@ -43,6 +43,7 @@
 //! naming `file:line:column`; unknown keys are errors too (typos must not
 //! silently drop a setting).
 
+mod drawn;
 pub mod html;
 mod manifest;
 pub mod md;

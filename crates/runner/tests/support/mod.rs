@@ -85,3 +85,92 @@ pub fn unrunnable() -> std::path::PathBuf {
     }
     path
 }
+
+// Headless Chromium, for the HTML pages.
+
+#[allow(dead_code)]
+pub fn chromium() -> Option<std::path::PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("chromium"))
+            .find(|p| p.is_file())
+    });
+    on_path.or_else(|| {
+        let fixed = std::path::PathBuf::from("/usr/bin/chromium");
+        fixed.is_file().then_some(fixed)
+    })
+}
+
+#[allow(dead_code)]
+pub fn headless(chromium: &std::path::Path, profile: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+/// Chromium, or `None` (and the test says it did not render) where it is
+/// not installed; `RPCSPEC_REQUIRE_CHROMIUM=1` (CI) makes that a failure.
+#[allow(dead_code)]
+pub fn chromium_for(what: &str) -> Option<std::path::PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        let required = std::env::var("RPCSPEC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "chromium not installed but RPCSPEC_REQUIRE_CHROMIUM=1: install Debian's `chromium` package"
+        );
+        eprintln!("chromium not installed: {what} not rendered");
+    }
+    found
+}
+
+/// The DOM headless Chromium builds from `url`.
+#[allow(dead_code)]
+pub fn dump_dom(chromium: &std::path::Path, profile: &std::path::Path, url: &str) -> String {
+    let dom = headless(chromium, profile)
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    String::from_utf8(dom.stdout).unwrap()
+}
+
+/// A screenshot of `url` at `size` (`1280,900`) into `png`; its bytes.
+#[allow(dead_code)]
+pub fn screenshot(
+    chromium: &std::path::Path,
+    profile: &std::path::Path,
+    url: &str,
+    png: &std::path::Path,
+    size: &str,
+) -> Vec<u8> {
+    let _ = std::fs::remove_file(png);
+    let shot = headless(chromium, profile)
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("--window-size={size}"))
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    eprintln!("screenshot: {}", png.display());
+    std::fs::read(png).unwrap()
+}

@@ -1,0 +1,183 @@
+//! The diagram from notes: runs folded, pairs linked and bracketed, pages
+//! under their budget.
+
+use std::io::Cursor;
+
+use rpcspec_matcher::Dialect;
+
+use super::super::{Options, Out, check};
+use super::*;
+
+/// `stream` annotated in `dialect` and drawn.
+fn drawn(stream: String, dialect: Dialect) -> Diagram {
+    let opts = Options {
+        dialect: Some(dialect),
+        annotate: true,
+        ..Options::default()
+    };
+    let mut d = Diagram::new("client", "server");
+    let sink = |o: Out<'_>| {
+        if let Out::Note(n) = o {
+            d.push(n.clone(), None);
+        }
+        Ok(())
+    };
+    check(Cursor::new(stream.into_bytes()), &opts, sink).expect("reads from memory");
+    d
+}
+
+fn html(d: &Diagram) -> String {
+    let mut out = String::new();
+    d.render(&mut out, PAGE);
+    out
+}
+
+/// The value of attribute `name` on each element that has it, quoted
+/// or not.
+fn attrs<'h>(html: &'h str, name: &str) -> Vec<&'h str> {
+    let key = format!(" {name}=");
+    html.split(&key)
+        .skip(1)
+        .map(|rest| match rest.strip_prefix('"') {
+            Some(quoted) => &quoted[..quoted.find('"').expect("a closed attribute")],
+            None => &rest[..rest.find([' ', '>']).expect("an ended attribute")],
+        })
+        .collect()
+}
+
+/// Each row: its id, its class, and the ids its links go to.
+fn rows(html: &str) -> Vec<(&str, &str, Vec<&str>)> {
+    html.split(" id=")
+        .skip(1)
+        .map(|row| {
+            let end = row.find("</details>").or_else(|| row.find("</p>"));
+            let row = &row[..end.expect("a closed row")];
+            let id = &row[..row.find(' ').expect("a class after the id")];
+            let class = attrs(row, "class")[0];
+            let links = attrs(row, "href").iter().map(|h| &h[1..]).collect();
+            (id, class, links)
+        })
+        .collect()
+}
+
+fn events(types: &[&str]) -> String {
+    types
+        .iter()
+        .map(|t| format!("{{\"type\":\"{t}\"}}\n"))
+        .collect()
+}
+
+#[test]
+fn runs_of_like_events_fold_and_anything_else_breaks_them() {
+    let mut types = vec!["start"];
+    types.extend(["token"; 10]);
+    types.extend(["tool", "tool"]);
+    types.extend(["token"; 5]);
+    types.push("done");
+    let d = drawn(events(&types), Dialect::Events(Default::default()));
+    assert_eq!(d.notes(), 19);
+    let page = html(&d);
+    // start, 10 tokens, tool, tool, 5 tokens, done.
+    assert_eq!(rows(&page).len(), 6, "{page}");
+    assert!(
+        page.contains("<b>token</b> × 10 <em>lines 2–11, folded</em>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<b>token</b> × 5 <em>lines 14–18, folded</em>"),
+        "{page}"
+    );
+    // A run opens to its first record and its last.
+    assert!(
+        page.contains("<pre>{\"type\":\"token\"}\n…\n{\"type\":\"token\"}</pre>"),
+        "{page}"
+    );
+    // Events with findings are drawn alone: tokens after `done`.
+    let d = drawn(
+        events(&[
+            "start", "token", "token", "token", "done", "token", "token", "token",
+        ]),
+        Dialect::Events(Default::default()),
+    );
+    let page = html(&d);
+    let classes: Vec<&str> = rows(&page).iter().map(|r| r.1).collect();
+    assert_eq!(
+        classes,
+        [
+            "q s ev", "q s ev r", "q s en", "q s ev f", "q s ev f", "q s ev f"
+        ],
+        "{page}"
+    );
+}
+
+#[test]
+fn every_reply_links_to_its_request_and_a_bracket_joins_them() {
+    let req = |id: u32| format!("--> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"m\"}}\n");
+    let rep = |id: u32| format!("<-- {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{id}}}\n");
+    // Three in flight, answered last first; a fourth never.
+    let stream = [req(1), req(2), req(3), req(4), rep(3), rep(2), rep(1)].concat();
+    let page = html(&drawn(stream, Dialect::Jsonrpc2));
+    let got = rows(&page);
+    let links: Vec<(&str, Vec<&str>)> = got.iter().map(|r| (r.0, r.2.clone())).collect();
+    assert_eq!(
+        links,
+        [
+            ("m0", vec!["m6"]),
+            ("m1", vec!["m5"]),
+            ("m2", vec!["m4"]),
+            ("m3", vec![]),
+            ("m4", vec!["m2"]),
+            ("m5", vec!["m1"]),
+            ("m6", vec!["m0"]),
+        ]
+    );
+    assert_eq!(got[3].1, "q c rq f u", "the unanswered one");
+    assert!(page.contains("never answered"), "{page}");
+    // Each in a track of its own: row `i` is on grid line `i + 2`.
+    assert_eq!(
+        attrs(&page, "style")[1..],
+        ["grid-area:2/2/8", "grid-area:3/3/7", "grid-area:4/4/6"],
+        "{page}"
+    );
+    // Ten open at once: eight tracks, two pairs joined by links only.
+    let mut stream: String = (0..10).map(req).collect();
+    stream.extend((0..10).map(rep));
+    let page = html(&drawn(stream, Dialect::Jsonrpc2));
+    assert_eq!(page.matches("<b class=p ").count(), TRACKS);
+    assert_eq!(rows(&page).iter().filter(|r| !r.2.is_empty()).count(), 20);
+    assert!(page.contains("2 pairs had no free bracket track"), "{page}");
+}
+
+#[test]
+fn a_long_session_is_drawn_whole_under_the_page_budget() {
+    let mcp = |n: usize| {
+        let mut s = String::new();
+        for id in 0..n / 2 {
+            s.push_str(&format!("--> {{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"message\":\"hello, this is message {id}\"}}}}}}\n"));
+            s.push_str(&format!("<-- {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"Echo: hello, this is message {id}\"}}]}}}}\n"));
+        }
+        s
+    };
+    let d = drawn(mcp(10_000), Dialect::Mcp);
+    let page = d.page("t", "m", &[]);
+    assert!(page.len() < PAGE, "{} bytes", page.len());
+    assert_eq!(rows(&page).len(), 10_000);
+    assert!(!page.contains("more messages not drawn"));
+    assert!(page.contains("Too many messages for one page to hold their JSON"));
+    // Fewer: each opens to the head of its JSON, and says how much.
+    let page = drawn(mcp(4_000), Dialect::Mcp).page("t", "m", &[]);
+    assert!(page.len() < PAGE, "{} bytes", page.len());
+    let json = "<pre>{\"jsonrpc\":\"2.0\",\"id\":";
+    assert_eq!(page.matches(json).count(), 4_000);
+    assert_eq!(page.matches("<summary class=h data-n=").count(), 4_000);
+    assert!(page.contains("Each row opens to the first"));
+    let page = drawn(mcp(100), Dialect::Mcp).page("t", "m", &[]);
+    assert!(!page.contains("Each row opens to the first"));
+    assert!(!page.contains("more bytes)"), "whole");
+    // Past what a page holds: cut, and said.
+    let d = drawn(mcp(40_000), Dialect::Mcp);
+    let page = d.page("t", "m", &[]);
+    assert!(page.len() < PAGE, "{} bytes", page.len());
+    assert!(rows(&page).len() < 40_000);
+    assert!(page.contains("more messages not drawn"), "said");
+}
