@@ -102,8 +102,15 @@ fn a_real_mcp_session_is_drawn_as_a_sequence_diagram() {
         html.contains("0 findings in 22 lines, 20 messages"),
         "the summary"
     );
-    // A row per message, a bracket per pair: five answered, one cancelled.
-    assert_eq!(html.matches("<details id=m").count(), 20, "each opens");
+    // A row per message, but the last three progress notifications in one;
+    // a bracket per pair: five answered, one cancelled.
+    assert_eq!(html.matches("<details id=m").count(), 18, "each opens");
+    assert!(
+        html.contains(
+            "notification <b>notifications/progress</b> × 3 <em>lines 20–22, folded</em>"
+        ),
+        "{html}"
+    );
     assert_eq!(html.matches("<b class=p ").count(), 5);
     assert_eq!(html.matches("<b class=\"p cn\" ").count(), 1);
     // The server's roots/list (line 8) answered by the client (line 9).
@@ -117,7 +124,7 @@ fn a_real_mcp_session_is_drawn_as_a_sequence_diagram() {
     for (name, open) in [("mcp", &[][..]), ("mcp-open", &[0, 5, 12, 14][..])] {
         let [bad, rows, replies, _] = measured(&chromium, &html, name, open);
         assert_eq!(bad, "none", "{name}");
-        assert_eq!((rows.as_str(), replies.as_str()), ("20", "5"), "{name}");
+        assert_eq!((rows.as_str(), replies.as_str()), ("18", "5"), "{name}");
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("diagram-screenshots");
     let profile = tempfile::tempdir().unwrap();

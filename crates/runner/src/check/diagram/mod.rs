@@ -10,7 +10,8 @@
 //! track; a bracket is a grid item spanning its request's row to its
 //! reply's, so it stays joined to both whatever opens between them.
 //!
-//! Bounded at every size: runs of like events (tokens) fold into one row,
+//! Bounded at every size: runs of like events (tokens) and notifications
+//! (progress, logs) fold into one row,
 //! at most [`MAX_ROWS`] rows are kept, the diagram's markup stops at the
 //! byte budget it is given, and each message's JSON is cut to share what
 //! is left of it. Pure: notes in, HTML out.
@@ -22,11 +23,14 @@ mod style;
 
 use super::{Finding, Note, Pairing};
 use crate::render::esc;
+#[cfg(doc)]
+use crate::report::head_of;
 pub use style::STYLE;
 use style::{LEGEND, PAGE_STYLE};
 
-/// Rows kept, at most; the notes past them are counted, not drawn.
-pub const MAX_ROWS: usize = 20_000;
+/// Rows kept, at most (more than a page holds); the notes past them are
+/// counted, not drawn.
+pub const MAX_ROWS: usize = 15_000;
 /// Bytes a page may have, at most.
 pub const PAGE: usize = 2_000_000;
 /// Like events in a row folded into one, from this many on.
@@ -94,8 +98,20 @@ impl Diagram {
 
     /// [`push`](Self::push), its number column saying `label` instead of
     /// its line (a transcript's message numbered as in its own stream).
-    pub fn push_as(&mut self, note: Note, at_ms: Option<u64>, label: Option<String>) {
+    pub fn push_as(&mut self, mut note: Note, at_ms: Option<u64>, label: Option<String>) {
         self.notes += 1;
+        if self.dropped > 0 {
+            // Past the rows kept: a run may not reach over what was left out.
+            self.dropped += 1;
+            return;
+        }
+        // Kept no longer than a page of this many rows could show of it.
+        let keep = if note.findings.is_empty() {
+            (PAGE / (self.rows.len() + 1)).clamp(JSON_LEAST, JSON_MOST)
+        } else {
+            JSON_MOST
+        };
+        note.text = note.text.map(|t| clip(&t, keep));
         if foldable(&note) {
             if let Some(last) = self.rows.last_mut()
                 && alike(&last.note, &note)
@@ -368,7 +384,7 @@ impl Diagram {
                 out.push_str("</summary>");
             }
         }
-        let cut = |t: &str| pre_text(&crate::report::head_of(t, room));
+        let cut = |t: &str| pre_text(&clip(t, room));
         match (json, &row.run) {
             (Some(text), Some((_, last, last_text))) => {
                 let last = last_text.as_deref().map_or(format!("line {last}"), cut);
@@ -517,6 +533,31 @@ struct Bar {
     class: &'static str,
 }
 
+/// At most `max` characters of `text`, and how many bytes were left out,
+/// counting those an earlier cut left out ([`head_of`]'s `… (N more
+/// bytes)`, as a note's text and a row's are cut).
+fn clip(text: &str, max: usize) -> String {
+    let (whole, before) = match text.rsplit_once("… (") {
+        Some((head, tail)) => match tail
+            .strip_suffix(" more bytes)")
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            Some(n) => (head, n),
+            None => (text, 0),
+        },
+        None => (text, 0),
+    };
+    match whole.char_indices().nth(max) {
+        Some((cut, _)) => format!(
+            "{}… ({} more bytes)",
+            &whole[..cut],
+            whole.len() - cut + before
+        ),
+        None if before > 0 => format!("{whole}… ({before} more bytes)"),
+        None => whole.to_owned(),
+    }
+}
+
 /// `text` as the content of a `<pre>`: only `&`, `<` and `>` escaped
 /// (JSON is full of quotes).
 fn pre_text(text: &str) -> String {
@@ -532,14 +573,21 @@ fn pre_text(text: &str) -> String {
     out
 }
 
-/// An event that needs no answer and has no finding: one of a run.
+/// An event or a notification with no finding: one of a run (tokens,
+/// progress, log lines).
 fn foldable(n: &Note) -> bool {
-    n.kind == "event" && n.findings.is_empty() && n.pairing == Pairing::NeedsNoAnswer
+    matches!(n.kind, "event" | "notification")
+        && n.findings.is_empty()
+        && n.pairing == Pairing::NeedsNoAnswer
 }
 
-/// Two events of one run: the same sender, stream and name.
+/// Two of one run: the same kind, sender, stream and name.
 fn alike(a: &Note, b: &Note) -> bool {
-    foldable(a) && a.from == b.from && a.stream == b.stream && a.detail == b.detail
+    foldable(a)
+        && a.kind == b.kind
+        && a.from == b.from
+        && a.stream == b.stream
+        && a.detail == b.detail
 }
 
 /// The CSS class of a message's kind: how its arrow is drawn.

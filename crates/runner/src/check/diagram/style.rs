@@ -1,6 +1,6 @@
 //! The diagram's page: its legend and CSS.
 
-pub(super) const LEGEND: &str = "<ul class=\"legend\"><li class=\"rq\">━━▶ request</li><li class=\"rp\">╍╍▶ reply</li><li class=\"er\">╍╍▶ error reply</li><li class=\"nt\">──▶ notification</li><li class=\"ev\">┈┈▶ event (runs folded)</li><li class=\"en\">┉┉▶ end record</li><li class=\"cn\">━━▶ cancel</li><li class=\"bd\">▭ not a message</li><li class=\"fl\">red row: findings</li><li>] a request joined to its reply</li></ul>\n";
+pub(super) const LEGEND: &str = "<ul class=\"legend\"><li class=\"rq\">━━▶ request</li><li class=\"rp\">╍╍▶ reply</li><li class=\"er\">╍╍▶ error reply</li><li class=\"nt\">──▶ notification</li><li class=\"ev\">┈┈▶ event</li><li class=\"en\">┉┉▶ end record</li><li class=\"cn\">━━▶ cancel</li><li class=\"bd\">▭ not a message</li><li class=\"fl\">red row: findings</li><li>] a request joined to its reply</li><li>▬ a run of like events or notifications, folded</li></ul>\n";
 
 /// The page's frame: as the matrix page's.
 pub(super) const PAGE_STYLE: &str = r#"

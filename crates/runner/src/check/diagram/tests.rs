@@ -181,3 +181,36 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
     assert!(rows(&page).len() < 40_000);
     assert!(page.contains("more messages not drawn"), "said");
 }
+
+#[test]
+fn a_cut_says_how_much_it_left_out_counting_earlier_cuts() {
+    let text = "x".repeat(5000);
+    let once = crate::report::head_of(&text, 4096);
+    assert_eq!(
+        clip(&once, 100),
+        format!("{}… (4900 more bytes)", "x".repeat(100))
+    );
+    assert_eq!(clip(&once, 4096), once);
+    assert_eq!(clip("{\"a\":1}", 100), "{\"a\":1}");
+    assert_eq!(clip("ééé", 1), "é… (4 more bytes)");
+}
+
+#[test]
+fn a_run_never_reaches_over_what_was_left_out() {
+    let mut types = vec!["start"];
+    for i in 0..MAX_ROWS - 3 {
+        types.push(if i % 2 == 0 { "a" } else { "b" });
+    }
+    // The last two rows kept are tokens; then a record left out, and a
+    // third token: not a run of three over the record between.
+    types.extend(["token", "token", "tool", "token"]);
+    let d = drawn(events(&types), Dialect::Events(Default::default()));
+    assert_eq!(d.notes(), types.len() as u64);
+    let mut page = String::new();
+    d.render(&mut page, usize::MAX);
+    let got = rows(&page);
+    assert_eq!(got.len(), MAX_ROWS);
+    assert_eq!(got[MAX_ROWS - 1].1, "q s ev", "a token alone");
+    assert!(!page.contains("folded"), "no run");
+    assert!(page.contains("… 2 more messages not drawn"), "said");
+}
