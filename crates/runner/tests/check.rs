@@ -787,6 +787,7 @@ fn an_unmarked_event_stream_is_the_producers() {
         b"{\"type\":\"start\"}\n{\"type\":\"token\",\"text\":\"a\"}\n{\"type\":\"done\"}\n";
     let (code, out) = stdout_of(&["check", "--rpc", "events", "-"], stream);
     assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(out.contains("all the server's"), "not guessed: {out}");
     let cut = &stream[..stream.len() - 16];
     let (code, out) = stdout_of(&["check", "--rpc", "events", "-"], cut);
     assert_eq!(code, 1, "{out}");

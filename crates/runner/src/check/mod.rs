@@ -42,7 +42,9 @@ use follow::{Progress, cancel, mark};
 use lane::{Lane, Slow};
 use notes::Notes;
 pub use two::{PATIENCE, check_two};
-pub use types::{Finding, HELD, Note, Options, Out, PER_RULE, Pairing, Sides, Summary, WINDOW};
+pub use types::{
+    Finding, HELD, Note, Options, Out, PER_RULE, Pairing, Sides, Summary, Text, WINDOW,
+};
 
 use crate::{
     capture::{Capture, Framing},
@@ -198,7 +200,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                 .dialect
                 .as_ref()
                 .filter(|_| opts.annotate)
-                .map(Notes::new),
+                .map(|d| Notes::new(d, opts.texts)),
             fed: 0,
             requests_at: Default::default(),
             progress: Progress::default(),
@@ -220,6 +222,8 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             (Sides::Client, _) => "client",
             (Sides::Server, _) => "server",
             (Sides::Both, Some(true)) => "marked",
+            // An event stream is its producer's, every record.
+            _ if matches!(self.opts.dialect, Some(Dialect::Events(_))) => "server",
             (Sides::Both, _) => "guessed",
         };
         summary.by_rule = self

@@ -21,6 +21,50 @@ pub const HELD: usize = 10_000;
 /// Bytes of a message's text a note keeps, at most.
 pub const TEXT: usize = 4096;
 
+/// A message's text, perhaps cut: its first bytes, and how many more
+/// there were.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Text {
+    /// The first bytes, whole characters.
+    pub head: String,
+    /// The bytes left out after them.
+    pub left_out: usize,
+}
+
+impl Text {
+    /// At most `max` bytes of `text` (whole characters).
+    pub fn new(text: &str, max: usize) -> Text {
+        Text::default().joined(text, max)
+    }
+
+    /// At most `max` bytes of it.
+    pub fn cut(&self, max: usize) -> Text {
+        let mut cut = Text::new(&self.head, max);
+        cut.left_out += self.left_out;
+        cut
+    }
+
+    fn joined(mut self, text: &str, max: usize) -> Text {
+        let mut end = max.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.head.push_str(&text[..end]);
+        self.left_out += text.len() - end;
+        self
+    }
+}
+
+impl fmt::Display for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.head)?;
+        if self.left_out > 0 {
+            write!(f, "… ({} more bytes)", self.left_out)?;
+        }
+        Ok(())
+    }
+}
+
 /// How a message pairs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "pairing", rename_all = "kebab-case")]
@@ -117,10 +161,11 @@ pub struct Note {
     pub pairing: Pairing,
     /// The findings about it.
     pub findings: Vec<Finding>,
-    /// Its text, at most [`TEXT`] bytes of it (none if it is not a
-    /// message): what the sequence diagram opens to.
+    /// With [`Options::texts`](super::Options::texts): its text, at most
+    /// [`TEXT`] bytes of it (none if it is not a message), what the
+    /// sequence diagram opens to.
     #[serde(skip)]
-    pub text: Option<String>,
+    pub text: Option<Text>,
     /// Replies still due (a batch may await several).
     #[serde(skip)]
     due: u32,
@@ -134,6 +179,8 @@ pub struct Note {
 pub(super) struct Notes {
     /// What the dialect calls its messages.
     words: Words,
+    /// Each note keeps its message's text.
+    texts: bool,
     held: VecDeque<Note>,
     /// The sequence number of the oldest note held.
     first: u64,
@@ -153,8 +200,9 @@ struct Words {
 }
 
 impl Notes {
-    /// No notes yet, of a stream in `dialect`.
-    pub(super) fn new(dialect: &Dialect) -> Self {
+    /// No notes yet, of a stream in `dialect`; `texts`: each keeps its
+    /// message's text.
+    pub(super) fn new(dialect: &Dialect, texts: bool) -> Self {
         let words = match dialect {
             Dialect::Claude => Words {
                 control: true,
@@ -168,6 +216,7 @@ impl Notes {
         };
         Notes {
             words,
+            texts,
             ..Notes::default()
         }
     }
@@ -300,7 +349,9 @@ impl Notes {
         note.from = Some(super::side_name(from));
         (note.kind, note.detail, note.pairing) = (kind, detail, pairing);
         (note.due, note.message) = (due, message);
-        note.text = Some(crate::report::head_of(text, TEXT));
+        if self.texts {
+            note.text = Some(Text::new(text, TEXT));
+        }
         if due > 0 {
             self.by_message.insert(message, self.first + i as u64);
         }

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::report::RuleRef;
 
-pub use super::notes::{HELD, Note, Pairing};
+pub use super::notes::{HELD, Note, Pairing, Text};
 
 /// What a check gives out as it goes.
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +76,8 @@ pub struct Options {
     /// Give out a [`Note`] for every message (needs a dialect), each
     /// finding in the note of its line.
     pub annotate: bool,
+    /// Each note keeps its message's text (the sequence diagram's).
+    pub texts: bool,
 }
 
 /// Default of [`Options::per_rule`].
@@ -95,6 +97,7 @@ impl Default for Options {
             per_rule: Some(PER_RULE),
             window: WINDOW,
             annotate: false,
+            texts: false,
         }
     }
 }
@@ -123,6 +126,6 @@ pub struct Summary {
     /// Replies that answered a request of the stream.
     pub paired: u64,
     /// How each message's sender was known: `marked`, `guessed`, `client`
-    /// or `server` (the stream's one side).
+    /// or `server` (the stream's one side, or an event stream's producer).
     pub senders: &'static str,
 }

@@ -27,13 +27,19 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     } else {
         StreamFraming::Ndjson
     });
-    let opts = options(&args, dialect, annotate, framing);
+    let opts = check::Options {
+        texts: html,
+        ..options(&args, dialect, annotate, framing)
+    };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let json = args.format == CheckFormat::Json;
     let (client_lane, server_lane) = lanes(rpc.unwrap_or_default());
-    let mut diagram = html.then(|| check::Diagram::new(client_lane, server_lane));
-    let mut loose = Vec::new();
+    let mut drawing = html.then(|| Drawing {
+        diagram: check::Diagram::new(client_lane, server_lane),
+        loose: Vec::new(),
+        more: 0,
+    });
     // Claude Code's kinds and ids are longer: `control response`,
     // `request_id "req_1_init"`.
     let widths = if rpc == Some("claude") {
@@ -44,22 +50,8 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     let name = |p: &Option<std::path::PathBuf>| p.as_ref().map(|p| p.display().to_string());
     let (client_name, server_name) = (name(&args.client), name(&args.server));
     let sink = |o: check::Out<'_>| -> io::Result<()> {
-        let place = |out: &mut dyn Write, stream: Option<&str>, line: u64| -> io::Result<()> {
-            let stream = match stream {
-                Some("client") => client_name.as_deref(),
-                Some(_) => server_name.as_deref(),
-                None => None,
-            };
-            if let Some(stream) = stream {
-                write!(out, "{stream}:")?;
-            }
-            write!(out, "{line}")
-        };
-        if let Some(d) = diagram.as_mut() {
-            match o {
-                check::Out::Note(n) => d.push(n.clone(), None),
-                check::Out::Finding(f) => loose.push(f.clone()),
-            }
+        if let Some(d) = drawing.as_mut() {
+            d.take(o);
             return Ok(());
         }
         match o {
@@ -68,9 +60,8 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
             }
             check::Out::Note(n) if json => out.write_all(render::envelope("note", n).as_bytes())?,
             check::Out::Finding(f) => {
-                place(&mut out, f.stream, f.line)?;
-                write!(out, ":{}: {}: ", f.offset, f.rule.id)?;
-                out.write_all(f.message.as_bytes())?;
+                let names = (client_name.as_deref(), server_name.as_deref());
+                write_finding(&mut out, f, names)?
             }
             check::Out::Note(n) => write_note(&mut out, n, widths)?,
         }
@@ -105,7 +96,7 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     // What the framing cuts the stream into.
     let unit = framing.unit();
     let has_rpc = opts.dialect.is_some();
-    let written = if let Some(d) = diagram {
+    let written = if let Some(d) = drawing {
         let mut meta = Vec::new();
         let _ = write_check_summary(&mut meta, &summary, args.max_per_rule, unit, has_rpc);
         let meta = String::from_utf8_lossy(&meta).replace('\n', " ");
@@ -115,7 +106,11 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
             _ => "standard input".to_owned(),
         };
         let title = format!("rpcspec check --rpc {}: {read}", rpc.unwrap_or_default());
-        out.write_all(d.page(&title, meta.trim_end(), &loose).as_bytes())
+        out.write_all(
+            d.diagram
+                .page(&title, meta.trim_end(), (&d.loose, d.more))
+                .as_bytes(),
+        )
     } else if json {
         writeln!(out, "{}", render::envelope("summary", &summary))
     } else {
@@ -143,6 +138,46 @@ impl StreamFraming {
     }
 }
 
+/// `check --format html`: the notes drawn, and the findings about no
+/// message in particular kept for the page, at most [`check::diagram::LOOSE`].
+struct Drawing {
+    diagram: check::Diagram,
+    loose: Vec<check::Finding>,
+    /// Findings past those kept.
+    more: u64,
+}
+
+impl Drawing {
+    fn take(&mut self, o: check::Out<'_>) {
+        match o {
+            check::Out::Note(n) => self.diagram.push(n.clone(), None),
+            check::Out::Finding(f) if self.loose.len() < check::diagram::LOOSE => {
+                self.loose.push(f.clone())
+            }
+            check::Out::Finding(_) => self.more += 1,
+        }
+    }
+}
+
+/// A finding, `file:line:offset: rule: message`, the file named only of two
+/// streams (`names`: the client's and the server's).
+fn write_finding(
+    out: &mut impl Write,
+    f: &check::Finding,
+    names: (Option<&str>, Option<&str>),
+) -> io::Result<()> {
+    let file = match f.stream {
+        Some("client") => names.0,
+        Some(_) => names.1,
+        None => None,
+    };
+    if let Some(file) = file {
+        write!(out, "{file}:")?;
+    }
+    write!(out, "{}:{}: {}: ", f.line, f.offset, f.rule.id)?;
+    out.write_all(f.message.as_bytes())
+}
+
 /// What to check, as the arguments say.
 fn options(
     args: &CheckArgs,
@@ -164,6 +199,7 @@ fn options(
         per_rule: (args.max_per_rule > 0).then_some(args.max_per_rule),
         window: args.window as usize,
         annotate,
+        texts: false,
     }
 }
 

@@ -10,16 +10,17 @@ use std::io::Cursor;
 use rpcspec_matcher::Dialect;
 
 use super::{Column, PlanEvidence};
-use crate::check::{self, Diagram, Out};
+use crate::check::{self, Diagram, Out, diagram::Bound};
 use crate::report::Bytes;
 
 /// Bytes one case's diagram may have, at most.
-pub const BUDGET: usize = 64 * 1024;
+pub const BUDGET: usize = 128 * 1024;
 /// Messages drawn from one transcript, at most.
 const MESSAGES: usize = 400;
 
-/// The diagram of `p`'s transcript with element ids starting `ids`; `None`
-/// for a role whose exchanges are not messages (a decoder's).
+/// The diagram of `p`'s transcript with element ids starting `ids`, and
+/// how many messages the transcript has; `None` for a role whose exchanges
+/// are not messages (a decoder's).
 pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u64)> {
     // Which side rpcspec played.
     let (sent, received, lanes) = match t.role.as_str() {
@@ -46,6 +47,7 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
     }
     // In time order; at the same millisecond, the client's first.
     lines.sort_by_key(|l| (l.0, l.1));
+    let all = lines.len();
     lines.truncate(MESSAGES);
     let mut text = String::new();
     for (_, _, mark, line, _) in &lines {
@@ -59,6 +61,7 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
     let opts = check::Options {
         dialect: Some(dialect),
         annotate: true,
+        texts: true,
         per_rule: None,
         ..check::Options::default()
     };
@@ -90,8 +93,21 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
         diagram.push_as(n, line.map(|l| l.0), label);
     }
     let mut out = String::new();
-    diagram.render(&mut out, BUDGET);
-    Some((out, diagram.notes()))
+    if all > MESSAGES {
+        let _ = std::fmt::Write::write_fmt(
+            &mut out,
+            format_args!(
+                "<p class=\"meta\">The first {MESSAGES} of {all} messages (the lines received, below, have them all).</p>"
+            ),
+        );
+    }
+    let bound = Bound {
+        bytes: BUDGET,
+        limit: "a case's drawing is kept under 128 KiB",
+        rest: "the lines received, below, have them",
+    };
+    diagram.render(&mut out, bound);
+    Some((out, all as u64))
 }
 
 /// What rpcspec wrote, cut into its messages, each with the time its last

@@ -118,6 +118,8 @@ pub fn render(m: &Matrix) -> String {
         );
     }
     out.push_str("</tr></thead>\n");
+    // Each row's number: its cells' diagrams' ids start with it.
+    let mut number = 0;
     for (area, rows) in m.areas() {
         let _ = writeln!(
             out,
@@ -126,7 +128,8 @@ pub fn render(m: &Matrix) -> String {
             esc(area)
         );
         for row in rows {
-            row_html(&mut out, m, row);
+            row_html(&mut out, m, row, number);
+            number += 1;
         }
         out.push_str("</tbody>\n");
     }
@@ -211,7 +214,7 @@ fn target_row(out: &mut String, t: &Column, verdicts: &[Option<Verdict>]) {
     out.push_str("</td></tr>\n");
 }
 
-fn row_html(out: &mut String, m: &Matrix, row: &Row) {
+fn row_html(out: &mut String, m: &Matrix, row: &Row, number: usize) {
     let _ = write!(
         out,
         "<tr><th scope=\"row\" class=\"case\" title=\"{}\"><code>{}</code><small>{}</small></th>",
@@ -219,7 +222,7 @@ fn row_html(out: &mut String, m: &Matrix, row: &Row) {
         esc(row.name()),
         esc(&row.title)
     );
-    for (t, cell) in m.targets.iter().zip(&row.cells) {
+    for (k, (t, cell)) in m.targets.iter().zip(&row.cells).enumerate() {
         match cell {
             None => {
                 let _ = write!(
@@ -228,14 +231,20 @@ fn row_html(out: &mut String, m: &Matrix, row: &Row) {
                     symbol(None)
                 );
             }
-            Some(cell) => cell_html(out, t, row, cell, m.single_run),
+            Some(cell) => {
+                // Unique on the page: ids that differ only in punctuation
+                // slug alike.
+                let ids = format!("c{number}-{k}-{}", slug(&row.id));
+                cell_html(out, (t, row, cell), m.single_run.then_some(&ids));
+            }
         }
     }
     out.push_str("</tr>\n");
 }
 
-/// A cell; `draw`: each plan's transcript drawn as a sequence diagram.
-fn cell_html(out: &mut String, t: &Column, row: &Row, cell: &Cell, draw: bool) {
+/// A cell; with `draw`, each plan's transcript drawn as a sequence
+/// diagram, its element ids starting with `draw`.
+fn cell_html(out: &mut String, (t, row, cell): (&Column, &Row, &Cell), draw: Option<&str>) {
     let v = cell.verdict;
     let label = format!("{} {}", symbol(Some(v)), v.as_str());
     let ratio = cell
@@ -275,12 +284,8 @@ fn cell_html(out: &mut String, t: &Column, row: &Row, cell: &Cell, draw: bool) {
         let _ = write!(out, "<p>plans: {}</p>", plans.join(" · "));
     }
     for (k, group) in same_evidence(&cell.evidence).into_iter().enumerate() {
-        let drawn = draw
-            .then(|| {
-                let ids = format!("{}-{}-{k}-", slug(&row.id), slug(&t.name));
-                super::drawn::transcript(t, group[0], &ids)
-            })
-            .flatten();
+        let drawn =
+            draw.and_then(|ids| super::drawn::transcript(t, group[0], &format!("{ids}-{k}-")));
         plan_html(out, &group, drawn);
     }
     out.push_str("</div></details></td>");

@@ -21,10 +21,8 @@ use std::fmt::Write as _;
 
 mod style;
 
-use super::{Finding, Note, Pairing};
+use super::{Finding, Note, Pairing, Text};
 use crate::render::esc;
-#[cfg(doc)]
-use crate::report::head_of;
 pub use style::STYLE;
 use style::{LEGEND, PAGE_STYLE};
 
@@ -38,11 +36,15 @@ const FOLD: u64 = 3;
 /// Bracket tracks in the gutter: a pair that finds none free is joined by
 /// its links only.
 const TRACKS: usize = 8;
-/// Characters of a message's JSON shown, at most.
+/// Bytes of a message's JSON shown, at most.
 const JSON_MOST: usize = 2048;
-/// Characters of JSON a message with findings shows, at least.
+/// Bytes of JSON a message with findings shows, at least.
 const JSON_FLAGGED: usize = 400;
-/// Below this many characters a message's JSON is not shown at all.
+/// Findings about no message in particular a page lists, at most.
+pub const LOOSE: usize = 100;
+/// Bytes of a message's id, method or name shown, at most.
+const DETAIL: usize = 200;
+/// Below this many bytes a message's JSON is not shown at all.
 const JSON_LEAST: usize = 40;
 
 /// One row: a message, or a run of like events folded into one.
@@ -52,9 +54,35 @@ struct Row {
     at_ms: Option<u64>,
     /// What its number column says, if not its line.
     label: Option<String>,
-    /// Folded: how many, and the last one's line and text.
-    run: Option<(u64, u64, Option<String>)>,
+    /// Folded: how many, and the last one's.
+    run: Option<Run>,
 }
+
+/// A run of like messages folded into one row: how many, and the last.
+struct Run {
+    count: u64,
+    last_line: u64,
+    last_text: Option<Text>,
+    last_label: Option<String>,
+}
+
+/// How a diagram is bounded, in the words its readers see.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound<'a> {
+    /// Its size, at most, in bytes.
+    pub bytes: usize,
+    /// What is kept small: "a page is kept under 2 MB".
+    pub limit: &'a str,
+    /// Where what is not drawn is found: "`--annotate` lists every one".
+    pub rest: &'a str,
+}
+
+/// The bound of a page of its own ([`Diagram::page`]).
+pub const PAGE_BOUND: Bound<'static> = Bound {
+    bytes: PAGE,
+    limit: "a page is kept under 2 MB",
+    rest: "<code>--annotate</code> lists every one",
+};
 
 /// The diagram, built note by note ([`Diagram::push`]).
 pub struct Diagram {
@@ -106,18 +134,23 @@ impl Diagram {
             return;
         }
         // Kept no longer than a page of this many rows could show of it.
+        let keep = (PAGE / (self.rows.len() + 1)).clamp(JSON_LEAST, JSON_MOST);
         let keep = if note.findings.is_empty() {
-            (PAGE / (self.rows.len() + 1)).clamp(JSON_LEAST, JSON_MOST)
+            keep
         } else {
-            JSON_MOST
+            keep.max(JSON_FLAGGED)
         };
-        note.text = note.text.map(|t| clip(&t, keep));
+        note.text = note.text.map(|t| t.cut(keep));
+        if note.detail.len() > DETAIL {
+            note.detail = Text::new(&note.detail, DETAIL).to_string();
+        }
         if foldable(&note) {
             if let Some(last) = self.rows.last_mut()
                 && alike(&last.note, &note)
                 && let Some(run) = &mut last.run
             {
-                *run = (run.0 + 1, note.line, note.text);
+                run.count += 1;
+                (run.last_line, run.last_text, run.last_label) = (note.line, note.text, label);
                 return;
             }
             let alone = self
@@ -131,7 +164,12 @@ impl Diagram {
                 for r in self.rows.drain(first + 1..) {
                     self.at.remove(&(r.note.stream, r.note.line));
                 }
-                self.rows[first].run = Some((alone as u64 + 1, note.line, note.text));
+                self.rows[first].run = Some(Run {
+                    count: alone as u64 + 1,
+                    last_line: note.line,
+                    last_text: note.text,
+                    last_label: label,
+                });
                 return;
             }
         }
@@ -153,8 +191,8 @@ impl Diagram {
         self.notes
     }
 
-    /// The diagram, at most `budget` bytes of it, onto `out`.
-    pub fn render(&self, out: &mut String, budget: usize) {
+    /// The diagram onto `out`, within `bound`.
+    pub fn render(&self, out: &mut String, bound: Bound<'_>) {
         let (bars, unjoined) = self.bars();
         let mut brackets = String::new();
         for bar in &bars {
@@ -169,23 +207,35 @@ impl Diagram {
                 bar.to + 2,
             );
         }
-        // Room kept for the brackets and the closing lines.
-        let room = budget.saturating_sub(brackets.len() + 1000);
-        let shown = self.json_room(room);
+        // Room kept for the brackets and the lines around the rows.
+        let room = bound.bytes.saturating_sub(brackets.len() + 1500);
+        let mut shown = self.json_room(room);
+        let mut drawn = self.fit(shown, room);
+        // Every row drawn with less of its JSON, rather than fewer rows.
+        while drawn < self.rows.len() && shown > 0 {
+            shown = Some(shown * 3 / 4)
+                .filter(|&s| s >= JSON_LEAST)
+                .unwrap_or(0);
+            drawn = self.fit(shown, room);
+        }
         let tracks = bars.iter().map(|b| b.track + 1).max().unwrap_or(0);
         if shown == 0 && self.rows.iter().any(|r| r.note.text.is_some()) {
             let _ = writeln!(
                 out,
-                "<p class=\"meta\">Too many messages for one page to hold their JSON: rows with findings open to theirs, the rest are found by their line.</p>"
+                "<p class=\"meta\">Too many messages to show their JSON ({}): rows with findings open to theirs, the rest are found by their line.</p>",
+                bound.limit
             );
-        } else if shown < JSON_MOST {
+        } else if self
+            .rows
+            .iter()
+            .any(|r| (r.note.text.as_ref()).is_some_and(|t| t.head.len() + t.left_out > shown))
+        {
             let _ = writeln!(
                 out,
-                "<p class=\"meta\">Each row opens to the first {shown} characters of its message, to keep the page under {} MB.</p>",
-                PAGE / 1_000_000
+                "<p class=\"meta\">Each row opens to the first {shown} bytes of its message ({}).</p>",
+                bound.limit
             );
         }
-        let start = out.len();
         let _ = writeln!(
             out,
             "<div class=sq style=\"grid-template-columns:minmax(0,1fr){};--t:{}px\"><div class=hd><span>{}</span><span>{}</span></div>",
@@ -198,20 +248,15 @@ impl Diagram {
             esc(&self.lanes.0),
             esc(&self.lanes.1)
         );
-        let mut drawn = self.rows.len();
-        for (i, row) in self.rows.iter().enumerate() {
-            if out.len() - start > room {
-                drawn = i;
-                break;
-            }
-            self.row(out, i, row, shown);
+        for (i, row) in self.rows.iter().enumerate().take(drawn) {
+            self.row(out, i, row, shown, drawn);
         }
         let left = (self.rows.len() - drawn) as u64 + self.dropped;
         if left > 0 {
             let _ = writeln!(
                 out,
-                "<p class=more>… {left} more messages not drawn: a page is kept under {} MB (every one of them is in <code>--annotate</code>)</p>",
-                PAGE / 1_000_000
+                "<p class=more>… {left} more messages not drawn: {} ({})</p>",
+                bound.limit, bound.rest
             );
         }
         if drawn == self.rows.len() {
@@ -237,24 +282,45 @@ impl Diagram {
         }
     }
 
-    /// Characters of JSON each row may show: what `room` leaves after the
-    /// rows' markup (measured: the rows drawn without their JSON), shared
-    /// out; 0 if that is too little to be worth showing.
+    /// Bytes of JSON each row may show: what `room` leaves after the rows'
+    /// markup (measured: the rows drawn with one byte of their JSON),
+    /// shared out (a run shows two); 0 if that is too little to be worth
+    /// showing.
     fn json_room(&self, room: usize) -> usize {
         let mut markup = String::new();
+        let all = self.rows.len();
         for (i, row) in self.rows.iter().enumerate() {
-            self.row(&mut markup, i, row, 0);
+            self.row(&mut markup, i, row, 1, all);
         }
-        let with_text = self.rows.iter().filter(|r| r.note.text.is_some()).count();
-        // A cut head says how much it left out: `… (123 more bytes)`.
-        let each = room.saturating_sub(markup.len()) / with_text.max(1);
-        // `<pre></pre>`, and a cut head's `… (1234 more bytes)`.
-        let each = each.saturating_sub(45);
+        let texts: usize = self
+            .rows
+            .iter()
+            .filter(|r| r.note.text.is_some())
+            .map(|r| if r.run.is_some() { 2 } else { 1 })
+            .sum();
+        // An `&lt;` or two more.
+        let each = (room.saturating_sub(markup.len()) / texts.max(1)).saturating_sub(8);
         if each < JSON_LEAST {
             0
         } else {
             each.min(JSON_MOST)
         }
+    }
+
+    /// How many rows fit in `room` with `shown` bytes of JSON each: each
+    /// measured as drawn, not estimated.
+    fn fit(&self, shown: usize, room: usize) -> usize {
+        let (mut used, mut scratch) = (0, String::new());
+        let all = self.rows.len();
+        for (i, row) in self.rows.iter().enumerate() {
+            scratch.clear();
+            self.row(&mut scratch, i, row, shown, all);
+            used += scratch.len();
+            if used > room {
+                return i;
+            }
+        }
+        all
     }
 
     /// The row of the message at `line` of the stream its pairing names
@@ -310,7 +376,7 @@ impl Diagram {
     /// the arrow and what it says) is the row itself where there is
     /// nothing to open, the summary of a `<details>` where its JSON opens,
     /// and a part of the summary where findings follow it.
-    fn row(&self, out: &mut String, i: usize, row: &Row, shown: usize) {
+    fn row(&self, out: &mut String, i: usize, row: &Row, shown: usize, drawn: usize) {
         let n = &row.note;
         let dir = match n.from {
             Some("client") => "c",
@@ -336,7 +402,7 @@ impl Diagram {
         } else {
             shown
         };
-        let json = n.text.as_deref().filter(|_| room > 0);
+        let json = n.text.as_ref().filter(|_| room > 0);
         let number = row.label.clone().unwrap_or_else(|| n.line.to_string());
         let mut face = format!(" data-n=\"{}\"", esc(&number));
         match (n.stream, row.at_ms) {
@@ -364,7 +430,7 @@ impl Diagram {
                 );
             }
         }
-        self.face(out, row);
+        self.face(out, row, drawn);
         match (flagged, json) {
             (false, None) => {
                 out.push_str("</p>\n");
@@ -384,10 +450,10 @@ impl Diagram {
                 out.push_str("</summary>");
             }
         }
-        let cut = |t: &str| pre_text(&clip(t, room));
+        let cut = |t: &Text| pre_text(&t.cut(room).to_string());
         match (json, &row.run) {
-            (Some(text), Some((_, last, last_text))) => {
-                let last = last_text.as_deref().map_or(format!("line {last}"), cut);
+            (Some(text), Some(run)) => {
+                let last = run.last_text.as_ref().map_or(String::new(), cut);
                 let _ = write!(out, "<pre>{}\n…\n{last}</pre>", cut(text));
             }
             (Some(text), None) => {
@@ -400,17 +466,28 @@ impl Diagram {
 
     /// What a row's face says: the message's kind and detail, and what
     /// pairs with it (a run: how many, and their lines).
-    fn face(&self, out: &mut String, row: &Row) {
+    fn face(&self, out: &mut String, row: &Row, drawn: usize) {
         let n = &row.note;
         match &row.run {
-            Some((count, last, _)) => {
+            Some(run) => {
                 let _ = write!(
                     out,
-                    "{} <b>{}</b> × {count} <em>lines {}–{last}, folded</em>",
+                    "{} <b>{}</b> × {} <em>",
                     n.kind,
                     esc(&n.detail),
-                    n.line
+                    run.count
                 );
+                // Numbered as the number column numbers them.
+                match (&row.label, &run.last_label) {
+                    (None, _) => {
+                        let _ = write!(out, "lines {}–{}, ", n.line, run.last_line);
+                    }
+                    (Some(first), Some(last)) if !first.is_empty() && !last.is_empty() => {
+                        let _ = write!(out, "{}–{}, ", esc(first), esc(last));
+                    }
+                    _ => {}
+                }
+                out.push_str("folded</em>");
             }
             None => {
                 out.push_str(n.kind);
@@ -430,6 +507,8 @@ impl Diagram {
                     .iter()
                     .map(|&l| self.row_of(n.stream, l, across))
                     .collect();
+                let rows: Vec<Option<usize>> =
+                    rows.into_iter().map(|r| r.filter(|&r| r < drawn)).collect();
                 self.pairing(out, row, lines, &rows);
             }
         }
@@ -484,9 +563,9 @@ impl Diagram {
     }
 
     /// The whole page: `title`, a line on what it shows, the findings
-    /// about no message in particular, the legend and the diagram; under
-    /// [`PAGE`] bytes.
-    pub fn page(&self, title: &str, meta: &str, loose: &[Finding]) -> String {
+    /// about no message in particular (`loose`, and how many more there
+    /// were), the legend and the diagram; under [`PAGE`] bytes.
+    pub fn page(&self, title: &str, meta: &str, (loose, more): (&[Finding], u64)) -> String {
         let mut out = String::with_capacity(64 * 1024);
         out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
         out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
@@ -499,7 +578,7 @@ impl Diagram {
         );
         out.push_str(LEGEND);
         let mut findings = String::new();
-        for f in loose.iter().take(100) {
+        for f in loose.iter().take(LOOSE) {
             let _ = write!(
                 findings,
                 "<li><b>{}</b> {}: {}</li>",
@@ -512,14 +591,24 @@ impl Diagram {
                 esc(&f.message)
             );
         }
+        let more = more + loose.len().saturating_sub(LOOSE) as u64;
+        if more > 0 {
+            let _ = write!(findings, "<li>and {more} more</li>");
+        }
         if !findings.is_empty() {
             let _ = write!(
                 out,
                 "<h2>Findings about the stream</h2>\n<ul class=\"loose\">{findings}</ul>\n"
             );
         }
-        let budget = PAGE.saturating_sub(out.len() + 200);
-        self.render(&mut out, budget);
+        let bytes = PAGE.saturating_sub(out.len() + 200);
+        self.render(
+            &mut out,
+            Bound {
+                bytes,
+                ..PAGE_BOUND
+            },
+        );
         out.push_str("<footer>rpcspec: each row opens to its message; a bracket on the right joins a request to its reply.</footer>\n</body>\n</html>\n");
         out
     }
@@ -531,31 +620,6 @@ struct Bar {
     to: usize,
     track: usize,
     class: &'static str,
-}
-
-/// At most `max` characters of `text`, and how many bytes were left out,
-/// counting those an earlier cut left out ([`head_of`]'s `… (N more
-/// bytes)`, as a note's text and a row's are cut).
-fn clip(text: &str, max: usize) -> String {
-    let (whole, before) = match text.rsplit_once("… (") {
-        Some((head, tail)) => match tail
-            .strip_suffix(" more bytes)")
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            Some(n) => (head, n),
-            None => (text, 0),
-        },
-        None => (text, 0),
-    };
-    match whole.char_indices().nth(max) {
-        Some((cut, _)) => format!(
-            "{}… ({} more bytes)",
-            &whole[..cut],
-            whole.len() - cut + before
-        ),
-        None if before > 0 => format!("{whole}… ({before} more bytes)"),
-        None => whole.to_owned(),
-    }
 }
 
 /// `text` as the content of a `<pre>`: only `&`, `<` and `>` escaped

@@ -13,6 +13,7 @@ fn drawn(stream: String, dialect: Dialect) -> Diagram {
     let opts = Options {
         dialect: Some(dialect),
         annotate: true,
+        texts: true,
         ..Options::default()
     };
     let mut d = Diagram::new("client", "server");
@@ -28,7 +29,7 @@ fn drawn(stream: String, dialect: Dialect) -> Diagram {
 
 fn html(d: &Diagram) -> String {
     let mut out = String::new();
-    d.render(&mut out, PAGE);
+    d.render(&mut out, PAGE_BOUND);
     out
 }
 
@@ -159,24 +160,59 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
         s
     };
     let d = drawn(mcp(10_000), Dialect::Mcp);
-    let page = d.page("t", "m", &[]);
+    let page = d.page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     assert_eq!(rows(&page).len(), 10_000);
     assert!(!page.contains("more messages not drawn"));
-    assert!(page.contains("Too many messages for one page to hold their JSON"));
+    assert!(page.contains("Too many messages to show their JSON"));
     // Fewer: each opens to the head of its JSON, and says how much.
-    let page = drawn(mcp(4_000), Dialect::Mcp).page("t", "m", &[]);
+    let page = drawn(mcp(7_000), Dialect::Mcp).page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     let json = "<pre>{\"jsonrpc\":\"2.0\",\"id\":";
-    assert_eq!(page.matches(json).count(), 4_000);
-    assert_eq!(page.matches("<summary class=h data-n=").count(), 4_000);
+    assert_eq!(page.matches(json).count(), 7_000);
+    assert_eq!(page.matches("<summary class=h data-n=").count(), 7_000);
     assert!(page.contains("Each row opens to the first"));
-    let page = drawn(mcp(100), Dialect::Mcp).page("t", "m", &[]);
+    assert!(page.contains(" more bytes)</pre>"), "cut, and said");
+    // Fewer still: each whole.
+    let page = drawn(mcp(4_000), Dialect::Mcp).page("t", "m", (&[], 0));
+    assert_eq!(page.matches(json).count(), 4_000);
+    assert!(!page.contains("more bytes)"), "whole");
+    let page = drawn(mcp(100), Dialect::Mcp).page("t", "m", (&[], 0));
     assert!(!page.contains("Each row opens to the first"));
     assert!(!page.contains("more bytes)"), "whole");
-    // Past what a page holds: cut, and said.
+    // Past what a page holds, and fewer than the rows kept: cut at the
+    // budget, and said.
+    // Every request first, then every reply: the cut leaves the replies
+    // of the requests drawn out.
+    let long = |n: usize| {
+        let id = |k: usize| format!("{k:08}-a-long-uuid-like-id-of-a-request-{k:08}");
+        let mut s = String::new();
+        for k in 0..n / 2 {
+            let id = id(k);
+            s.push_str(&format!(
+                "--> {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"tools/call\"}}\n"
+            ));
+        }
+        for k in 0..n / 2 {
+            let id = id(k);
+            s.push_str(&format!(
+                "<-- {{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"result\":{{}}}}\n"
+            ));
+        }
+        s
+    };
+    let page = drawn(long(12_000), Dialect::Mcp).page("t", "m", (&[], 0));
+    assert!(page.len() < PAGE, "{} bytes", page.len());
+    let got = rows(&page);
+    assert!(got.len() < 12_000, "{}", got.len());
+    let said = format!("… {} more messages not drawn", 12_000 - got.len());
+    assert!(page.contains(&said), "{said}");
+    // No link to a row not drawn.
+    let ids: std::collections::HashSet<&str> = got.iter().map(|r| r.0).collect();
+    assert!(got.iter().flat_map(|r| r.2.iter()).all(|l| ids.contains(l)));
+    // Past the rows kept: cut, and said.
     let d = drawn(mcp(40_000), Dialect::Mcp);
-    let page = d.page("t", "m", &[]);
+    let page = d.page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     assert!(rows(&page).len() < 40_000);
     assert!(page.contains("more messages not drawn"), "said");
@@ -185,14 +221,16 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
 #[test]
 fn a_cut_says_how_much_it_left_out_counting_earlier_cuts() {
     let text = "x".repeat(5000);
-    let once = crate::report::head_of(&text, 4096);
+    let once = Text::new(&text, 4096);
     assert_eq!(
-        clip(&once, 100),
+        once.cut(100).to_string(),
         format!("{}… (4900 more bytes)", "x".repeat(100))
     );
-    assert_eq!(clip(&once, 4096), once);
-    assert_eq!(clip("{\"a\":1}", 100), "{\"a\":1}");
-    assert_eq!(clip("ééé", 1), "é… (4 more bytes)");
+    assert_eq!(once.cut(4096), once);
+    assert_eq!(Text::new("{\"a\":1}", 100).to_string(), "{\"a\":1}");
+    // Whole characters: 1 byte is too few for `é`.
+    assert_eq!(Text::new("ééé", 3).to_string(), "é… (4 more bytes)");
+    assert_eq!(Text::new("ééé", 1).to_string(), "… (6 more bytes)");
 }
 
 #[test]
@@ -207,7 +245,11 @@ fn a_run_never_reaches_over_what_was_left_out() {
     let d = drawn(events(&types), Dialect::Events(Default::default()));
     assert_eq!(d.notes(), types.len() as u64);
     let mut page = String::new();
-    d.render(&mut page, usize::MAX);
+    let bound = Bound {
+        bytes: usize::MAX,
+        ..PAGE_BOUND
+    };
+    d.render(&mut page, bound);
     let got = rows(&page);
     assert_eq!(got.len(), MAX_ROWS);
     assert_eq!(got[MAX_ROWS - 1].1, "q s ev", "a token alone");
