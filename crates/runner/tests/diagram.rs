@@ -162,3 +162,18 @@ fn ten_thousand_messages_are_drawn_whole_under_two_megabytes() {
     // timer on a shared machine.
     eprintln!("10 000 messages: {} bytes, laid out in {ms} ms", html.len());
 }
+
+#[test]
+fn framing_only_draws_nothing_and_says_so() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcspec"))
+        .args(["check", "--format", "html", "--framing-only", MCP])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot be given with --framing-only"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -10,11 +10,15 @@ use rpcspec::{check, exit, render};
 
 use crate::{
     args::{CheckArgs, CheckFormat, CheckFrom, StreamFraming},
-    dialect_of,
+    dialect_of, fail,
 };
 
 pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     let html = args.format == CheckFormat::Html;
+    if html && args.framing_only {
+        // As `--annotate`: a message is drawn by what it is in a dialect.
+        return fail("--format html draws the messages: it cannot be given with --framing-only");
+    }
     let annotate = args.annotate || html;
     let rpc = args.rpc.as_deref().or(annotate.then_some("jsonrpc2"));
     let dialect = match rpc.map(dialect_of).transpose() {
