@@ -232,6 +232,12 @@ const MCP_ONLY: [&str; 4] = [
 /// Scenarios whose verdict for a mutant can hang on the machine's load.
 const TIMED: [&str; 3] = ["/long-line", "/long-message", "/slow-reply"];
 
+/// (mutant, scenario) pairs whose verdict hangs on the machine's load: a
+/// language server's bytewise replies are slow enough for `arrival-order`
+/// to pair the abandoned `slow` call's late -32800 with `after`, or not,
+/// as its threads are scheduled (seen once in CI, 1 run in 5).
+const TIMED_FOR: [(&str, &str); 1] = [("arrival-order", "lsp/session/bytewise")];
+
 /// Every scenario of `protocol` in `framing` against client `name`,
 /// `jobs` at a time.
 fn run(name: &str, protocol: Protocol, framing: &Framing, jobs: usize) -> Vec<CaseResult> {
@@ -407,11 +413,16 @@ fn check(
             .collect();
         // Scenarios whose verdict hangs on time (a 10 MB line parsed by a
         // debug build under 30 clients at once, a 1.5 s reply against a 3 s
-        // timeout) are in the table only where they are expected.
+        // timeout, TIMED_FOR's pairs) are in the table only where they are
+        // expected.
         let shown: Vec<&str> = caught
             .iter()
             .copied()
-            .filter(|id| !TIMED.iter().any(|t| id.ends_with(t)) || expected.contains(id))
+            .filter(|id| {
+                let timed = TIMED.iter().any(|t| id.ends_with(t))
+                    || TIMED_FOR.iter().any(|&(m, t)| m == *name && *id == t);
+                !timed || expected.contains(id)
+            })
             .collect();
         for want in *expected {
             let r = results[name]
