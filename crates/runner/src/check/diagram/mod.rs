@@ -230,10 +230,15 @@ impl Diagram {
             .iter()
             .any(|r| (r.note.text.as_ref()).is_some_and(|t| t.head.len() + t.left_out > shown))
         {
+            // Cut for the bound, or only at the most a row ever shows.
+            let why = if shown < JSON_MOST {
+                format!(" ({})", bound.limit)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "<p class=\"meta\">Each row opens to the first {shown} bytes of its message ({}).</p>",
-                bound.limit
+                "<p class=\"meta\">Each row opens to the first {shown} bytes of its message{why}.</p>"
             );
         }
         let _ = writeln!(
