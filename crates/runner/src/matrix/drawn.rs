@@ -5,11 +5,12 @@
 //! target's dialect and drawn by [`Diagram`]. A FAIL reads as a picture of
 //! who said what.
 
-use std::io::Cursor;
+use std::{io::Cursor, time::Duration};
 
 use rpcspec_matcher::Dialect;
 
 use super::{Column, PlanEvidence};
+use crate::capture::{Arrival, Capture, Framing};
 use crate::check::{self, Diagram, Out, diagram::Bound};
 use crate::report::Bytes;
 
@@ -31,11 +32,10 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
     };
     let (dialect, handshake) = crate::dialect::dialect_named(&t.dialect)
         .unwrap_or_else(|| (Dialect::Events(Default::default()), String::new()));
-    let content_length = handshake == "lsp";
     // (when, order at the same time, mark, text, the target's number).
     let mut lines: Vec<(u64, u8, &str, String, Option<u64>)> = Vec::new();
     let order = |mark: &str| u8::from(mark == "<--");
-    for (at_ms, text) in sent_messages(p, content_length) {
+    for (at_ms, text) in sent_messages(p, crate::dialect::framing_of(&handshake)) {
         lines.push((at_ms, order(sent), sent, text, None));
     }
     for r in &p.received {
@@ -110,61 +110,26 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
     Some((out, all as u64))
 }
 
-/// What rpcspec wrote, cut into its messages, each with the time its last
-/// byte was written: at each `\n` in NDJSON, by each `Content-Length` in
-/// LSP's framing (the rest, if that does not parse, as one).
-fn sent_messages(p: &PlanEvidence, content_length: bool) -> Vec<(u64, String)> {
-    let mut all = String::new();
-    // Where each write ends in `all`, and when it was made.
-    let mut ends: Vec<(usize, u64)> = Vec::new();
-    for s in &p.sent {
-        all.push_str(&shown(&s.bytes));
-        ends.push((all.len(), s.at_ms));
-    }
-    let at = |end: usize| {
-        ends.iter()
-            .find(|(e, _)| *e >= end)
-            .or(ends.last())
-            .map_or(0, |e| e.1)
-    };
+/// What rpcspec wrote, cut into its messages by the target's framing (the
+/// framer the received lines went through), each with the time of the
+/// write that completed it.
+fn sent_messages(p: &PlanEvidence, framing: Framing) -> Vec<(u64, String)> {
+    let mut capture = Capture::new(framing);
     let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < all.len() {
-        let rest = &all[pos..];
-        let (body, used) = if content_length {
-            match framed(rest) {
-                Some(found) => found,
-                None => (rest, rest.len()),
-            }
-        } else {
-            match rest.find('\n') {
-                Some(n) => (&rest[..n], n + 1),
-                None => (rest, rest.len()),
-            }
-        };
-        let body = body.strip_suffix('\r').unwrap_or(body);
-        pos += used;
-        if !body.is_empty() {
-            out.push((at(pos), body.to_owned()));
+    let mut take = |a: Arrival<'_>| {
+        let text = String::from_utf8_lossy(a.bytes());
+        let text = text.strip_suffix('\r').unwrap_or(&text);
+        if !text.is_empty() {
+            out.push((a.at.as_millis() as u64, text.to_owned()));
         }
+    };
+    let mut last = Duration::ZERO;
+    for s in &p.sent {
+        last = Duration::from_millis(s.at_ms);
+        capture.push(shown(&s.bytes).as_bytes(), last, &mut take);
     }
+    capture.finish(last, &mut take);
     out
-}
-
-/// The first message of a Content-Length stream: its body and the bytes
-/// it took, headers included.
-fn framed(rest: &str) -> Option<(&str, usize)> {
-    let head_end = rest.find("\r\n\r\n")?;
-    let length: usize = rest[..head_end].lines().find_map(|h| {
-        let (name, value) = h.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("content-length")
-            .then(|| value.trim().parse().ok())?
-    })?;
-    let start = head_end + 4;
-    let end = start.checked_add(length)?.min(rest.len());
-    let end = (start..=end).rev().find(|&e| rest.is_char_boundary(e))?;
-    Some((&rest[start..end], end))
 }
 
 /// A record as text: as it was, or escaped where it was not UTF-8.
