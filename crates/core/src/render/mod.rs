@@ -314,14 +314,24 @@ fn evidence_text(r: &CaseResult) -> String {
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(text: &str) -> String {
+    html(text, true)
+}
+
+/// Escapes text for HTML content only (`&`, `<`, `>`): quotes stay as they
+/// are, as JSON in a `<pre>` reads best.
+pub fn esc_text(text: &str) -> String {
+    html(text, false)
+}
+
+fn html(text: &str, quotes: bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '"' if quotes => out.push_str("&quot;"),
+            '\'' if quotes => out.push_str("&#39;"),
             c => out.push(c),
         }
     }

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 mod style;
 
 use super::{Finding, Note, Pairing, Text};
-use crate::render::esc;
+use crate::render::{esc, esc_text};
 pub use style::STYLE;
 use style::{LEGEND, PAGE_STYLE};
 
@@ -455,7 +455,7 @@ impl Diagram {
                 out.push_str("</summary>");
             }
         }
-        let cut = |t: &Text| pre_text(&t.cut(room).to_string());
+        let cut = |t: &Text| esc_text(&t.cut(room).to_string());
         match (json, &row.run) {
             (Some(text), Some(run)) => {
                 let last = run.last_text.as_ref().map_or(String::new(), cut);
@@ -625,21 +625,6 @@ struct Bar {
     to: usize,
     track: usize,
     class: &'static str,
-}
-
-/// `text` as the content of a `<pre>`: only `&`, `<` and `>` escaped
-/// (JSON is full of quotes).
-fn pre_text(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// An event or a notification with no finding: one of a run (tokens,
