@@ -2,12 +2,10 @@
 
 use std::fmt;
 
-use serde_json::value::RawValue;
-
 use crate::dialect::{Dialect, EventsConfig};
-use crate::envelope::{self, Envelope, Field, JsonType, Parsed};
+use crate::envelope::{self, Envelope, Field, JsonType, Scanned};
 use crate::id::{self, Id, IdKind};
-use crate::limits::{self, Limit};
+use crate::limits::Limit;
 use crate::rules::{self as r, Level, Rule};
 
 /// One broken rule, with what exactly broke it.
@@ -175,30 +173,54 @@ impl Classified {
 /// Classifies one message, given as its JSON text (one framed line), and
 /// checks every rule of `dialect` that needs no history. See the crate docs.
 pub fn classify(text: &str, dialect: &Dialect) -> Classified {
+    match envelope::validate(text) {
+        Ok(()) => classify_checked(text, dialect),
+        Err(e) => Classified {
+            kind: invalid(Shape::Other, None),
+            findings: vec![Finding::new(&r::JSON_PARSE, None, e.to_string())],
+            limit: scan(text, dialect).limit,
+        },
+    }
+}
+
+/// [`classify`] for a text a JSON validator has already accepted as
+/// exactly one JSON value (surrounding whitespace allowed), such as
+/// `rpcspec-framer`'s `syntax::is_one_value`: the text is read once,
+/// without checking its syntax again. The same as
+/// [`classify_scanned`]`(&`[`scan`]`(text, dialect), dialect)`.
+///
+/// On a text that is not valid JSON the result is whatever a reading of
+/// its structure gives (a `json.parse` finding is `classify`'s to make);
+/// it never panics.
+pub fn classify_checked(text: &str, dialect: &Dialect) -> Classified {
+    classify_scanned(&scan(text, dialect), dialect)
+}
+
+/// Reads what the rules of `dialect` read of a text a JSON validator has
+/// accepted (see [`classify_checked`]), for [`classify_scanned`].
+pub fn scan<'a>(text: &'a str, dialect: &Dialect) -> Scanned<'a> {
+    envelope::scan_with(text, dialect.type_field())
+}
+
+/// Classifies a message [`scan`]ned in the same `dialect`.
+pub fn classify_scanned(scanned: &Scanned<'_>, dialect: &Dialect) -> Classified {
     let mut out = Vec::new();
-    let kind = match envelope::parse(text, dialect.type_field()) {
-        Err(e) => {
-            out.push(Finding::new(&r::JSON_PARSE, None, e.to_string()));
-            Kind::Invalid {
-                shape: Shape::Other,
-                id: None,
-            }
-        }
-        Ok(Parsed::Object(env)) => object(&env, dialect, None, &mut out),
-        Ok(Parsed::Array(members)) => match dialect {
+    let kind = match scanned.what {
+        JsonType::Object => object(&scanned.env, dialect, None, &mut out),
+        JsonType::Array => match dialect {
             Dialect::Jsonrpc2 | Dialect::Lenient | Dialect::Mcp => {
-                batch(&members, dialect, &mut out)
+                batch(&scanned.members, dialect, &mut out)
             }
             Dialect::Claude | Dialect::Events(_) => {
                 not_object(JsonType::Array, dialect, None, &mut out)
             }
         },
-        Ok(Parsed::Other(t)) => not_object(t, dialect, None, &mut out),
+        t => not_object(t, dialect, None, &mut out),
     };
     Classified {
         kind,
         findings: out,
-        limit: limits::beyond(text),
+        limit: scanned.limit,
     }
 }
 
@@ -226,7 +248,7 @@ fn not_object(
     invalid(Shape::Other, None)
 }
 
-fn batch(members: &[&RawValue], dialect: &Dialect, out: &mut Vec<Finding>) -> Kind {
+fn batch(members: &[&str], dialect: &Dialect, out: &mut Vec<Finding>) -> Kind {
     if members.is_empty() {
         out.push(Finding::new(
             &r::BATCH_EMPTY,
@@ -246,9 +268,9 @@ fn batch(members: &[&RawValue], dialect: &Dialect, out: &mut Vec<Finding>) -> Ki
     let kinds = members
         .iter()
         .enumerate()
-        .map(|(i, raw)| match envelope::parse_nested(raw.get(), "type") {
+        .map(|(i, raw)| match envelope::parse_nested(raw, "type") {
             Some(env) => object(&env, dialect, Some(i), out),
-            None => not_object(JsonType::of(raw.get()), dialect, Some(i), out),
+            None => not_object(JsonType::of(raw), dialect, Some(i), out),
         })
         .collect();
     Kind::Batch(kinds)

@@ -4,7 +4,7 @@
 //!
 //! * [`classify`]: one message to a [`Classified`]: its [`Kind`] and every
 //!   [`Finding`], each pointing at a [`Rule`] of [`RULES`] with its
-//!   [`Level`].
+//!   [`Level`]; [`classify_checked`] for a message already validated.
 //! * [`Session`]: replies paired with requests by [`Id`] in each
 //!   [`Direction`].
 //! * [`Dialect`]: which rules apply and how replies pair.
@@ -47,9 +47,10 @@
 //!   goes first to an older invalid message awaiting one, and a single
 //!   request answered by its own id pairs as usual unless the code is -32700.
 //!
-//! The library does no I/O, reads no clock and starts no thread; it parses
-//! each message once, into raw JSON slices (`serde_json`'s `RawValue`),
-//! never into a `serde_json::Value`.
+//! The library does no I/O, reads no clock and starts no thread. It reads
+//! each message into raw JSON slices, never into a `serde_json::Value`:
+//! serde_json validates it, one scan reads its members and limits
+//! ([`classify_checked`] skips the validation, for a caller that has one).
 
 #![warn(missing_docs)]
 
@@ -62,8 +63,11 @@ mod name;
 pub mod rules;
 mod session;
 
-pub use classify::{Classified, Finding, Kind, Shape, classify};
+pub use classify::{
+    Classified, Finding, Kind, Shape, classify, classify_checked, classify_scanned, scan,
+};
 pub use dialect::{Dialect, EventsConfig};
+pub use envelope::Scanned;
 pub use id::{Id, IdKind, IdMatch};
 pub use limits::Limit;
 pub use name::UnknownName;

@@ -51,52 +51,47 @@ impl fmt::Display for Limit {
 
 /// The first limit `text` (one JSON text) is beyond, if any. One pass over
 /// the bytes; only numbers outside strings count.
-pub(crate) fn beyond(text: &str) -> Option<Limit> {
-    if text.len() > MAX_LEN {
-        return Some(Limit::Length(text.len()));
+/// What a walk over a message's bytes outside its strings saw: how deep
+/// its brackets nest, and whether a number is beyond range. The envelope's
+/// scan keeps it as it reads the message.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    pub(crate) depth: usize,
+    deepest: usize,
+    number: bool,
+}
+
+impl Tally {
+    /// A `{` or `[`.
+    pub(crate) fn open(&mut self) {
+        self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
     }
-    let bytes = text.as_bytes();
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let mut number = false;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                // Skip the string: to the next quote not escaped.
-                i += 1;
-                while i < bytes.len() {
-                    match bytes[i] {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
-                    }
-                }
-            }
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while i < bytes.len()
-                    && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    i += 1;
-                }
-                number |= beyond_number(&text[start..i]);
-                continue;
-            }
-            _ => {}
+
+    /// A `}` or `]`.
+    pub(crate) fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The text of a number (a run of `-+.eE` and digits).
+    pub(crate) fn number(&mut self, n: &str) {
+        // Most numbers are short integers: no need to look closer.
+        if n.len() > MAX_INT_DIGITS || n.contains(['e', 'E']) {
+            self.number |= beyond_number(n);
         }
-        i += 1;
     }
-    if deepest > MAX_DEPTH {
-        Some(Limit::Depth(deepest))
-    } else if number {
-        Some(Limit::Number)
-    } else {
-        None
+
+    /// The limit a message `len` bytes long with this tally is beyond.
+    pub(crate) fn limit(&self, len: usize) -> Option<Limit> {
+        if len > MAX_LEN {
+            Some(Limit::Length(len))
+        } else if self.deepest > MAX_DEPTH {
+            Some(Limit::Depth(self.deepest))
+        } else if self.number {
+            Some(Limit::Number)
+        } else {
+            None
+        }
     }
 }
 
@@ -118,6 +113,10 @@ fn beyond_number(n: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn beyond(text: &str) -> Option<Limit> {
+        crate::envelope::scan_with(text, "type").limit
+    }
+
     #[test]
     fn what_is_beyond_and_what_is_not() {
         let deep = format!("{}{}", "[".repeat(65), "]".repeat(65));
@@ -136,5 +135,54 @@ mod tests {
         assert_eq!(beyond("[1e-99999999999999999999999]"), Some(Limit::Number));
         let long = format!("[\"{}\"]", "x".repeat(MAX_LEN));
         assert_eq!(beyond(&long), Some(Limit::Length(MAX_LEN + 4)));
+    }
+
+    /// The byte loop the scan's tally replaced: every byte outside strings,
+    /// brackets counted, numbers read whole.
+    fn by_bytes(text: &str) -> Option<Limit> {
+        let bytes = text.as_bytes();
+        let mut tally = Tally::default();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => {
+                    i += 1;
+                    while i < bytes.len() {
+                        match bytes[i] {
+                            b'\\' => i += 2,
+                            b'"' => break,
+                            _ => i += 1,
+                        }
+                    }
+                }
+                b'[' | b'{' => tally.open(),
+                b']' | b'}' => tally.close(),
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while i < bytes.len()
+                        && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                    {
+                        i += 1;
+                    }
+                    tally.number(&text[start..i]);
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        tally.limit(text.len())
+    }
+
+    proptest::proptest! {
+        /// Any text, JSON or not, is tallied as the byte loop tallies it.
+        #[test]
+        fn the_scan_tallies_as_the_byte_loop(
+            text in proptest::string::string_regex(
+                "[\\[\\]{}\",:\\\\ a-z0-9eE.+\\-é]{0,80}|\\[{0,70}1e400\\]{0,3}"
+            ).expect("a valid regex")
+        ) {
+            proptest::prop_assert_eq!(beyond(&text), by_bytes(&text));
+        }
     }
 }

@@ -1,9 +1,7 @@
 //! Pair replies with requests across a whole conversation.
 
-use std::collections::hash_map::Entry as Entry_;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::classify::{Classified, Finding, Kind, Shape, classify};
 use crate::dialect::Dialect;
@@ -13,6 +11,9 @@ use crate::rules::{self as r, Rule};
 
 mod refusal;
 mod reply;
+mod table;
+
+use table::Table;
 
 /// Who sent a message.
 ///
@@ -124,8 +125,9 @@ pub struct Session {
 
 #[derive(Debug, Default)]
 struct Side {
-    /// Every id this side used for a request, by value.
-    ids: IdMap<Entry>,
+    /// Every request this side sent (as far as the window reaches), and
+    /// the latest of each id by its value.
+    ids: Table,
     /// Invalid requests awaiting an error reply with id null.
     nulls: VecDeque<NullSlot>,
     /// Replies still due, over `ids` (the `nulls` with a key are counted there).
@@ -137,9 +139,6 @@ struct Side {
     /// `first_batch`.
     batches: VecDeque<Batch>,
     first_batch: usize,
-    /// With a window: the requests in the order sent, `(key, message)`,
-    /// for forgetting the oldest.
-    order: VecDeque<(Key, usize)>,
     /// Messages beyond an implementation limit, which one error reply may
     /// answer as a whole, oldest first.
     refusable: VecDeque<Refusable>,
@@ -174,6 +173,8 @@ impl Side {
 #[derive(Debug)]
 struct Entry {
     id: Id,
+    /// `id`'s value.
+    key: Key,
     message: usize,
     member: Option<usize>,
     batch: Option<usize>,
@@ -563,15 +564,40 @@ impl Session {
         if let Some(b) = batch.and_then(|b| side.batch(b)) {
             b.keys.push(key.clone());
         }
-        if let Some(n) = window {
-            side.order.push_back((key.clone(), message));
-            if side.order.len() > n {
-                forget_oldest(side, from, n, member, out);
-            }
+        if let Some(n) = window
+            && side.ids.len() >= n
+        {
+            forget_oldest(side, from, n, member, out);
         }
         side.due += 1;
-        let fresh = Entry {
+        let held = match side.ids.get_mut(&key) {
+            Some(e) if e.due > 0 => {
+                let rule = if mcp {
+                    &r::MCP_ID_REUSED
+                } else {
+                    &r::SESSION_ID_REUSED
+                };
+                let detail = format!(
+                    "id {id} is reused while the request in message {} awaits its reply",
+                    e.message
+                );
+                out.push(Finding::new(rule, member, detail));
+                e.due += 1;
+                side.ids.push_reuse();
+                return;
+            }
+            Some(e) => {
+                if mcp {
+                    let detail = format!("id {id} was already used in message {}", e.message);
+                    out.push(Finding::new(&r::MCP_ID_REUSED, member, detail));
+                }
+                true
+            }
+            None => false,
+        };
+        let entry = Entry {
             id: id.clone(),
+            key,
             message,
             member,
             batch,
@@ -581,83 +607,11 @@ impl Session {
             first: None,
             more: Vec::new(),
         };
-        let e = match side.ids.entry(key) {
-            Entry_::Vacant(v) => {
-                v.insert(fresh);
-                return;
-            }
-            Entry_::Occupied(o) => o.into_mut(),
-        };
-        if e.due > 0 {
-            let rule = if mcp {
-                &r::MCP_ID_REUSED
-            } else {
-                &r::SESSION_ID_REUSED
-            };
-            let detail = format!(
-                "id {id} is reused while the request in message {} awaits its reply",
-                e.message
-            );
-            out.push(Finding::new(rule, member, detail));
-            e.due += 1;
-            return;
+        if held {
+            side.ids.push(entry);
+        } else {
+            side.ids.push_new(entry);
         }
-        if mcp {
-            let detail = format!("id {id} was already used in message {}", e.message);
-            out.push(Finding::new(&r::MCP_ID_REUSED, member, detail));
-        }
-        *e = fresh;
-    }
-}
-
-/// A map keyed by id value. Ids are short and hash-flooding is not a threat
-/// to a test tool, so a multiply-rotate hash replaces SipHash, which costs
-/// more than the rest of pairing.
-type IdMap<V> = HashMap<Key, V, BuildHasherDefault<FxHasher>>;
-
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        for &b in chunks.remainder() {
-            self.add(u64::from(b));
-        }
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn write_isize(&mut self, n: isize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        // hashbrown picks buckets by the low bits and tags by the top 7; a
-        // multiply leaves the low bits poorly mixed, so finish as murmur3 does.
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^ (h >> 33)
-    }
-}
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
@@ -738,19 +692,13 @@ fn forget_oldest(
     member: Option<usize>,
     out: &mut Vec<Finding>,
 ) {
-    while let Some((key, message)) = side.order.pop_front() {
-        let Some(e) = side.ids.remove(&key) else {
-            continue;
-        };
-        if e.message != message {
-            // Rare: the id was used again since; keep the later request.
-            side.ids.insert(key, e);
-            continue;
-        }
+    while let Some(slot) = side.ids.pop_oldest() {
+        // A request whose entry is another's: the next.
+        let Some(e) = slot else { continue };
         if e.due > 0 {
             side.due -= e.due as usize;
             if e.invalid {
-                side.nulls.retain(|n| n.key.as_ref() != Some(&key));
+                side.nulls.retain(|n| n.key.as_ref() != Some(&e.key));
             }
             let detail = format!(
                 "request id {} (message {}, {from}) got no reply before {n} later requests (the session's window)",
