@@ -203,6 +203,18 @@ impl Capture {
         }
     }
 
+    /// NDJSON at a boundary: the number and offset the next line will
+    /// have, as a caller that reads lines passed over
+    /// ([`Capture::pass_over`]) numbers them; `None` elsewhere.
+    pub fn next_line(&self) -> Option<(u64, u64)> {
+        match &self.reader {
+            Reader::Ndjson(framer) if framer.at_boundary() => {
+                Some((framer.numbered() + 1, framer.position()))
+            }
+            _ => None,
+        }
+    }
+
     /// NDJSON: counts `lines` whole lines, `bytes` long, that
     /// [`rpcspec_framer::sort::sort_lines`] found plain, as read
     /// ([`Framer::pass_over`]).

@@ -88,6 +88,11 @@ impl Framer {
         self.pos
     }
 
+    /// Records numbered so far: the next one is `numbered() + 1`.
+    pub fn numbered(&self) -> u64 {
+        self.numbered
+    }
+
     /// Whether the stream so far ends where a record ends: no bytes of an
     /// unfinished record are carried or being skipped.
     pub fn at_boundary(&self) -> bool {

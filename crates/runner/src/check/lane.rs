@@ -1,30 +1,47 @@
-//! The fast lane of a check without a dialect: the whole lines of each
-//! chunk are sorted in bulk ([`sort_lines`]), on both cores where there are
-//! two, and only the lines that are not plain (not one JSON value, blank,
-//! `\r`-ended, too long, not UTF-8) go through the framer and the checker
-//! one by one; the plain ones are counted. Every finding is the one the
-//! slow path gives, at the same line: a plain line gives none there either
-//! (`tests/check.rs` checks the two paths against each other).
+//! The fast lane of a check: the whole lines of each chunk are sorted in
+//! bulk ([`sort_lines`]), on both cores where there are two, and only the
+//! lines that are not plain (not one JSON value, blank, `\r`-ended, too
+//! long, not UTF-8) go through the framer and the checker one by one.
+//! Without a dialect the plain ones are counted; with one, each is
+//! classified where it was sorted (the matcher's `classify_checked`: the
+//! sort has validated it) and handed to the checker with its number and
+//! offset, to be paired in order. Every finding is the one the slow path
+//! gives, at the same line (the tests below hold the two paths to it).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
 use rpcspec_framer::sort::{Sorted, Unplain, sort_lines};
 use rpcspec_framer::{Config, Event};
+use rpcspec_matcher::{Classified, Dialect, Scanned, classify_checked, classify_scanned, scan};
 
 use crate::capture::Capture;
 
-/// Lines set apart per half of a chunk before the rest of it takes the
+/// Lines set apart per piece of a chunk before the rest of it takes the
 /// slow path: bounds the lists whatever the input.
 const CAP: usize = 4096;
-/// Below this, one thread sorts a chunk.
-const SPLIT: usize = 256 << 10;
+/// A chunk's whole lines are cut into pieces of about this many bytes,
+/// at most [`PIECES`]: one core sorts the next while the other takes this
+/// one's lines to the checker.
+const PIECE: usize = 128 << 10;
+const PIECES: usize = 8;
 
 pub(super) struct Lane {
     config: Config,
     json: bool,
+    /// The dialect plain lines are classified in, if they are.
+    dialect: Option<Dialect>,
     two: bool,
-    halves: [Vec<Unplain>; 2],
+}
+
+/// A piece of a chunk, sorted: how far, the lines set apart, and with a
+/// dialect its plain lines (without their `\n`s), each scanned.
+struct Sorting<'b> {
+    sorted: Sorted,
+    list: Vec<Unplain>,
+    scanned: Vec<(&'b str, Scanned<'b>)>,
 }
 
 /// What the lane needs of the checker.
@@ -39,6 +56,9 @@ pub(super) trait Slow {
     fn marked(&self) -> bool;
     /// Plain lines passed over.
     fn passed(&mut self, lines: u64);
+    /// A plain line, classified (with a dialect): line `number`, `offset`
+    /// bytes into the stream, `text` without its `\n`.
+    fn plain(&mut self, number: u64, offset: u64, text: &str, classified: Classified);
 }
 
 /// Bytes the slow way.
@@ -48,24 +68,71 @@ fn push(capture: &mut Capture, slow: &mut impl Slow, bytes: &[u8]) {
     }
 }
 
-/// A half of a chunk, sorted into `list` up to `sorted.upto`.
+/// The runs of plain lines of `block` up to `sorted.upto`: all but the
+/// lines in `list`, in order.
+fn plain_runs<'b>(
+    block: &'b [u8],
+    sorted: Sorted,
+    list: &[Unplain],
+) -> impl Iterator<Item = &'b [u8]> {
+    let starts = std::iter::once(0).chain(list.iter().map(|u| u.end + 1));
+    let ends = list.iter().map(|u| u.start).chain([sorted.upto]);
+    starts.zip(ends).map(|(from, to)| &block[from..to])
+}
+
+/// A piece of a chunk, sorted.
 fn consume<S: Slow>(
     capture: &mut Capture,
     slow: &mut S,
     bytes: &[u8],
-    sorted: Sorted,
-    list: &[Unplain],
+    sorting: Sorting<'_>,
+    dialect: Option<&Dialect>,
 ) {
-    let plain = |capture: &mut Capture, slow: &mut S, run: &[u8], lines| {
-        if !slow.may_pass() {
-            push(capture, slow, run);
-        } else if !run.is_empty() {
-            capture.pass_over(lines, run.len() as u64);
-            slow.passed(lines);
+    let Sorting {
+        sorted,
+        list,
+        scanned,
+    } = sorting;
+    let mut scanned = scanned.into_iter();
+    let mut plain = |capture: &mut Capture, slow: &mut S, run: &[u8], lines: u64| {
+        if run.is_empty() {
+            return;
+        }
+        match (slow.may_pass(), dialect, capture.next_line()) {
+            (true, None, _) => {
+                capture.pass_over(lines, run.len() as u64);
+                slow.passed(lines);
+            }
+            (true, Some(dialect), Some((mut number, mut offset))) => {
+                let mut give = |line: &str, classified| {
+                    slow.plain(number, offset, line, classified);
+                    number += 1;
+                    offset += line.len() as u64 + 1;
+                };
+                // The sort scanned every line of a run, or none of it and
+                // of every run after it (one that was not text).
+                if scanned.len() >= lines as usize {
+                    for (line, s) in scanned.by_ref().take(lines as usize) {
+                        give(line, classify_scanned(&s, dialect));
+                    }
+                } else if let Ok(text) = std::str::from_utf8(run) {
+                    for line in text.split_terminator('\n') {
+                        give(line, classify_checked(line, dialect));
+                    }
+                } else {
+                    return push(capture, slow, run);
+                }
+                capture.pass_over(lines, run.len() as u64);
+            }
+            _ => {
+                // What was scanned of the run is read again the slow way.
+                scanned.by_ref().take(lines as usize).for_each(drop);
+                push(capture, slow, run);
+            }
         }
     };
     let mut from = 0;
-    for u in list {
+    for u in &list {
         plain(capture, slow, &bytes[from..u.start], u.plain_before);
         push(capture, slow, &bytes[u.start..=u.end]);
         from = u.end + 1;
@@ -74,14 +141,65 @@ fn consume<S: Slow>(
     push(capture, slow, &bytes[sorted.upto..]);
 }
 
+/// Sorts a piece of a chunk and, with a dialect, scans its plain lines.
+fn sort_piece<'b>(
+    config: &Config,
+    block: &'b [u8],
+    at_stream_start: bool,
+    json: bool,
+    dialect: Option<&Dialect>,
+) -> Sorting<'b> {
+    let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
+    let mut list = Vec::new();
+    let sorted = sort_lines(config, block, at_stream_start, judge, &mut list, CAP);
+    let mut scanned = Vec::new();
+    if let Some(dialect) = dialect {
+        for run in plain_runs(block, sorted, &list) {
+            // A run that is not text (never, where the framer checks
+            // UTF-8) goes the slow way, and so, scanned there, does the rest.
+            let Ok(text) = std::str::from_utf8(run) else {
+                break;
+            };
+            scanned.extend(
+                text.split_terminator('\n')
+                    .map(|line| (line, scan(line, dialect))),
+            );
+        }
+    }
+    Sorting {
+        sorted,
+        list,
+        scanned,
+    }
+}
+
+/// `whole` (whole lines) cut at line ends into at most `most` pieces.
+fn pieces(whole: &[u8], most: usize) -> Vec<&[u8]> {
+    let n = whole.len().div_ceil(PIECE).clamp(1, most);
+    let mut pieces = Vec::with_capacity(n);
+    let mut rest = whole;
+    for left in (1..n).rev() {
+        let at = rest.len() / (left + 1);
+        let Some(end) = newline(&rest[at..]) else {
+            break;
+        };
+        let (piece, after) = rest.split_at(at + end + 1);
+        pieces.push(piece);
+        rest = after;
+    }
+    pieces.push(rest);
+    pieces
+}
+
 impl Lane {
-    /// `json`: a plain line must also be one JSON value.
-    pub(super) fn new(config: Config, json: bool) -> Lane {
+    /// `json`: a plain line must also be one JSON value. `dialect`: plain
+    /// lines are classified in it and handed to the checker.
+    pub(super) fn new(config: Config, json: bool, dialect: Option<Dialect>) -> Lane {
         Lane {
             config,
-            json,
+            json: json || dialect.is_some(),
+            dialect,
             two: thread::available_parallelism().is_ok_and(|n| n.get() >= 2),
-            halves: [Vec::new(), Vec::new()],
         }
     }
 
@@ -108,28 +226,50 @@ impl Lane {
         let at_start = at + (chunk.len() - rest.len()) as u64 == 0;
         let cut = rest.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let (whole, tail) = rest.split_at(cut);
-        let mid = match whole.len() {
-            n if self.two && n >= SPLIT => newline(&whole[n / 2..]).map_or(n, |i| n / 2 + i + 1),
-            n => n,
-        };
-        let (a, b) = whole.split_at(mid);
-        let (config, json) = (&self.config, self.json);
-        let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
-        let [list_a, list_b] = &mut self.halves;
-        let (sorted_a, sorted_b) = if b.is_empty() {
-            let sorted = sort_lines(config, a, at_start, judge, list_a, CAP);
-            (sorted, None)
-        } else {
-            thread::scope(|s| {
-                let other = s.spawn(|| sort_lines(config, b, false, judge, list_b, CAP));
-                let sorted = sort_lines(config, a, at_start, judge, list_a, CAP);
-                (sorted, Some(other.join().expect("sorting does not panic")))
-            })
-        };
-        consume(capture, slow, a, sorted_a, list_a);
-        if let Some(sorted_b) = sorted_b {
-            consume(capture, slow, b, sorted_b, list_b);
+        let pieces = pieces(whole, if self.two { PIECES } else { 1 });
+        let (config, json, dialect) = (&self.config, self.json, self.dialect.as_ref());
+        let sort = |i: usize| sort_piece(config, pieces[i], at_start && i == 0, json, dialect);
+        if pieces.len() == 1 {
+            consume(capture, slow, pieces[0], sort(0), dialect);
+            return push(capture, slow, tail);
         }
+        // The pieces are taken to the checker in order, here; each is
+        // sorted by whichever core comes to it first: the other thread in
+        // order, this one when the next piece is not yet begun.
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<Option<Sorting<'_>>>> =
+            Mutex::new(pieces.iter().map(|_| None).collect());
+        let ready = Condvar::new();
+        thread::scope(|s| {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= pieces.len() {
+                        return;
+                    }
+                    let sorting = sort(i);
+                    done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(sorting);
+                    ready.notify_one();
+                }
+            });
+            for (i, piece) in pieces.iter().enumerate() {
+                let sorting = if next
+                    .compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    sort(i)
+                } else {
+                    let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
+                    loop {
+                        if let Some(sorting) = done[i].take() {
+                            break sorting;
+                        }
+                        done = ready.wait(done).unwrap_or_else(|e| e.into_inner());
+                    }
+                };
+                consume(capture, slow, piece, sorting, dialect);
+            }
+        });
         push(capture, slow, tail);
     }
 }
@@ -141,6 +281,8 @@ fn newline(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use std::io::{self, Read};
+
+    use rpcspec_matcher::Dialect;
 
     use super::super::{Options, Out, Sides, check_by};
 
@@ -168,11 +310,12 @@ mod tests {
     fn run(data: &[u8], opts: &Options, lane: bool, seed: u64) -> (Vec<String>, String) {
         let mut found = Vec::new();
         let sink = |o: Out<'_>| {
-            if let Out::Finding(f) = o {
-                found.push(format!(
+            match o {
+                Out::Finding(f) => found.push(format!(
                     "{}:{}: {}: {}",
                     f.line, f.offset, f.rule.id, f.message
-                ));
+                )),
+                Out::Note(n) => found.push(serde_json::to_string(n).expect("a note serialises")),
             }
             Ok(())
         };
@@ -191,9 +334,13 @@ mod tests {
     /// Lines of every kind the lane sorts, in runs long enough to fill its
     /// lists and to cross chunks and halves.
     fn stream(seed: u64, marks: bool) -> Vec<u8> {
-        let kinds: [&[u8]; 12] = [
+        let kinds: [&[u8]; 16] = [
             br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"},"id":1}"#,
             br#"{"jsonrpc":"2.0","result":{"text":"caf\u00e9 \"quoted\" long enough"},"id":1}"#,
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":2}}"#,
+            br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"no"},"id":"1"}"#,
+            br#"[{"jsonrpc":"2.0","method":"a","id":2.0},{"jsonrpc":"1.0","method":7}]"#,
+            br#"{"type":"control_request","request_id":"r1","request":{"subtype":"interrupt"}}"#,
             b"[1, 2.5e-3, true, null, \"\xc3\xa9\"]",
             b"{\"a\":",
             b"  \"b\": [1,",
@@ -212,7 +359,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Long runs of one kind, then single lines.
-            let kind = kinds[(x % 12) as usize];
+            let kind = kinds[(x % 16) as usize];
             let run = if x.is_multiple_of(5) {
                 5000
             } else {
@@ -261,5 +408,41 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(run(&data, &opts, true, 1), run(&data, &opts, false, 2));
+    }
+
+    /// With a dialect the lane classifies plain lines where it sorts them:
+    /// every finding and note is the slow path's, in the same order, on
+    /// either side or both, marked or not, with a window small enough to
+    /// forget.
+    #[test]
+    fn the_lane_pairs_as_the_slow_path_pairs() {
+        let dialects = [
+            Dialect::Jsonrpc2,
+            Dialect::Mcp,
+            Dialect::Claude,
+            Dialect::Lenient,
+        ];
+        for (i, dialect) in dialects.into_iter().enumerate() {
+            let seed = 19 + i as u64;
+            let sides = [Sides::Both, Sides::Server, Sides::Both, Sides::Client][i];
+            let data = stream(seed, i == 2);
+            let opts = Options {
+                dialect: Some(dialect),
+                sides,
+                annotate: i % 2 == 1,
+                per_rule: None,
+                window: 700,
+                ..Options::default()
+            };
+            let fast = run(&data, &opts, true, seed);
+            let slow = run(&data, &opts, false, seed + 1);
+            assert!(fast.0.len() > 10_000, "{} findings", fast.0.len());
+            assert_eq!(fast.1, slow.1);
+            assert!(
+                fast.0 == slow.0,
+                "the first difference: {:?}",
+                fast.0.iter().zip(&slow.0).find(|(a, b)| a != b)
+            );
+        }
     }
 }

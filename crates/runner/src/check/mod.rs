@@ -25,7 +25,7 @@ use std::time::Duration;
 use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{
-    Classified, Dialect, Direction, Kind, Rule, Session, Shape, classify, rules,
+    Classified, Dialect, Direction, Kind, Rule, Session, Shape, classify, classify_checked, rules,
 };
 
 mod ahead;
@@ -72,11 +72,15 @@ fn check_by(
 ) -> io::Result<Summary> {
     let mut checker = Checker::new(opts, sink);
     let mut capture = Capture::new(checker.framing.clone());
-    // Without a dialect, what the lines say needs only each line's
-    // verdict: the fast lane.
+    // The fast lane: without a dialect what the lines say needs only each
+    // line's verdict; with one, each plain line is classified as it is
+    // sorted. Framing alone with a dialect still feeds every line as text.
+    let dialect = checker.session.as_ref().map(|s| s.dialect().clone());
     let mut lane = match capture.framing() {
-        Framing::Ndjson(config) if lane && checker.session.is_none() && !opts.seq => {
-            Some(Lane::new(config.clone(), !opts.framing_only))
+        Framing::Ndjson(config)
+            if lane && !opts.seq && !(opts.framing_only && dialect.is_some()) =>
+        {
+            Some(Lane::new(config.clone(), !opts.framing_only, dialect))
         }
         _ => None,
     };
@@ -161,6 +165,17 @@ impl<F: FnMut(Out<'_>) -> io::Result<()>> Slow for Checker<'_, F> {
 
     fn passed(&mut self, lines: u64) {
         self.summary.lines += lines;
+    }
+
+    fn plain(&mut self, number: u64, offset: u64, text: &str, classified: Classified) {
+        if self.failed.is_some() {
+            return;
+        }
+        // As `event` takes a line of an unmarked stream that is one JSON
+        // value, with nothing held: judged alone.
+        self.summary.lines += 1;
+        self.judged(number, offset, text, Ok(()), Some(classified), None);
+        self.give_notes(false);
     }
 }
 
@@ -356,16 +371,20 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         }
     }
 
-    /// A text as a message, and whether it is one JSON text. With a
-    /// dialect the matcher parses it anyway; the syntax checker runs only on
-    /// what it rejects, for the exact reason (and because it has no depth
-    /// limit).
+    /// A text as a message, and whether it is one JSON text. The framer's
+    /// validator says (it has no depth limit); with a dialect the matcher
+    /// then reads what it accepted without validating it again, and parses
+    /// what it rejected with serde_json (whose reading may differ).
     fn verdict(&self, text: &str) -> (Option<Classified>, Result<(), SyntaxError>) {
-        let classified = self.session.as_ref().map(|s| classify(text, s.dialect()));
-        let alone = match &classified {
-            Some(c) if !c.breaks(rules::JSON_PARSE.id) => Ok(()),
-            _ => syntax::check(text.as_bytes()),
+        let alone = if syntax::is_one_value(text.as_bytes()) {
+            Ok(())
+        } else {
+            syntax::check(text.as_bytes())
         };
+        let classified = self.session.as_ref().map(|s| match alone {
+            Ok(()) => classify_checked(text, s.dialect()),
+            Err(_) => classify(text, s.dialect()),
+        });
         (classified, alone)
     }
 
