@@ -349,6 +349,36 @@ const STDIO: &[(&str, &str, &[&str])] = &[
         "claude",
         &["producer/control/answered"],
     ),
+    (
+        "claude-control-silent",
+        "claude",
+        &["producer/control/answered-once"],
+    ),
+    (
+        "claude-control-twice",
+        "claude",
+        &["producer/control/answered-once"],
+    ),
+    (
+        "claude-control-bad-shape",
+        "claude",
+        &["producer/control/response-shape"],
+    ),
+    (
+        "claude-control-serves-anything",
+        "claude",
+        &["producer/control/unsupported"],
+    ),
+    (
+        "claude-control-answers-everything",
+        "claude",
+        &["producer/control/unsolicited"],
+    ),
+    (
+        "claude-control-dies-on-malformed",
+        "claude",
+        &["producer/control/malformed"],
+    ),
 ];
 
 /// (fixture behaviour, the checks that must catch it).

@@ -29,6 +29,14 @@ rpcspec_matcher::rule_table! { RUNNER;
         "records are written as they are produced, not held back until the end";
     EVENTS_CONTROL_ANSWERED = "events.control-answered", Must, "Claude Code stream-json control protocol",
         "a control request is made when the turn needs one (and the command enables them), and once answered the stream goes on to its end";
+    CONTROL_ANSWERED_ONCE = "control.answered-once", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py 611-643 (a request waits on its request_id, 60 s, then the call fails); claude-agent-sdk sdk.d.ts 5725-5733",
+        "each control request sent to the agent is answered by one `control_response` carrying its `request_id`, with no turn needed first: the SDK waits on that id (its `initialize` before any message)";
+    CONTROL_UNSUPPORTED = "control.unsupported", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py 568-596 (\"Unsupported control request subtype\" answered as an error); claude-agent-sdk sdk.d.ts 5779-5783",
+        "a request whose subtype the receiver does not serve is answered with an `error` response, not a success and not silence";
+    CONTROL_UNSOLICITED = "control.unsolicited", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk sdk.d.ts 5725 (\"a requester ignores responses for request_ids it is not waiting on\"), 4339-4347 (\"There is no reply to the cancel itself\"), 6064 (`keep_alive`: \"receivers must ignore it\")",
+        "a `control_response` answers a request that was sent: none for a `keep_alive`, a `control_cancel_request`, a record of an unknown type or an id never sent";
+    CONTROL_MALFORMED = "control.malformed", Should, "Claude Code control protocol (docs/agents.md): no written rule; the SDKs' readers skip a line they cannot use (claude-agent-sdk-python message_parser.py 91-93, sdk.mjs's \"Non-JSON stdout\")",
+        "a malformed control request (no `request`, no `subtype`) costs that request alone: it is answered with an error or ignored, and the session goes on";
 
     HTTP_STATUS = "http.status", Must, "RFC 9110 §15; events protocol: errors before the stream",
         "a valid request streams with status 200; a refusal, where one is expected, has a JSON error body";
@@ -132,8 +140,14 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         "mcp" => {
             "every message, in every server case with `--dialect mcp`, and `rpcspec check --rpc mcp`"
         }
+        "claude" if rule.id == "claude.control-response" => {
+            "every message, in every server case with `--dialect claude`, `rpcspec check --rpc claude`, and the producer check `producer/control/response-shape` (`--role producer --profile claude`)"
+        }
         "claude" => {
             "every message, in every server case with `--dialect claude`, and `rpcspec check --rpc claude`"
+        }
+        "control" => {
+            "the producer's control checks (`--role producer --profile claude`, `producer/control/…`), on what the agent answers to the control requests rpcspec sends as its SDK would"
         }
         "events" if MATCHER.iter().any(|r| r.id == rule.id) => {
             "every record, in every server case with `--dialect events`, `rpcspec check --rpc events`, and the producer cases that name it"

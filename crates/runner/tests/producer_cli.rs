@@ -33,7 +33,7 @@ fn list_shows_each_check_with_the_profile_scenarios_as_plans() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
-    assert_eq!(lines.len(), 18);
+    assert_eq!(lines.len(), 23);
     assert!(
         lines
             .iter()

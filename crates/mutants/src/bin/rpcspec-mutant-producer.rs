@@ -114,6 +114,30 @@ const MUTANTS: &[(&str, &str)] = &[
         "claude-no-control",
         "runs the tool without asking permission",
     ),
+    (
+        "claude-control-silent",
+        "answers no control request the host sends",
+    ),
+    (
+        "claude-control-twice",
+        "answers each control request the host sends twice",
+    ),
+    (
+        "claude-control-bad-shape",
+        "answers with `response.subtype` \"ok\"",
+    ),
+    (
+        "claude-control-serves-anything",
+        "answers a subtype it does not serve with success",
+    ),
+    (
+        "claude-control-answers-everything",
+        "answers keep_alive, cancels and records of unknown types too",
+    ),
+    (
+        "claude-control-dies-on-malformed",
+        "exits 1 on a control request without `request`, as Claude Code 2.1.197 does",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -378,11 +402,29 @@ fn claude(name: &str) -> io::Result<u8> {
         rpcspec::producer::serve(&profile, ask, io::stdin().lock(), io::stdout().lock())?;
         return Ok(0);
     }
+    if let Some(how) = name.strip_prefix("claude-control-") {
+        let ask = std::env::args().any(|a| a == "--permission-prompt-tool");
+        let mut answer = |line: &serde_json::Value| control(how, line);
+        rpcspec::producer::serve_claude(ask, io::stdin().lock(), io::stdout().lock(), &mut answer)?;
+        return Ok(0);
+    }
     let mut out = io::stdout().lock();
     let stdin = io::stdin();
     let mut lines = stdin.lock().lines();
-    let Some(first) = lines.next().transpose()? else {
-        return Ok(0);
+    // What comes before the turn (an SDK's control requests) is answered
+    // as the reference answers it: these mutants' bugs are in the turn.
+    let first = loop {
+        let Some(text) = lines.next().transpose()? else {
+            return Ok(0);
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        if value.get("type") == Some(&json!("user")) {
+            break text;
+        }
+        for answer in rpcspec::producer::claude_answer(&value) {
+            out.write_all(&line(&answer))?;
+        }
+        out.flush()?;
     };
     let asks = first.contains("tool") || first.contains("Bash");
     out.write_all(&line(&json!({"type": "system", "subtype": "init",
@@ -423,4 +465,43 @@ fn claude(name: &str) -> io::Result<u8> {
         l?;
     }
     Ok(0)
+}
+
+/// A control mutant's answer to a line that is not a user turn: the
+/// reference's, but for its bug.
+fn control(how: &str, line: &serde_json::Value) -> Vec<serde_json::Value> {
+    let mut answers = rpcspec::producer::claude_answer(line);
+    match how {
+        "silent" => answers.clear(),
+        "twice" => answers.extend(answers.clone()),
+        "bad-shape" => {
+            for a in &mut answers {
+                a["response"]["subtype"] = json!("ok");
+            }
+        }
+        "serves-anything" => {
+            for a in &mut answers {
+                if a["response"]["subtype"] == "error" {
+                    a["response"] = json!({"subtype": "success",
+                        "request_id": a["response"]["request_id"].clone()});
+                }
+            }
+        }
+        "answers-everything" if answers.is_empty() => {
+            let id = line.get("request_id").cloned().unwrap_or(json!("req_0"));
+            answers.push(json!({"type": "control_response",
+                "response": {"subtype": "success", "request_id": id}}));
+        }
+        "dies-on-malformed"
+            if line.get("type") == Some(&json!("control_request"))
+                && line.pointer("/request/subtype").is_none() =>
+        {
+            eprintln!(
+                "Error parsing streaming input line: {line}: TypeError: undefined is not an object (evaluating 'e.request.subtype')"
+            );
+            std::process::exit(1);
+        }
+        _ => {}
+    }
+    answers
 }

@@ -14,6 +14,7 @@
 //! only then was waiting for EOF to flush. A cold start within the
 //! start-up time is not taken for one.
 
+mod control;
 mod grade;
 mod observe;
 pub mod profile;
@@ -24,7 +25,7 @@ use std::path::Path;
 
 pub use observe::{Limits, Observation, Record};
 pub use profile::{Profile, Scenario};
-pub use reference::{records as reference_records, serve};
+pub use reference::{claude_answer, records as reference_records, serve, serve_claude};
 pub use role::Producers;
 
 use crate::{
@@ -196,7 +197,42 @@ pub const CHECKS: &[Check] = &[
         title: "a control request is made when the scenario needs one (and the command enables them), and once answered the stream goes on to its end",
         rules: &[&R::EVENTS_CONTROL_ANSWERED],
         transport: Transport::Stdio,
-        grade: grade::grade_control,
+        grade: control::grade_control,
+    },
+    Check {
+        id: "producer/control/answered-once",
+        title: "each control request the host sends is answered once, by its request_id, with no turn needed first",
+        rules: &[&R::CONTROL_ANSWERED_ONCE],
+        transport: Transport::Stdio,
+        grade: control::grade_answered_once,
+    },
+    Check {
+        id: "producer/control/response-shape",
+        title: "a control response has a response object: subtype success, or error with an error string, and the request_id",
+        rules: &[&rpcspec_matcher::rules::CLAUDE_CONTROL_RESPONSE],
+        transport: Transport::Stdio,
+        grade: control::grade_reply_shape,
+    },
+    Check {
+        id: "producer/control/unsupported",
+        title: "a request whose subtype no one serves is answered with an error",
+        rules: &[&R::CONTROL_UNSUPPORTED],
+        transport: Transport::Stdio,
+        grade: control::grade_unsupported,
+    },
+    Check {
+        id: "producer/control/unsolicited",
+        title: "no control response for a keep_alive, a cancel, an unknown type or an id never sent",
+        rules: &[&R::CONTROL_UNSOLICITED],
+        transport: Transport::Stdio,
+        grade: control::grade_unsolicited,
+    },
+    Check {
+        id: "producer/control/malformed",
+        title: "a malformed control request costs that request alone: the session goes on",
+        rules: &[&R::CONTROL_MALFORMED],
+        transport: Transport::Stdio,
+        grade: control::grade_malformed,
     },
     Check {
         id: "producer/http/status",

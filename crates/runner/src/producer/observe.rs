@@ -280,6 +280,32 @@ impl Collector {
     }
 }
 
+/// A scenario's input as it is written: each step's bytes and the ids of
+/// the control requests it sends that await an answer. One step, unless
+/// the scenario is paced: then a step ends at each well-formed request.
+fn steps(scenario: &Scenario) -> std::collections::VecDeque<(Vec<u8>, Vec<Value>)> {
+    let mut steps = std::collections::VecDeque::new();
+    let mut step: (Vec<u8>, Vec<Value>) = Default::default();
+    for (i, line) in scenario.input.iter().enumerate() {
+        step.0.extend_from_slice(line.as_bytes());
+        step.0.push(b'\n');
+        let request = scenario
+            .requests
+            .iter()
+            .find(|r| r.line == i && r.well_formed);
+        if let Some(id) = request.and_then(|r| r.id.clone()) {
+            step.1.push(id);
+            if scenario.paced {
+                steps.push_back(std::mem::take(&mut step));
+            }
+        }
+    }
+    if !step.0.is_empty() || steps.is_empty() {
+        steps.push_back(step);
+    }
+    steps
+}
+
 /// How long a run may take: `startup` for the first byte (stdio), then
 /// `timeout` for the stream.
 #[derive(Debug, Clone, Copy)]
@@ -354,11 +380,10 @@ fn observe_stdio(
             bytes,
         }]);
     };
-    let input: Vec<u8> = scenario
-        .input
-        .iter()
-        .flat_map(|l| [l.as_bytes(), b"\n"].concat())
-        .collect();
+    // The input goes at once, or, paced, up to each control request in
+    // turn: the next once every request sent is answered.
+    let mut steps = steps(scenario);
+    let (input, first_ids) = steps.pop_front().unwrap_or_default();
     if !input.is_empty() {
         send(&mut running, &mut c.obs, input);
     }
@@ -369,6 +394,13 @@ fn observe_stdio(
         Gate::NotUsed
     });
     let mut closed_at: Option<Instant> = None;
+    // A scenario without a turn: stdin closes once every control request it
+    // sent is answered (at once if none awaits an answer).
+    let mut awaited: Option<Vec<Value>> = (!scenario.turn).then_some(first_ids);
+    if awaited.as_ref().is_some_and(Vec::is_empty) {
+        running.close_stdin();
+        closed_at = Some(Instant::now());
+    }
     let mut exited = false;
     // The gate closes stdin when start-up passes only while the producer
     // has written nothing at all: a slow stream that has begun is left be,
@@ -428,6 +460,23 @@ fn observe_stdio(
                 // The drive stops a flood before the collector sees it.
                 let new = c.push(&bytes, at);
                 for i in new {
+                    if let Some(left) = awaited.as_mut()
+                        && let Some(answered) = profile.reply_id(&c.obs.records[i].value)
+                        && let Some(at) = left.iter().position(|id| id == answered)
+                    {
+                        left.remove(at);
+                        if left.is_empty()
+                            && !running.stdin_closed()
+                            && let Some((input, ids)) = steps.pop_front()
+                        {
+                            send(&mut running, &mut c.obs, input);
+                            left.extend(ids);
+                        }
+                        if left.is_empty() && !running.stdin_closed() {
+                            running.close_stdin();
+                            closed_at.get_or_insert_with(Instant::now);
+                        }
+                    }
                     // Answer control requests as the scenario says.
                     let request_id = profile.control.as_ref().and_then(|control| {
                         let value = &c.obs.records[i].value;

@@ -63,6 +63,27 @@ pub struct Control {
     /// cannot make one, so the control check does not apply to it. Empty:
     /// always on.
     pub enabled_by: Vec<String>,
+    /// The type of the producer's answers to the runner's control requests
+    /// (Claude Code's `control_response`), if the runner sends any.
+    pub reply: Option<String>,
+    /// The types of the control protocol's records: they are not part of a
+    /// turn, so the lifecycle checks look past them.
+    pub protocol: Vec<String>,
+}
+
+/// A control request a scenario sends (an input line of the control
+/// request type).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Its index in the scenario's input.
+    pub line: usize,
+    /// Its id, if it has one.
+    pub id: Option<serde_json::Value>,
+    /// Its subtype, if it has one.
+    pub subtype: Option<String>,
+    /// It has an id (a string or number) and a `request` object with a
+    /// string `subtype`: an answer is due.
+    pub well_formed: bool,
 }
 
 /// One run of the producer.
@@ -78,6 +99,18 @@ pub struct Scenario {
     pub end: Option<String>,
     /// The answer to control requests (JSON), when the scenario expects one.
     pub answer: Option<String>,
+    /// Whether it sends a turn (a user message). Without one (`turn =
+    /// false`: control requests alone) no start or end record is due, and
+    /// stdin closes once every control request is answered.
+    pub turn: bool,
+    /// The control requests among its input lines.
+    pub requests: Vec<Request>,
+    /// The ids of the requests that must be answered with an error (a
+    /// subtype no one serves).
+    pub errors: Vec<String>,
+    /// Whether each control request waits for the answers to those before
+    /// it (as an SDK awaits each call), instead of all going at once.
+    pub paced: bool,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +147,9 @@ struct ControlDef {
     response: Spanned<String>,
     #[serde(default)]
     enabled_by: Vec<String>,
+    reply: Option<String>,
+    #[serde(default)]
+    protocol: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -142,6 +178,16 @@ struct ScenarioDef {
     body: Option<Spanned<String>>,
     end: Option<Spanned<String>>,
     answer: Option<Spanned<String>>,
+    #[serde(default = "yes")]
+    turn: bool,
+    #[serde(default)]
+    errors: Vec<Spanned<String>>,
+    #[serde(default)]
+    paced: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Profile {
@@ -242,6 +288,8 @@ impl Profile {
                     id: c.id,
                     response: c.response.into_inner(),
                     enabled_by: c.enabled_by,
+                    reply: c.reply,
+                    protocol: c.protocol,
                 })
             }
             None => None,
@@ -292,12 +340,42 @@ impl Profile {
             if answer.is_some() && control.is_none() {
                 return Err(at(span, "`answer` needs a [control] table".into()));
             }
+            let requests = control
+                .as_ref()
+                .map(|c| requests(c, &def.type_field, &input))
+                .unwrap_or_default();
+            if !s.turn && control.as_ref().is_none_or(|c| c.reply.is_none()) {
+                return Err(at(
+                    span,
+                    "`turn = false` needs a [control] table with a `reply` type".into(),
+                ));
+            }
+            let mut errors = Vec::new();
+            for e in s.errors {
+                let sent = requests
+                    .iter()
+                    .any(|r| r.id.as_ref().and_then(|v| v.as_str()) == Some(e.get_ref().as_str()));
+                if !sent {
+                    return Err(at(
+                        e.span(),
+                        format!(
+                            "`errors` names `{}`, the id of no control request in `input`",
+                            e.get_ref()
+                        ),
+                    ));
+                }
+                errors.push(e.into_inner());
+            }
             scenarios.push(Scenario {
                 name: s.name,
                 input,
                 body: json(s.body, "body")?,
                 end: end_type,
                 answer,
+                turn: s.turn,
+                requests,
+                errors,
+                paced: s.paced,
             });
         }
         if scenarios.is_empty() {
@@ -380,11 +458,45 @@ impl Profile {
         ))
     }
 
+    /// The id a record answers, if it is a reply to a control request the
+    /// runner sent (its `reply` type, the id at `/response/<id member>`).
+    pub fn reply_id<'v>(&self, record: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        let c = self.control.as_ref()?;
+        (self.kind_of(record)? == c.reply.as_deref()?).then_some(())?;
+        record.get("response")?.get(&c.id)
+    }
+
     /// The answer to a control request with id `id` (raw JSON).
     pub fn control_answer(&self, id: &str, answer: &str) -> Option<String> {
         let c = self.control.as_ref()?;
         Some(fill_response(&c.response, id, answer))
     }
+}
+
+/// The control requests among a scenario's input lines.
+fn requests(control: &Control, type_field: &str, input: &[String]) -> Vec<Request> {
+    use serde_json::Value;
+    input
+        .iter()
+        .enumerate()
+        .filter_map(|(line, text)| {
+            let v: Value = serde_json::from_str(text).ok()?;
+            (v.get(type_field)?.as_str()? == control.request).then_some(())?;
+            let id = v.get(&control.id).cloned();
+            let subtype = v
+                .pointer("/request/subtype")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let well_formed =
+                matches!(id, Some(Value::String(_) | Value::Number(_))) && subtype.is_some();
+            Some(Request {
+                line,
+                id,
+                subtype,
+                well_formed,
+            })
+        })
+        .collect()
 }
 
 fn fill_response(template: &str, id: &str, answer: &str) -> String {

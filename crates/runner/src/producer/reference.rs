@@ -67,11 +67,7 @@ pub fn serve(
     input: impl Read,
     mut output: impl Write,
 ) -> io::Result<()> {
-    let mut lines = Events::new(input, Config::default()).filter_map(|e| match e {
-        Ok(Event::Line(l)) => Some(Ok(String::from_utf8_lossy(&l.bytes).into_owned())),
-        Ok(Event::Problem(_)) => None,
-        Err(e) => Some(Err(e)),
-    });
+    let mut lines = lines(input);
     match profile.name.as_str() {
         "events" => {
             let first = lines.next().transpose()?;
@@ -83,12 +79,33 @@ pub fn serve(
             }
             Ok(())
         }
-        "claude" => claude(ask, &mut lines, &mut output),
+        "claude" => claude(ask, &mut lines, &mut output, &mut claude_answer),
         other => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("no reference producer for profile `{other}` (shipped: events, claude)"),
         )),
     }
+}
+
+/// The lines of `input`, as the framer reads them (problems skipped).
+fn lines(input: impl Read) -> impl Iterator<Item = io::Result<String>> {
+    Events::new(input, Config::default()).filter_map(|e| match e {
+        Ok(Event::Line(l)) => Some(Ok(String::from_utf8_lossy(&l.bytes).into_owned())),
+        Ok(Event::Problem(_)) => None,
+        Err(e) => Some(Err(e)),
+    })
+}
+
+/// [`serve`] for the `claude` profile, each line that is not a user turn
+/// given to `answer` ([`claude_answer`] is the reference's): for mutants
+/// that answer the control protocol their own way.
+pub fn serve_claude(
+    ask: bool,
+    input: impl Read,
+    mut output: impl Write,
+    answer: &mut dyn FnMut(&Value) -> Vec<Value>,
+) -> io::Result<()> {
+    claude(ask, &mut lines(input), &mut output, answer)
 }
 
 /// The text of a stream-json user record's content.
@@ -109,14 +126,46 @@ fn assistant(text: &str) -> Value {
         "content": [{"type": "text", "text": text}]}, "session_id": "session-1"})
 }
 
+/// The reference's answer to a line of its input that is not a user turn:
+/// a `control_request` with a `request_id` is answered once by that id,
+/// `success` for what it serves (`initialize`, `interrupt`,
+/// `set_permission_mode`, `set_model`, `mcp_status`) and `error` for any
+/// other subtype or a request it cannot read; anything else (a
+/// `keep_alive`, a cancel, an unknown type, a request without an id) gets
+/// nothing.
+pub fn claude_answer(line: &Value) -> Vec<Value> {
+    if line.get("type").and_then(Value::as_str) != Some("control_request") {
+        return Vec::new();
+    }
+    let Some(id) = line.get("request_id") else {
+        return Vec::new();
+    };
+    let response = match line.pointer("/request/subtype").and_then(Value::as_str) {
+        Some("initialize") => json!({"subtype": "success", "request_id": id,
+            "response": {"commands": [], "models": []}}),
+        Some("interrupt" | "set_model") => json!({"subtype": "success", "request_id": id}),
+        Some("set_permission_mode") => json!({"subtype": "success", "request_id": id,
+            "response": {"mode": line.pointer("/request/mode")}}),
+        Some("mcp_status") => json!({"subtype": "success", "request_id": id,
+            "response": {"mcpServers": []}}),
+        Some(other) => json!({"subtype": "error", "request_id": id,
+            "error": format!("Unsupported control request subtype: {other}")}),
+        None => json!({"subtype": "error", "request_id": id,
+            "error": "a control request needs a `request` object with a string `subtype`"}),
+    };
+    vec![json!({"type": "control_response", "response": response})]
+}
+
 /// A Claude Code stream-json session: a `system` init record, then per user
 /// turn assistant records and a `result`; with `ask`, a turn that mentions
 /// a tool asks permission with a `control_request` first and waits for its
-/// answer.
+/// answer. Every other line gets what `answer` makes of it
+/// ([`claude_answer`], or a mutant's).
 fn claude(
     ask: bool,
     lines: &mut impl Iterator<Item = io::Result<String>>,
     out: &mut impl Write,
+    answer: &mut dyn FnMut(&Value) -> Vec<Value>,
 ) -> io::Result<()> {
     let mut turn = 0;
     let mut started = false;
@@ -126,6 +175,9 @@ fn claude(
             continue;
         };
         if value.get("type").and_then(Value::as_str) != Some("user") {
+            for a in answer(&value) {
+                emit(out, &a)?;
+            }
             continue;
         }
         if !started {
