@@ -3,9 +3,9 @@
 //! lines that are not plain (not one JSON value, blank, `\r`-ended, too
 //! long, not UTF-8) go through the framer and the checker one by one.
 //! Without a dialect the plain ones are counted; with one, each is
-//! classified where it was sorted (the matcher's `classify_checked`: the
-//! sort has validated it) and handed to the checker with its number and
-//! offset, to be paired in order. Every finding is the one the slow path
+//! scanned where it was sorted (the matcher's `scan`: the sort has
+//! validated it), then classified and handed to the checker with its
+//! number and offset on this thread, to be paired in order. Every finding is the one the slow path
 //! gives, at the same line (the tests below hold the two paths to it).
 
 use std::sync::atomic::{AtomicUsize, Ordering};

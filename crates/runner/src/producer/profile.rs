@@ -344,6 +344,17 @@ impl Profile {
                 .as_ref()
                 .map(|c| requests(c, &def.type_field, &input))
                 .unwrap_or_default();
+            for (i, r) in requests.iter().enumerate() {
+                if r.id.is_some() && requests[..i].iter().any(|o| o.id == r.id) {
+                    return Err(at(
+                        span.clone(),
+                        format!(
+                            "two control requests in `input` carry the id {}: answers pair by it",
+                            r.id.as_ref().map_or(String::new(), ToString::to_string)
+                        ),
+                    ));
+                }
+            }
             if !s.turn && control.as_ref().is_none_or(|c| c.reply.is_none()) {
                 return Err(at(
                     span,
@@ -537,6 +548,42 @@ mod tests {
         let text = "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\n";
         let e = Profile::parse(Path::new("p.toml"), text).unwrap_err();
         assert_eq!(e.to_string(), "p.toml:1:1: the profile has no [[scenario]]");
+    }
+
+    #[test]
+    fn control_scenarios_are_checked_as_they_load() {
+        let head = "name = \"x\"\ntitle = \"t\"\ntype = \"type\"\nend = [\"done\"]\n";
+        let control = "[control]\nrequest = \"req\"\nid = \"id\"\nresponse = '{\"id\": $id}'\nreply = \"resp\"\n";
+        let scenario =
+            |body: &str| format!("{head}{control}[[scenario]]\nname = \"s\"\nturn = false\n{body}");
+        let two = scenario(
+            "input = ['{\"type\":\"req\",\"id\":\"a\"}', '{\"type\":\"req\",\"id\":\"a\"}']\n",
+        );
+        let e = Profile::parse(Path::new("p.toml"), &two)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("two control requests in `input` carry the id \"a\""),
+            "{e}"
+        );
+        let unknown = scenario("input = ['{\"type\":\"req\",\"id\":\"a\"}']\nerrors = [\"b\"]\n");
+        let e = Profile::parse(Path::new("p.toml"), &unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`errors` names `b`"), "{e}");
+        let no_reply = format!("{head}[[scenario]]\nname = \"s\"\nturn = false\n");
+        let e = Profile::parse(Path::new("p.toml"), &no_reply)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`turn = false` needs a [control] table"), "{e}");
+        let good = scenario(
+            "paced = true\ninput = ['{\"type\":\"req\",\"id\":\"a\",\"request\":{\"subtype\":\"x\"}}', '{\"type\":\"req\",\"id\":7}', 'not json']\n",
+        );
+        let p = Profile::parse(Path::new("p.toml"), &good).expect("loads");
+        let requests = &p.scenarios[0].requests;
+        assert_eq!(requests.len(), 2);
+        assert!(requests[0].well_formed && !requests[1].well_formed);
+        assert_eq!(requests[1].id, Some(serde_json::json!(7)));
     }
 
     #[test]
