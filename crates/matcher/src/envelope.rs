@@ -386,14 +386,8 @@ impl<'a> Walk<'a> {
                 // The last one wins, as in most parsers (JavaScript, Python, serde_json's Value).
                 *slot = Some(value);
             }
-            self.space();
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b'}') => {
-                    self.token();
-                    break;
-                }
-                _ => break,
+            if !self.next_member(b'}') {
+                break;
             }
         }
     }
@@ -415,15 +409,27 @@ impl<'a> Walk<'a> {
                 break;
             };
             members.push(value);
-            self.space();
-            match self.peek() {
-                Some(b',') => self.i += 1,
-                Some(b']') => {
-                    self.token();
-                    break;
-                }
-                _ => break,
+            if !self.next_member(b']') {
+                break;
             }
+        }
+    }
+
+    /// After a member of an object or array that ends with `close`: past
+    /// the `,` if another member follows (true), else past `close`, or at
+    /// whatever is not either.
+    fn next_member(&mut self, close: u8) -> bool {
+        self.space();
+        match self.peek() {
+            Some(b',') => {
+                self.i += 1;
+                true
+            }
+            Some(c) if c == close => {
+                self.token();
+                false
+            }
+            _ => false,
         }
     }
 }

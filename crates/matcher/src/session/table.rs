@@ -78,21 +78,16 @@ impl Table {
     /// A request sent with `entry.key`: the latest with that id from now on.
     pub(super) fn push(&mut self, entry: Entry) {
         let place = self.base + self.queue.len() as u64;
-        let h = hash(&entry.key);
         let (queue, base) = (&mut self.queue, self.base);
         let same = |&p: &u64| at(queue, base, p).is_some_and(|e| e.key == entry.key);
-        match self.places.find_mut(h, same) {
-            Some(old) => {
-                if let Some(slot) = queue.get_mut(old.saturating_sub(base) as usize) {
-                    *slot = None;
-                }
-                *old = place;
-            }
-            None => {
-                let rehash = |&p: &u64| at(queue, base, p).map_or(0, |e| hash(&e.key));
-                self.places.insert_unique(h, place, rehash);
-            }
+        let Some(old) = self.places.find_mut(hash(&entry.key), same) else {
+            return self.push_new(entry);
+        };
+        // The earlier request with this id is replaced: its place is empty.
+        if let Some(slot) = queue.get_mut(old.saturating_sub(base) as usize) {
+            *slot = None;
         }
+        *old = place;
         queue.push_back(Some(entry));
     }
 
