@@ -7,6 +7,7 @@ use crate::envelope::{self, Envelope, Field, JsonType, Scanned};
 use crate::id::{self, Id, IdKind};
 use crate::limits::Limit;
 use crate::rules::{self as r, Level, Rule};
+use crate::text::Text;
 
 /// One broken rule, with what exactly broke it.
 ///
@@ -65,12 +66,12 @@ pub enum Kind {
         /// The id the reply must carry back.
         id: Id,
         /// The method name, decoded.
-        method: Box<str>,
+        method: Text,
     },
     /// A request without `id`: it gets no reply.
     Notification {
         /// The method name, decoded.
-        method: Box<str>,
+        method: Text,
     },
     /// A response with `result`. In the `claude` dialect, a
     /// `control_response` whose subtype is `success`.
@@ -96,7 +97,7 @@ pub enum Kind {
     /// A record that needs no reply (`claude` and `events` dialects).
     Event {
         /// The value of its type field.
-        name: Box<str>,
+        name: Text,
     },
     /// A batch: a non-empty array, each member classified on its own. The
     /// findings about a member carry its index.
@@ -186,8 +187,12 @@ pub fn classify(text: &str, dialect: &Dialect) -> Classified {
 /// [`classify`] for a text a JSON validator has already accepted as
 /// exactly one JSON value (surrounding whitespace allowed), such as
 /// `rpcspec-framer`'s `syntax::is_one_value`: the text is read once,
-/// without checking its syntax again. The same as
-/// [`classify_scanned`]`(&`[`scan`]`(text, dialect), dialect)`.
+/// without checking its syntax again. The common message (an id and a
+/// method name of at most 23 bytes, no finding) allocates nothing, so
+/// messages can be classified on one thread and fed to a [`Session`] on
+/// another at no cost.
+///
+/// [`Session`]: crate::Session
 ///
 /// On a text that is not valid JSON the result is whatever a reading of
 /// its structure gives (a `json.parse` finding is `classify`'s to make);
@@ -198,12 +203,12 @@ pub fn classify_checked(text: &str, dialect: &Dialect) -> Classified {
 
 /// Reads what the rules of `dialect` read of a text a JSON validator has
 /// accepted (see [`classify_checked`]), for [`classify_scanned`].
-pub fn scan<'a>(text: &'a str, dialect: &Dialect) -> Scanned<'a> {
+pub(crate) fn scan<'a>(text: &'a str, dialect: &Dialect) -> Scanned<'a> {
     envelope::scan_with(text, dialect.type_field())
 }
 
 /// Classifies a message [`scan`]ned in the same `dialect`.
-pub fn classify_scanned(scanned: &Scanned<'_>, dialect: &Dialect) -> Classified {
+pub(crate) fn classify_scanned(scanned: &Scanned<'_>, dialect: &Dialect) -> Classified {
     let mut out = Vec::new();
     let kind = match scanned.what {
         JsonType::Object => object(&scanned.env, dialect, None, &mut out),
@@ -304,15 +309,15 @@ fn object(
 
 /// The decoded value of a JSON string. A lone surrogate escape cannot be
 /// decoded; the text between the quotes stands in for it then.
-fn decode(raw: &str) -> Box<str> {
+fn decode(raw: &str) -> Text {
     let inner = &raw[1..raw.len() - 1];
     if !inner.contains('\\') {
         return inner.into();
     }
-    serde_json::from_str::<String>(raw).map_or_else(|_| inner.into(), String::into_boxed_str)
+    serde_json::from_str::<String>(raw).map_or_else(|_| inner.into(), Text::from)
 }
 
-fn string(raw: Option<&str>) -> Option<Box<str>> {
+fn string(raw: Option<&str>) -> Option<Text> {
     raw.filter(|r| JsonType::of(r) == JsonType::String)
         .map(decode)
 }

@@ -80,12 +80,10 @@ impl<'a> Envelope<'a> {
 
 /// A message read but not yet classified: what the rules read of its text
 /// (its type, an object's members or an array's, the limit it is beyond),
-/// in one pass over its bytes, by [`scan`](crate::scan).
-/// [`classify_scanned`](crate::classify_scanned) classifies it without
-/// reading the text again: a caller can scan on one thread and classify on
-/// another (nothing is allocated but a batch's list of members).
+/// in one pass over its bytes (nothing is allocated but a batch's list of
+/// members), to be classified without reading the text again.
 #[derive(Debug)]
-pub struct Scanned<'a> {
+pub(crate) struct Scanned<'a> {
     /// Its type, from its first byte.
     pub(crate) what: JsonType,
     /// An object's members the rules read (none for anything else).

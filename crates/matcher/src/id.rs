@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::text::Text;
+
 use serde_json::value::RawValue;
 
 /// The JSON type of an [`Id`].
@@ -55,7 +57,7 @@ pub enum IdMatch {
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Id {
-    raw: Box<str>,
+    raw: Text,
 }
 
 impl Id {
@@ -131,9 +133,12 @@ impl Id {
             IdKind::Number => number_value(&self.raw),
             // A string with a lone surrogate escape does not decode; its raw
             // text is then the only thing to compare by.
+            IdKind::String if !self.raw.contains('\\') => {
+                Key::Str(self.raw[1..self.raw.len() - 1].into())
+            }
             IdKind::String => Key::Str(
                 serde_json::from_str::<String>(&self.raw)
-                    .map(String::into_boxed_str)
+                    .map(Text::from)
                     .unwrap_or_else(|_| self.raw.clone()),
             ),
         }
@@ -171,7 +176,7 @@ pub(crate) enum Key {
     Null,
     Int(i64),
     Num(Box<str>),
-    Str(Box<str>),
+    Str(Text),
 }
 
 /// The key of `s` read as a JSON number, if it is one.

@@ -62,14 +62,13 @@ pub mod limits;
 mod name;
 pub mod rules;
 mod session;
+mod text;
 
-pub use classify::{
-    Classified, Finding, Kind, Shape, classify, classify_checked, classify_scanned, scan,
-};
+pub use classify::{Classified, Finding, Kind, Shape, classify, classify_checked};
 pub use dialect::{Dialect, EventsConfig};
-pub use envelope::Scanned;
 pub use id::{Id, IdKind, IdMatch};
 pub use limits::Limit;
 pub use name::UnknownName;
 pub use rules::{Level, RULES, Rule};
 pub use session::{Direction, Reply, Session};
+pub use text::Text;

@@ -223,7 +223,7 @@ struct Batch {
 struct EventsState {
     records: usize,
     /// The record number and type of the end record.
-    ended: Option<(usize, Box<str>)>,
+    ended: Option<(usize, crate::Text)>,
 }
 
 /// Where a reply sits: in a reply array answering `batch`, or alone.

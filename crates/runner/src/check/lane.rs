@@ -3,10 +3,12 @@
 //! lines that are not plain (not one JSON value, blank, `\r`-ended, too
 //! long, not UTF-8) go through the framer and the checker one by one.
 //! Without a dialect the plain ones are counted; with one, each is
-//! scanned where it was sorted (the matcher's `scan`: the sort has
-//! validated it), then classified and handed to the checker with its
-//! number and offset on this thread, to be paired in order. Every finding is the one the slow path
-//! gives, at the same line (the tests below hold the two paths to it).
+//! classified where it was sorted (the matcher's `classify_checked`: the
+//! sort has validated it; the common message allocates nothing, so it is
+//! dropped on this thread at no cost), then handed to the checker with its
+//! number and offset on this thread, to be paired in order. Every finding
+//! is the one the slow path gives, at the same line (the tests below hold
+//! the two paths to it).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use rpcspec_framer::sort::{Sorted, Unplain, sort_lines};
 use rpcspec_framer::{Config, Event};
-use rpcspec_matcher::{Classified, Dialect, Scanned, classify_checked, classify_scanned, scan};
+use rpcspec_matcher::{Classified, Dialect, classify_checked};
 
 use crate::capture::Capture;
 
@@ -25,8 +27,8 @@ const CAP: usize = 4096;
 /// A chunk's whole lines are cut into pieces of about this many bytes,
 /// at most [`PIECES`]: one core sorts the next while the other takes this
 /// one's lines to the checker.
-const PIECE: usize = 128 << 10;
-const PIECES: usize = 8;
+const PIECE: usize = 64 << 10;
+const PIECES: usize = 16;
 
 pub(super) struct Lane {
     config: Config,
@@ -37,11 +39,11 @@ pub(super) struct Lane {
 }
 
 /// A piece of a chunk, sorted: how far, the lines set apart, and with a
-/// dialect its plain lines (without their `\n`s), each scanned.
+/// dialect its plain lines (without their `\n`s), each classified.
 struct Sorting<'b> {
     sorted: Sorted,
     list: Vec<Unplain>,
-    scanned: Vec<(&'b str, Scanned<'b>)>,
+    classified: Vec<(&'b str, Classified)>,
 }
 
 /// What the lane needs of the checker.
@@ -91,9 +93,9 @@ fn consume<S: Slow>(
     let Sorting {
         sorted,
         list,
-        scanned,
+        classified,
     } = sorting;
-    let mut scanned = scanned.into_iter();
+    let mut classified = classified.into_iter();
     let mut plain = |capture: &mut Capture, slow: &mut S, run: &[u8], lines: u64| {
         if run.is_empty() {
             return;
@@ -109,14 +111,14 @@ fn consume<S: Slow>(
                     number += 1;
                     offset += line.len() as u64 + 1;
                 };
-                // The sort scanned every line of a run, or none of it and
+                // The sort classified every line of a run, or none of it and
                 // of every run after it (one that was not text).
-                if scanned.len() >= lines as usize {
-                    for (line, s) in scanned.by_ref().take(lines as usize) {
-                        give(line, classify_scanned(&s, dialect));
+                if classified.len() >= lines as usize {
+                    for (line, c) in classified.by_ref().take(lines as usize) {
+                        give(line, c);
                     }
                 } else if let Ok(text) = std::str::from_utf8(run) {
-                    for line in text.split_terminator('\n') {
+                    for line in split_lines(text) {
                         give(line, classify_checked(line, dialect));
                     }
                 } else {
@@ -125,8 +127,8 @@ fn consume<S: Slow>(
                 capture.pass_over(lines, run.len() as u64);
             }
             _ => {
-                // What was scanned of the run is read again the slow way.
-                scanned.by_ref().take(lines as usize).for_each(drop);
+                // What was classified of the run is read again the slow way.
+                classified.by_ref().take(lines as usize).for_each(drop);
                 push(capture, slow, run);
             }
         }
@@ -141,7 +143,7 @@ fn consume<S: Slow>(
     push(capture, slow, &bytes[sorted.upto..]);
 }
 
-/// Sorts a piece of a chunk and, with a dialect, scans its plain lines.
+/// Sorts a piece of a chunk and, with a dialect, classifies its plain lines.
 fn sort_piece<'b>(
     config: &Config,
     block: &'b [u8],
@@ -152,24 +154,22 @@ fn sort_piece<'b>(
     let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
     let mut list = Vec::new();
     let sorted = sort_lines(config, block, at_stream_start, judge, &mut list, CAP);
-    let mut scanned = Vec::new();
+    let mut classified = Vec::new();
     if let Some(dialect) = dialect {
         for run in plain_runs(block, sorted, &list) {
             // A run that is not text (never, where the framer checks
-            // UTF-8) goes the slow way, and so, scanned there, does the rest.
+            // UTF-8) goes the slow way, and so, classified there, does the rest.
             let Ok(text) = std::str::from_utf8(run) else {
                 break;
             };
-            scanned.extend(
-                text.split_terminator('\n')
-                    .map(|line| (line, scan(line, dialect))),
-            );
+            classified
+                .extend(split_lines(text).map(|line| (line, classify_checked(line, dialect))));
         }
     }
     Sorting {
         sorted,
         list,
-        scanned,
+        classified,
     }
 }
 
@@ -234,8 +234,10 @@ impl Lane {
             return push(capture, slow, tail);
         }
         // The pieces are taken to the checker in order, here; each is
-        // sorted by whichever core comes to it first: the other thread in
-        // order, this one when the next piece is not yet begun.
+        // sorted by whichever core comes to it first: the other thread
+        // takes them in order; this one, while the piece it needs next is
+        // still being sorted there, takes the next not yet begun (it waited
+        // for it before, idle a third of the time).
         let next = AtomicUsize::new(0);
         let done: Mutex<Vec<Option<Sorting<'_>>>> =
             Mutex::new(pieces.iter().map(|_| None).collect());
@@ -253,18 +255,26 @@ impl Lane {
                 }
             });
             for (i, piece) in pieces.iter().enumerate() {
-                let sorting = if next
-                    .compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    sort(i)
-                } else {
-                    let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
-                    loop {
-                        if let Some(sorting) = done[i].take() {
+                let sorting = loop {
+                    let mut held = done.lock().unwrap_or_else(|e| e.into_inner());
+                    if let Some(sorting) = held[i].take() {
+                        break sorting;
+                    }
+                    let j = next.load(Ordering::Relaxed);
+                    if j >= pieces.len() {
+                        drop(ready.wait(held).unwrap_or_else(|e| e.into_inner()));
+                        continue;
+                    }
+                    drop(held);
+                    if next
+                        .compare_exchange(j, j + 1, Ordering::Relaxed, Ordering::Relaxed)
+                        .is_ok()
+                    {
+                        let sorting = sort(j);
+                        if j == i {
                             break sorting;
                         }
-                        done = ready.wait(done).unwrap_or_else(|e| e.into_inner());
+                        done.lock().unwrap_or_else(|e| e.into_inner())[j] = Some(sorting);
                     }
                 };
                 consume(capture, slow, piece, sorting, dialect);
@@ -272,6 +282,19 @@ impl Lane {
         });
         push(capture, slow, tail);
     }
+}
+
+/// The lines of `text`, each without its `\n` (as `split_terminator`,
+/// by `memchr`).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut ends = memchr::memchr_iter(b'\n', text.as_bytes());
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let end = ends.next().or((from < text.len()).then_some(text.len()))?;
+        let line = &text[from..end];
+        from = end + 1;
+        Some(line)
+    })
 }
 
 fn newline(bytes: &[u8]) -> Option<usize> {
