@@ -101,11 +101,11 @@ rpcspec_matcher::rule_table! { RUNNER;
     REPLY_BATCH = "reply.batch", Must, "JSON-RPC 2.0 §6 (each member is answered as a call alone: \"When a rpc call is made, the Server MUST reply with a Response\", §5; the replies in one Array, never an empty one)",
         "a batch's calls are each answered as they would be alone, in one Array, and a batch of notifications gets nothing back";
 
-    CODEX_INITIALIZE = "codex.initialize", Should, "Codex app-server README, Initialization (\"Clients must send a single `initialize` request before invoking any other method [...] The server returns the user agent string it will present to upstream services\"; example: `{ \"id\": 0, \"result\": { \"userAgent\": ... } }`)",
+    CODEX_INITIALIZE = "codex.initialize", Must, "Codex app-server README, Initialization (\"Clients must send a single `initialize` request before invoking any other method [...] The server returns the user agent string it will present to upstream services\"; example: `{ \"id\": 0, \"result\": { \"userAgent\": ... } }`)",
         "the Codex app-server answers `initialize` with a result carrying its `userAgent`";
-    CODEX_NOT_INITIALIZED = "codex.not-initialized", Should, "Codex app-server README, Initialization (\"subsequent requests issued before initialization receive a \\\"Not initialized\\\" error\")",
+    CODEX_NOT_INITIALIZED = "codex.not-initialized", Must, "Codex app-server README, Initialization (\"subsequent requests issued before initialization receive a \\\"Not initialized\\\" error\")",
         "the Codex app-server answers a request before `initialize` with an error, \"Not initialized\" (the README names the message, not the code: another message is NON-STRICT)";
-    CODEX_INITIALIZE_ONCE = "codex.initialize-once", Should, "Codex app-server README, Initialization (\"repeated `initialize` calls receive an \\\"Already initialized\\\" error\")",
+    CODEX_INITIALIZE_ONCE = "codex.initialize-once", Must, "Codex app-server README, Initialization (\"repeated `initialize` calls receive an \\\"Already initialized\\\" error\")",
         "the Codex app-server answers a second `initialize` with an error, \"Already initialized\" (another message is NON-STRICT)";
 
     CLIENT_MCP_SHUTDOWN = "client.mcp-shutdown", Should, "MCP 2025-11-25 basic/lifecycle, shutdown over stdio (\"First, closing the input stream to the child process\")",
