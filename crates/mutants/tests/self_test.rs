@@ -245,10 +245,13 @@ fn the_reference_passes_every_case_under_every_plan() {
 }
 
 /// A result N/A because its case belongs to Content-Length framing or to
-/// the LSP dialect, which these NDJSON JSON-RPC servers do not speak.
+/// the LSP or Codex dialect, which these NDJSON JSON-RPC servers do not
+/// speak.
 fn other_framing_or_dialect(r: &CaseResult) -> bool {
     r.verdict == Verdict::NotApplicable
-        && (r.id.starts_with("lsp/") || r.id.starts_with("framing/content-length/"))
+        && ["lsp/", "codex/", "framing/content-length/"]
+            .iter()
+            .any(|area| r.id.starts_with(area))
 }
 
 fn reference_passes(name: &str, fresh: bool) {
