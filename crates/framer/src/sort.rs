@@ -44,7 +44,7 @@ pub fn sort_lines(
     config: &Config,
     block: &[u8],
     at_stream_start: bool,
-    judge: impl Fn(&[u8]) -> bool,
+    mut judge: impl FnMut(&[u8]) -> bool,
     unplain: &mut Vec<Unplain>,
     cap: usize,
 ) -> Sorted {

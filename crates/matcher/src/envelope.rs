@@ -66,6 +66,28 @@ impl<'a> Envelope<'a> {
         self.fields[f as usize].is_some()
     }
 
+    /// Member `quoted` (its name as written, quotes included; `escaped`:
+    /// with a backslash) is `value`: kept if the rules read it.
+    pub(crate) fn put(&mut self, quoted: &str, escaped: bool, value: &'a str, type_field: &str) {
+        let name = if escaped {
+            // A name that does not decode (a lone surrogate escape) is
+            // none the rules read.
+            serde_json::from_str::<String>(quoted)
+                .ok()
+                .and_then(|n| field(&n, type_field))
+        } else {
+            field(&quoted[1..quoted.len() - 1], type_field)
+        };
+        if let Some(f) = name {
+            let slot = &mut self.fields[f as usize];
+            if slot.is_some() {
+                self.duplicates |= 1 << f as u16;
+            }
+            // The last one wins, as in most parsers (JavaScript, Python, serde_json's Value).
+            *slot = Some(value);
+        }
+    }
+
     /// The members that appeared more than once, by name.
     pub(crate) fn duplicates<'t>(&self, type_field: &'t str) -> impl Iterator<Item = &'t str> {
         let bits = self.duplicates;
@@ -358,15 +380,6 @@ impl<'a> Walk<'a> {
                 break;
             };
             let quoted = &self.text[start..self.i];
-            let name = if escaped {
-                // A name that does not decode (a lone surrogate escape) is
-                // none the rules read.
-                serde_json::from_str::<String>(quoted)
-                    .ok()
-                    .and_then(|n| field(&n, type_field))
-            } else {
-                field(&quoted[1..quoted.len() - 1], type_field)
-            };
             self.space();
             if self.peek() != Some(b':') {
                 break;
@@ -376,14 +389,7 @@ impl<'a> Walk<'a> {
             let Some(value) = self.value() else {
                 break;
             };
-            if let Some(f) = name {
-                let slot = &mut env.fields[f as usize];
-                if slot.is_some() {
-                    env.duplicates |= 1 << f as u16;
-                }
-                // The last one wins, as in most parsers (JavaScript, Python, serde_json's Value).
-                *slot = Some(value);
-            }
+            env.put(quoted, escaped, value, type_field);
             if !self.next_member(b'}') {
                 break;
             }

@@ -50,7 +50,8 @@
 //! The library does no I/O, reads no clock and starts no thread. It reads
 //! each message into raw JSON slices, never into a `serde_json::Value`:
 //! serde_json validates it, one scan reads its members and limits
-//! ([`classify_checked`] skips the validation, for a caller that has one).
+//! ([`classify_checked`] skips the validation, for a caller that has one;
+//! [`Members`] skips the scan too, for a validator that tells the members).
 
 #![warn(missing_docs)]
 
@@ -59,6 +60,7 @@ mod dialect;
 mod envelope;
 mod id;
 pub mod limits;
+mod members;
 mod name;
 pub mod rules;
 mod session;
@@ -68,6 +70,7 @@ pub use classify::{Classified, Finding, Kind, Shape, classify, classify_checked}
 pub use dialect::{Dialect, EventsConfig};
 pub use id::{Id, IdKind, IdMatch};
 pub use limits::Limit;
+pub use members::Members;
 pub use name::UnknownName;
 pub use rules::{Level, RULES, Rule};
 pub use session::{Direction, Reply, Session};

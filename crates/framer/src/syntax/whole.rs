@@ -2,23 +2,86 @@
 //! reason, in one tight pass. `rpcspec check` asks it first about every
 //! line and asks [`check`](super::check) only about the lines it turns
 //! down, for the exact error: on a stream of valid lines it is what sets the
-//! speed (`cargo xtask bench`).
+//! speed (`cargo xtask bench`). [`walk`] is the same pass, telling a
+//! reader what the text holds as it goes.
 
-/// How deep [`is_one_value`] follows containers: one bit a level.
+use std::ops::Range;
+
+/// How deep [`is_one_value`] and [`walk`] follow containers: one bit a
+/// level.
 pub const MAX_DEPTH: u32 = 64;
+
+/// What [`walk`] tells of a text as it checks it, each part as a byte
+/// range of the text: the members of its top-level object or array (a
+/// value without its surrounding whitespace, a name with its quotes), and
+/// its numbers, at any depth. Every method does nothing by default.
+pub trait Visit {
+    /// A member of the top-level object: its name and its value.
+    #[inline]
+    fn member(&mut self, name: Range<usize>, value: Range<usize>) {
+        let _ = (name, value);
+    }
+
+    /// An element of the top-level array.
+    #[inline]
+    fn element(&mut self, value: Range<usize>) {
+        let _ = value;
+    }
+
+    /// A number, at any depth.
+    #[inline]
+    fn number(&mut self, number: Range<usize>) {
+        let _ = number;
+    }
+}
+
+/// Sees nothing: [`is_one_value`].
+impl Visit for () {}
 
 /// Whether `text` is exactly one JSON value with optional whitespace around
 /// it. `true` exactly where [`check`](super::check) says `Ok`, except that
 /// a text nesting deeper than [`MAX_DEPTH`] is `false` here whatever it
 /// holds: ask `check` then.
 pub fn is_one_value(text: &[u8]) -> bool {
+    walk(text, &mut ())
+}
+
+/// [`is_one_value`], telling `visit` what the text holds as it goes: a
+/// reader of a few members needs no second pass. What was told of a text
+/// that turns out not to be one value means nothing.
+///
+/// ```
+/// use rpcspec_framer::syntax::whole::{Visit, walk};
+/// use std::ops::Range;
+///
+/// #[derive(Default)]
+/// struct Names(Vec<Range<usize>>);
+/// impl Visit for Names {
+///     fn member(&mut self, name: Range<usize>, _: Range<usize>) {
+///         self.0.push(name);
+///     }
+/// }
+/// let text = br#"{"id": 1, "params": {"deep": 2}}"#;
+/// let mut names = Names::default();
+/// assert!(walk(text, &mut names));
+/// let names: Vec<&[u8]> = names.0.into_iter().map(|r| &text[r]).collect();
+/// assert_eq!(names, [&br#""id""#[..], br#""params""#]);
+/// ```
+#[inline]
+pub fn walk(text: &[u8], visit: &mut impl Visit) -> bool {
     let t = text;
     let mut i = ws(t, 0);
     // One bit per open container, the innermost lowest: 1 for an object.
     let mut stack = 0u64;
     let mut depth = 0u32;
+    // Where the top-level member being read has its name and its value.
+    let mut name = 0..0;
+    let mut start = 0;
     loop {
         // A value is due at `i`.
+        if depth == 1 {
+            start = i;
+        }
         match t.get(i) {
             Some(b'{') | Some(b'[') if depth == MAX_DEPTH => return false,
             Some(b'{') => {
@@ -29,7 +92,12 @@ pub fn is_one_value(text: &[u8]) -> bool {
                     stack = stack << 1 | 1;
                     depth += 1;
                     match member_name(t, i) {
-                        Some(next) => i = next,
+                        Some((end, next)) => {
+                            if depth == 1 {
+                                name = i..end;
+                            }
+                            i = next;
+                        }
                         None => return false,
                     }
                     continue;
@@ -50,7 +118,10 @@ pub fn is_one_value(text: &[u8]) -> bool {
                 None => return false,
             },
             Some(b'-' | b'0'..=b'9') => match number(t, i) {
-                Some(next) => i = next,
+                Some(next) => {
+                    visit.number(i..next);
+                    i = next;
+                }
                 None => return false,
             },
             Some(b't') if t[i..].starts_with(b"true") => i += 4,
@@ -61,19 +132,33 @@ pub fn is_one_value(text: &[u8]) -> bool {
         // A value has ended at `i`: close what it closes, then the next
         // value is due, or the text is done.
         loop {
+            if depth == 1 {
+                // A member of the top-level container has ended.
+                if stack & 1 == 1 {
+                    visit.member(name.clone(), start..i);
+                } else {
+                    visit.element(start..i);
+                }
+            }
             i = ws(t, i);
             if depth == 0 {
                 return i == t.len();
             }
             let object = stack & 1 == 1;
             match t.get(i) {
-                Some(b',') if object => match member_name(t, ws(t, i + 1)) {
-                    Some(next) => {
-                        i = next;
-                        break;
+                Some(b',') if object => {
+                    let at = ws(t, i + 1);
+                    match member_name(t, at) {
+                        Some((end, next)) => {
+                            if depth == 1 {
+                                name = at..end;
+                            }
+                            i = next;
+                            break;
+                        }
+                        None => return false,
                     }
-                    None => return false,
-                },
+                }
                 Some(b',') => {
                     i = ws(t, i + 1);
                     break;
@@ -98,14 +183,16 @@ fn ws(t: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// A member name at `i`, then `:`: where its value is due.
+/// A member name at `i`, then `:`: where the name ends, and where its
+/// value is due.
 #[inline]
-fn member_name(t: &[u8], i: usize) -> Option<usize> {
+fn member_name(t: &[u8], i: usize) -> Option<(usize, usize)> {
     if t.get(i) != Some(&b'"') {
         return None;
     }
-    let i = ws(t, string(t, i + 1)?);
-    (t.get(i) == Some(&b':')).then(|| ws(t, i + 1))
+    let end = string(t, i + 1)?;
+    let i = ws(t, end);
+    (t.get(i) == Some(&b':')).then(|| (end, ws(t, i + 1)))
 }
 
 const ONES: u64 = u64::from_ne_bytes([0x01; 8]);

@@ -3,21 +3,24 @@
 //! lines that are not plain (not one JSON value, blank, `\r`-ended, too
 //! long, not UTF-8) go through the framer and the checker one by one.
 //! Without a dialect the plain ones are counted; with one, each is
-//! classified where it was sorted (the matcher's `classify_checked`: the
-//! sort has validated it; the common message allocates nothing, so it is
-//! dropped on this thread at no cost), then handed to the checker with its
-//! number and offset on this thread, to be paired in order. Every finding
-//! is the one the slow path gives, at the same line (the tests below hold
-//! the two paths to it).
+//! validated and read in one pass where it is sorted (the framer's `walk`
+//! telling the matcher's `Members` its members), classified there (the
+//! common message allocates nothing, so it is dropped on this thread at no
+//! cost), then handed to the checker with its number and offset on this
+//! thread, to be paired in order. Every finding is the one the slow path
+//! gives, at the same line (the tests below hold the two paths to it, and
+//! `one_pass` the one pass to the matcher's own scan).
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::thread;
 use std::time::Duration;
 
 use rpcspec_framer::sort::{Sorted, Unplain, sort_lines};
+use rpcspec_framer::syntax::whole::{Visit, walk};
 use rpcspec_framer::{Config, Event};
-use rpcspec_matcher::{Classified, Dialect, classify_checked};
+use rpcspec_matcher::{Classified, Dialect, Members, classify_checked};
 
 use crate::capture::Capture;
 
@@ -32,6 +35,8 @@ const PIECES: usize = 16;
 
 pub(super) struct Lane {
     config: Config,
+    /// The same, for a piece already known to be UTF-8.
+    text_config: Config,
     json: bool,
     /// The dialect plain lines are classified in, if they are.
     dialect: Option<Dialect>,
@@ -145,16 +150,39 @@ fn consume<S: Slow>(
 
 /// Sorts a piece of a chunk and, with a dialect, classifies its plain lines.
 fn sort_piece<'b>(
-    config: &Config,
+    (config, text_config): (&Config, &Config),
     block: &'b [u8],
     at_stream_start: bool,
     json: bool,
     dialect: Option<&Dialect>,
 ) -> Sorting<'b> {
-    let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
     let mut list = Vec::new();
-    let sorted = sort_lines(config, block, at_stream_start, judge, &mut list, CAP);
     let mut classified = Vec::new();
+    // A piece that is text has each line validated and read in one pass:
+    // the framer's walk tells the matcher its members as it goes.
+    if let (Some(dialect), Ok(text)) = (dialect, simdutf8::basic::from_utf8(block)) {
+        let judge = |line: &[u8]| {
+            let at = line.as_ptr() as usize - block.as_ptr() as usize;
+            let line = &text[at..at + line.len()];
+            let mut reader = Reader {
+                text: line,
+                members: Members::new(line, dialect),
+            };
+            let valid = walk(line.as_bytes(), &mut reader);
+            if valid {
+                classified.push((line, reader.members.classify()));
+            }
+            valid
+        };
+        let sorted = sort_lines(text_config, block, at_stream_start, judge, &mut list, CAP);
+        return Sorting {
+            sorted,
+            list,
+            classified,
+        };
+    }
+    let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
+    let sorted = sort_lines(config, block, at_stream_start, judge, &mut list, CAP);
     if let Some(dialect) = dialect {
         for run in plain_runs(block, sorted, &list) {
             // A run that is not text (never, where the framer checks
@@ -170,6 +198,32 @@ fn sort_piece<'b>(
         sorted,
         list,
         classified,
+    }
+}
+
+// The walk follows no deeper than the matcher's depth limit, so a line it
+// accepts is within it: `Members` counts no depth.
+const _: () = assert!(
+    rpcspec_framer::syntax::whole::MAX_DEPTH as usize <= rpcspec_matcher::limits::MAX_DEPTH
+);
+
+/// The framer's walk telling the matcher what a line holds.
+struct Reader<'a> {
+    text: &'a str,
+    members: Members<'a>,
+}
+
+impl Visit for Reader<'_> {
+    fn member(&mut self, name: Range<usize>, value: Range<usize>) {
+        self.members.member(&self.text[name], &self.text[value]);
+    }
+
+    fn element(&mut self, value: Range<usize>) {
+        self.members.element(&self.text[value]);
+    }
+
+    fn number(&mut self, number: Range<usize>) {
+        self.members.number(&self.text[number]);
     }
 }
 
@@ -196,6 +250,7 @@ impl Lane {
     /// lines are classified in it and handed to the checker.
     pub(super) fn new(config: Config, json: bool, dialect: Option<Dialect>) -> Lane {
         Lane {
+            text_config: config.clone().with_check_utf8(false),
             config,
             json: json || dialect.is_some(),
             dialect,
@@ -227,8 +282,9 @@ impl Lane {
         let cut = rest.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let (whole, tail) = rest.split_at(cut);
         let pieces = pieces(whole, if self.two { PIECES } else { 1 });
-        let (config, json, dialect) = (&self.config, self.json, self.dialect.as_ref());
-        let sort = |i: usize| sort_piece(config, pieces[i], at_start && i == 0, json, dialect);
+        let configs = (&self.config, &self.text_config);
+        let (json, dialect) = (self.json, self.dialect.as_ref());
+        let sort = |i: usize| sort_piece(configs, pieces[i], at_start && i == 0, json, dialect);
         if pieces.len() == 1 {
             consume(capture, slow, pieces[0], sort(0), dialect);
             return push(capture, slow, tail);
@@ -465,6 +521,102 @@ mod tests {
                 ..Options::default()
             };
             same_both_ways(&data, &opts, seed);
+        }
+    }
+}
+
+/// The one pass that validates and reads (the framer's walk telling the
+/// matcher's `Members`) classifies every message as the matcher's own scan
+/// does, in every dialect whose members differ.
+#[cfg(test)]
+mod one_pass {
+    use proptest::prelude::*;
+    use rpcspec_framer::syntax::whole::walk;
+    use rpcspec_matcher::{Dialect, EventsConfig, Members, classify_checked};
+
+    use super::Reader;
+
+    /// Names the rules read, escaped and not, and names they do not.
+    const NAMES: &[&str] = &[
+        "jsonrpc",
+        "id",
+        "method",
+        "params",
+        "result",
+        "error",
+        "code",
+        "message",
+        "type",
+        "request_id",
+        "request",
+        "response",
+        "subtype",
+        "event",
+        "x",
+        "\\u0069d",
+        "m\\u0065thod",
+        "\\ud800",
+    ];
+
+    /// Values whose reading could go wrong: big and exponent numbers (the
+    /// limits' tally), brackets and escapes inside strings.
+    const LEAVES: &[&str] = &[
+        "0",
+        "-1.5e3",
+        "123456789012345678901234",
+        "1e400",
+        "true",
+        "null",
+        r#""2.0""#,
+        r#""a\"b\\""#,
+        r#""]}{[,:""#,
+        "\"caf\u{e9} \\u00e9\"",
+        r#""tools/call""#,
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        let leaf = proptest::sample::select(LEAVES).prop_map(str::to_owned);
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4)
+                    .prop_map(|v| format!("[ {}]", v.join(" ,\t"))),
+                object(inner),
+            ]
+        })
+    }
+
+    fn object(inner: impl Strategy<Value = String>) -> impl Strategy<Value = String> {
+        proptest::collection::vec((proptest::sample::select(NAMES), inner), 0..6).prop_map(|v| {
+            let members: Vec<String> = v
+                .into_iter()
+                .map(|(k, v)| format!(" \"{k}\" :{v}"))
+                .collect();
+            format!("{{{} }}", members.join(","))
+        })
+    }
+
+    fn message() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => object(value()),
+            1 => proptest::collection::vec(object(value()), 0..4)
+                .prop_map(|v| format!("[{}]", v.join(","))),
+            1 => value(),
+        ]
+        .prop_map(|m| format!(" {m} "))
+    }
+
+    proptest! {
+        #[test]
+        fn reads_as_the_matchers_scan(text in message()) {
+            let events = Dialect::Events(EventsConfig {
+                type_field: "event".into(),
+                ..EventsConfig::default()
+            });
+            for dialect in [Dialect::Jsonrpc2, Dialect::Mcp, Dialect::Claude, events] {
+                let mut reader = Reader { text: &text, members: Members::new(&text, &dialect) };
+                prop_assert!(walk(text.as_bytes(), &mut reader), "{}", text);
+                prop_assert_eq!(reader.members.classify(), classify_checked(&text, &dialect));
+            }
         }
     }
 }
