@@ -25,9 +25,9 @@ usage: cargo xtask bench [--mib N] [--runs N] [--reuse]
 Runs `cargo bench -p rpcspec-framer -p rpcspec-matcher` on N MiB workloads
 (default 64), times `rpcspec run` against the built-in server (median of
 --runs, default 5) against the floor of spawning as many trivial processes,
-measures the peak RSS of `rpcspec check` on four generated streams (a 1 GiB
+measures the peak RSS of `rpcspec check` on five generated streams (a 1 GiB
 single line, a 500 MB conversation with --rpc, 10 M blank lines, 200 MB of
-random bytes), times `rpcspec check` and `check --rpc` beside `wc -l`,
+random bytes, 20 MB of `1` lines with --rpc), times `rpcspec check` and `check --rpc` beside `wc -l`,
 Python's per-line `json.loads` and `jq -c .` on a 200 MB conversation (a
 program not installed is skipped), and prints the bars with PASS or MISS.
 --reuse skips criterion and reads the estimates of the last run from
@@ -383,6 +383,16 @@ fn rss_streams() -> Vec<(&'static str, &'static [&'static str], u64, Filler)> {
             &["check"],
             200_000_000,
             Box::new(random_bytes()),
+        ),
+        (
+            "--rpc, 20 MB of `1` lines (two findings each)",
+            &["check", "--rpc", "jsonrpc2"],
+            20_000_000,
+            Box::new(|b: &mut Vec<u8>| {
+                while b.len() < 1 << 20 {
+                    b.extend_from_slice(b"1\n");
+                }
+            }),
         ),
     ]
 }

@@ -13,7 +13,7 @@ use std::thread;
 use rpcspec_framer::read::read_chunk;
 
 /// Bytes read at once while the input comes fast.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 2 << 20;
 
 /// A read returning less than this ends a chunk: the input is not coming
 /// fast, and what came is checked now.

@@ -27,11 +27,18 @@ use crate::capture::Capture;
 /// Lines set apart per piece of a chunk before the rest of it takes the
 /// slow path: bounds the lists whatever the input.
 const CAP: usize = 4096;
+/// Lines classified per piece at most, and of them with findings (each
+/// allocated): a piece of tiny lines (`1`, each a finding or two) sends the
+/// rest of them the slow way rather than hold them all. A chunk's
+/// classified lines take about 9 MiB at most (`PIECES` pieces of 2048
+/// lines of 116 bytes, 256 of them with findings of about 200 more).
+const HELD: usize = 2048;
+const FLAWED: usize = 256;
 /// A chunk's whole lines are cut into pieces of about this many bytes,
 /// at most [`PIECES`]: one core sorts the next while the other takes this
 /// one's lines to the checker.
 const PIECE: usize = 64 << 10;
-const PIECES: usize = 16;
+const PIECES: usize = 32;
 
 pub(super) struct Lane {
     config: Config,
@@ -161,6 +168,7 @@ fn sort_piece<'b>(
     // A piece that is text has each line validated and read in one pass:
     // the framer's walk tells the matcher its members as it goes.
     if let (Some(dialect), Ok(text)) = (dialect, simdutf8::basic::from_utf8(block)) {
+        let mut flawed = 0;
         let judge = |line: &[u8]| {
             let at = line.as_ptr() as usize - block.as_ptr() as usize;
             let line = &text[at..at + line.len()];
@@ -168,11 +176,20 @@ fn sort_piece<'b>(
                 text: line,
                 members: Members::new(line, dialect),
             };
-            let valid = walk(line.as_bytes(), &mut reader);
-            if valid {
-                classified.push((line, reader.members.classify()));
+            // Past HELD lines, or FLAWED with findings, the rest take the
+            // slow path: a piece of tiny lines holds no more than that.
+            if classified.len() == HELD || !walk(line.as_bytes(), &mut reader) {
+                return false;
             }
-            valid
+            let c = reader.members.classify();
+            if !c.findings.is_empty() {
+                if flawed == FLAWED {
+                    return false;
+                }
+                flawed += 1;
+            }
+            classified.push((line, c));
+            true
         };
         let sorted = sort_lines(text_config, block, at_stream_start, judge, &mut list, CAP);
         return Sorting {
@@ -281,12 +298,15 @@ impl Lane {
         let at_start = at + (chunk.len() - rest.len()) as u64 == 0;
         let cut = rest.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         let (whole, tail) = rest.split_at(cut);
-        let pieces = pieces(whole, if self.two { PIECES } else { 1 });
+        let pieces = pieces(whole, PIECES);
         let configs = (&self.config, &self.text_config);
         let (json, dialect) = (self.json, self.dialect.as_ref());
         let sort = |i: usize| sort_piece(configs, pieces[i], at_start && i == 0, json, dialect);
-        if pieces.len() == 1 {
-            consume(capture, slow, pieces[0], sort(0), dialect);
+        if pieces.len() == 1 || !self.two {
+            // One core: each piece sorted, then taken on, in turn.
+            for (i, piece) in pieces.iter().enumerate() {
+                consume(capture, slow, piece, sort(i), dialect);
+            }
             return push(capture, slow, tail);
         }
         // The pieces are taken to the checker in order, here; each is
@@ -494,6 +514,28 @@ mod tests {
             ..Options::default()
         };
         assert_eq!(run(&data, &opts, true, 1), run(&data, &opts, false, 2));
+    }
+
+    /// Tiny lines fill a piece's quota of classified lines (clean ones past
+    /// `HELD`, ones with findings past `FLAWED`): the rest of the piece
+    /// takes the slow path, with the same findings.
+    #[test]
+    fn past_its_quota_a_piece_sends_lines_the_slow_way() {
+        let mut data = Vec::new();
+        for i in 0..60_000 {
+            data.extend_from_slice(if i % 7 == 0 {
+                b"1\n"
+            } else {
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n"
+            });
+        }
+        data.extend_from_slice(&b"1\n".repeat(20_000));
+        let opts = Options {
+            dialect: Some(Dialect::Jsonrpc2),
+            per_rule: None,
+            ..Options::default()
+        };
+        same_both_ways(&data, &opts, 29);
     }
 
     /// With a dialect the lane classifies plain lines where it sorts them:
