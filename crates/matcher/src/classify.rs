@@ -187,8 +187,9 @@ pub fn classify(text: &str, dialect: &Dialect) -> Classified {
 /// [`classify`] for a text a JSON validator has already accepted as
 /// exactly one JSON value (surrounding whitespace allowed), such as
 /// `rpcspec-framer`'s `syntax::is_one_value`: the text is read once,
-/// without checking its syntax again. The common message (an id and a
-/// method name of at most 23 bytes, no finding) allocates nothing, so
+/// without checking its syntax again. The common message (an id of at
+/// most 23 bytes as written, a string's quotes included, a method name of
+/// at most 23 bytes, no finding) allocates nothing, so
 /// messages can be classified on one thread and fed to a [`Session`] on
 /// another at no cost.
 ///
@@ -310,7 +311,8 @@ fn object(
 /// The decoded value of a JSON string. A lone surrogate escape cannot be
 /// decoded; the text between the quotes stands in for it then.
 fn decode(raw: &str) -> Text {
-    let inner = &raw[1..raw.len() - 1];
+    // `"` alone is no string, but text that is not JSON may end so.
+    let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or("");
     if !inner.contains('\\') {
         return inner.into();
     }

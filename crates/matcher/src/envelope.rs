@@ -69,6 +69,10 @@ impl<'a> Envelope<'a> {
     /// Member `quoted` (its name as written, quotes included; `escaped`:
     /// with a backslash) is `value`: kept if the rules read it.
     pub(crate) fn put(&mut self, quoted: &str, escaped: bool, value: &'a str, type_field: &str) {
+        // Not a string (a caller's mistake, or text that is not JSON).
+        if quoted.len() < 2 {
+            return;
+        }
         let name = if escaped {
             // A name that does not decode (a lone surrogate escape) is
             // none the rules read.

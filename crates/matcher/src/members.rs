@@ -85,3 +85,25 @@ impl<'a> Members<'a> {
         classify_scanned(&self.scanned, self.dialect)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify_checked;
+
+    /// Names and values that are no strings, told by mistake or cut short
+    /// in a text that is not JSON, give something and never panic.
+    #[test]
+    fn what_is_not_a_string_never_panics() {
+        let dialect = Dialect::Jsonrpc2;
+        let mut m = Members::new("{}", &dialect);
+        m.member("\"", "1");
+        m.member("", "\"");
+        m.member("\"method\"", "\"");
+        m.member("\"id\"", "");
+        let _ = m.classify();
+        for text in [r#"{"method":""#, r#"{"method":"x"#, "\"", r#"{"jsonrpc":"#] {
+            let _ = classify_checked(text, &dialect);
+        }
+    }
+}

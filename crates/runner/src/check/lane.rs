@@ -4,7 +4,9 @@
 //! long, not UTF-8) go through the framer and the checker one by one.
 //! Without a dialect the plain ones are counted; with one, each is
 //! validated and read in one pass where it is sorted (the framer's `walk`
-//! telling the matcher's `Members` its members), classified there (the
+//! telling the matcher's `Members` its members; in a piece that is not all
+//! text, as it is taken on; past a piece's quota, the slow way), classified
+//! there (the
 //! common message allocates nothing, so it is dropped on this thread at no
 //! cost), then handed to the checker with its number and offset on this
 //! thread, to be paired in order. Every finding is the one the slow path
@@ -27,11 +29,13 @@ use crate::capture::Capture;
 /// Lines set apart per piece of a chunk before the rest of it takes the
 /// slow path: bounds the lists whatever the input.
 const CAP: usize = 4096;
-/// Lines classified per piece at most, and of them with findings (each
-/// allocated): a piece of tiny lines (`1`, each a finding or two) sends the
-/// rest of them the slow way rather than hold them all. A chunk's
-/// classified lines take about 9 MiB at most (`PIECES` pieces of 2048
-/// lines of 116 bytes, 256 of them with findings of about 200 more).
+/// Lines classified per piece at most, and findings among them (each
+/// allocated): a piece of tiny lines (`1`, each a finding or two) or of
+/// batches of them sends the rest the slow way rather than hold them all.
+/// A chunk's classified lines take about 9 MiB at most (`PIECES` pieces of
+/// 2048 lines of 116 bytes and 256 findings of about 200), and a batch's
+/// members as much again at most as its text (each member of 30 bytes or
+/// more, or with a finding).
 const HELD: usize = 2048;
 const FLAWED: usize = 256;
 /// A chunk's whole lines are cut into pieces of about this many bytes,
@@ -82,18 +86,6 @@ fn push(capture: &mut Capture, slow: &mut impl Slow, bytes: &[u8]) {
     }
 }
 
-/// The runs of plain lines of `block` up to `sorted.upto`: all but the
-/// lines in `list`, in order.
-fn plain_runs<'b>(
-    block: &'b [u8],
-    sorted: Sorted,
-    list: &[Unplain],
-) -> impl Iterator<Item = &'b [u8]> {
-    let starts = std::iter::once(0).chain(list.iter().map(|u| u.end + 1));
-    let ends = list.iter().map(|u| u.start).chain([sorted.upto]);
-    starts.zip(ends).map(|(from, to)| &block[from..to])
-}
-
 /// A piece of a chunk, sorted.
 fn consume<S: Slow>(
     capture: &mut Capture,
@@ -123,8 +115,8 @@ fn consume<S: Slow>(
                     number += 1;
                     offset += line.len() as u64 + 1;
                 };
-                // The sort classified every line of a run, or none of it and
-                // of every run after it (one that was not text).
+                // The sort classified every plain line of a piece that is
+                // text, and none of one that is not.
                 if classified.len() >= lines as usize {
                     for (line, c) in classified.by_ref().take(lines as usize) {
                         give(line, c);
@@ -176,18 +168,16 @@ fn sort_piece<'b>(
                 text: line,
                 members: Members::new(line, dialect),
             };
-            // Past HELD lines, or FLAWED with findings, the rest take the
-            // slow path: a piece of tiny lines holds no more than that.
+            // Past HELD lines, or FLAWED findings, the rest take the slow
+            // path: a piece of tiny lines holds no more than that.
             if classified.len() == HELD || !walk(line.as_bytes(), &mut reader) {
                 return false;
             }
             let c = reader.members.classify();
-            if !c.findings.is_empty() {
-                if flawed == FLAWED {
-                    return false;
-                }
-                flawed += 1;
+            if flawed + c.findings.len() > FLAWED {
+                return false;
             }
+            flawed += c.findings.len();
             classified.push((line, c));
             true
         };
@@ -198,19 +188,10 @@ fn sort_piece<'b>(
             classified,
         };
     }
+    // Not text, or no dialect: the plain lines of a piece with a dialect
+    // are classified as they are taken on, none held.
     let judge = |line: &[u8]| !json || rpcspec_framer::syntax::is_one_value(line);
     let sorted = sort_lines(config, block, at_stream_start, judge, &mut list, CAP);
-    if let Some(dialect) = dialect {
-        for run in plain_runs(block, sorted, &list) {
-            // A run that is not text (never, where the framer checks
-            // UTF-8) goes the slow way, and so, classified there, does the rest.
-            let Ok(text) = std::str::from_utf8(run) else {
-                break;
-            };
-            classified
-                .extend(split_lines(text).map(|line| (line, classify_checked(line, dialect))));
-        }
-    }
     Sorting {
         sorted,
         list,
