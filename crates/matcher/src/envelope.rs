@@ -326,27 +326,9 @@ impl<'a> Walk<'a> {
     /// At `{` or `[`: past its match (or to the end).
     fn container(&mut self) {
         let outer = self.tally.depth;
-        self.tally.open();
-        self.i += 1;
-        while let Some(&c) = self.b.get(self.i) {
-            match c {
-                b'"' => {
-                    self.string();
-                }
-                b'{' | b'[' => {
-                    self.tally.open();
-                    self.i += 1;
-                }
-                b'}' | b']' => {
-                    self.tally.close();
-                    self.i += 1;
-                    if self.tally.depth <= outer {
-                        return;
-                    }
-                }
-                b'-' | b'0'..=b'9' => self.number(),
-                _ => self.i += 1,
-            }
+        self.token();
+        while self.i < self.b.len() && self.tally.depth > outer {
+            self.token();
         }
     }
 
