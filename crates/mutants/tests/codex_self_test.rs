@@ -8,19 +8,14 @@
 
 mod support;
 
-use std::{collections::BTreeSet, time::Duration};
+use std::collections::BTreeSet;
 
 use support::mutants;
 
 use rpcspec::{
     capture::Framing,
-    cases::{self, Case},
-    compile_filters,
-    exec::{self, RunOptions, dialect_named},
     plan::{ALL_PLANS, Plan},
     report::{CaseResult, Verdict},
-    run_suite, selected,
-    target::Target,
 };
 
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-codex");
@@ -70,33 +65,15 @@ const MUTANTS: &[(&str, &[(&str, Verdict)])] = &[
 
 /// The `codex/…` cases, every plan of NDJSON framing, against mutant `name`.
 fn run(name: &str, fresh: bool) -> Vec<CaseResult> {
-    let (dialect, handshake) = dialect_named("codex").unwrap();
-    let framing = Framing::ndjson();
-    let filters = compile_filters(&["codex/*".to_owned()]).unwrap();
-    let cases: Vec<Case> = cases::builtin()
-        .unwrap()
-        .into_iter()
-        .filter(|c| selected(&c.meta.id, &filters))
-        .filter(|c| exec::foreign(c, &handshake, &framing).is_none())
-        .collect();
-    assert!(cases.len() >= 4, "{name}: the codex cases: {}", cases.len());
     let plans: Vec<Plan> = ALL_PLANS
         .into_iter()
-        .filter(|p| p.applies_to(&framing))
+        .filter(|p| p.applies_to(&Framing::ndjson()))
         .collect();
-    let target = Target {
-        argv: vec![MUTANT.into(), name.into()],
-    };
-    let opts = RunOptions {
-        timeout: Duration::from_millis(2000),
-        startup: Duration::from_secs(2),
-        fresh,
-        dialect,
-        handshake: Some(handshake),
-        framing,
-        ..RunOptions::default()
-    };
-    run_suite(&cases, &plans, &target, &opts, 4, &|_, _| {})
+    let codex = ("codex", Framing::ndjson());
+    let results = mutants::run_dialect(MUTANT, name, codex, &["codex/*"], &plans, fresh);
+    let cases: BTreeSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
+    assert!(cases.len() >= 4, "{name}: the codex cases: {cases:?}");
+    results
 }
 
 #[test]

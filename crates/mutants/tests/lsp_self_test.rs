@@ -8,19 +8,14 @@
 
 mod support;
 
-use std::{collections::BTreeSet, time::Duration};
+use std::collections::BTreeSet;
 
 use support::mutants;
 
 use rpcspec::{
     capture::Framing,
-    cases::{self, Case},
-    compile_filters,
-    exec::{self, RunOptions, dialect_named},
     plan::{ALL_PLANS, Plan},
     report::{CaseResult, Verdict},
-    run_suite, selected,
-    target::Target,
 };
 
 const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-lsp");
@@ -147,30 +142,8 @@ const SKIPPED: &[&str] = &[
 /// The `lsp` suite (its cases under `filters`, every plan of its framing)
 /// against mutant `name`.
 fn run(name: &str, filters: &[&str], plans: &[Plan], fresh: bool) -> Vec<CaseResult> {
-    let (dialect, handshake) = dialect_named("lsp").unwrap();
-    let framing = Framing::content_length();
-    let filters: Vec<String> = filters.iter().map(|s| (*s).to_owned()).collect();
-    let filters = compile_filters(&filters).unwrap();
-    let cases: Vec<Case> = cases::builtin()
-        .unwrap()
-        .into_iter()
-        .filter(|c| selected(&c.meta.id, &filters))
-        .filter(|c| exec::foreign(c, &handshake, &framing).is_none())
-        .collect();
-    assert!(!cases.is_empty(), "{name}: no case selected");
-    let target = Target {
-        argv: vec![MUTANT.into(), name.into()],
-    };
-    let opts = RunOptions {
-        timeout: Duration::from_millis(2000),
-        startup: Duration::from_secs(2),
-        fresh,
-        dialect,
-        handshake: Some(handshake),
-        framing,
-        ..RunOptions::default()
-    };
-    run_suite(&cases, plans, &target, &opts, 4, &|_, _| {})
+    let lsp = ("lsp", Framing::content_length());
+    mutants::run_dialect(MUTANT, name, lsp, filters, plans, fresh)
 }
 
 /// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class

@@ -1,10 +1,56 @@
 //! What the mutant self-tests share: a mutant binary's own list of its
-//! mutants, the check that every FAIL names a registry rule, and the
-//! comparison of the verdicts of shared and fresh processes.
+//! mutants, a run of one dialect's suite against a mutant, the check that
+//! every FAIL names a registry rule, and the comparison of the verdicts of
+//! shared and fresh processes.
 
-use std::{collections::BTreeSet, process::Command};
+use std::{collections::BTreeSet, process::Command, time::Duration};
 
-use rpcspec::report::{CaseResult, Verdict};
+use rpcspec::{
+    capture::Framing,
+    cases::{self, Case},
+    compile_filters,
+    exec::{self, RunOptions, dialect_named},
+    plan::Plan,
+    report::{CaseResult, Verdict},
+    run_suite, selected,
+    target::Target,
+};
+
+/// The built-in cases of `dialect` in `framing` under `filters` (empty:
+/// all), under `plans`, against `binary NAME`: each case with a 2 s
+/// deadline, in processes shared or `fresh`.
+pub fn run_dialect(
+    binary: &str,
+    name: &str,
+    (dialect, framing): (&str, Framing),
+    filters: &[&str],
+    plans: &[Plan],
+    fresh: bool,
+) -> Vec<CaseResult> {
+    let (dialect, handshake) = dialect_named(dialect).unwrap();
+    let filters: Vec<String> = filters.iter().map(|s| (*s).to_owned()).collect();
+    let filters = compile_filters(&filters).unwrap();
+    let cases: Vec<Case> = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| selected(&c.meta.id, &filters))
+        .filter(|c| exec::foreign(c, &handshake, &framing).is_none())
+        .collect();
+    assert!(!cases.is_empty(), "{name}: no case selected");
+    let target = Target {
+        argv: vec![binary.into(), name.into()],
+    };
+    let opts = RunOptions {
+        timeout: Duration::from_millis(2000),
+        startup: Duration::from_secs(2),
+        fresh,
+        dialect,
+        handshake: Some(handshake),
+        framing,
+        ..RunOptions::default()
+    };
+    run_suite(&cases, plans, &target, &opts, 4, &|_, _| {})
+}
 
 /// The mutants `binary` lists when run without one (its usage, exit status
 /// 2), the correct `reference…` servers left out.
