@@ -108,6 +108,19 @@ rpcspec_matcher::rule_table! { RUNNER;
     CODEX_INITIALIZE_ONCE = "codex.initialize-once", Must, "Codex app-server README, Initialization (\"repeated `initialize` calls receive an \\\"Already initialized\\\" error\")",
         "the Codex app-server answers a second `initialize` with an error, \"Already initialized\" (another message is NON-STRICT)";
 
+    CLAUDE_SDK_INITIALIZE = "claude.sdk-initialize", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py initialize() and client.py connect() (the SDK's `initialize` goes first and is awaited); claude-agent-sdk sdk.d.ts (`initializationResult`)",
+        "an SDK opens its session with the `initialize` control request, before its first `user` message";
+    CLAUDE_SDK_RESULT = "claude.sdk-result", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py (an `error` response raises with its text, a `success` returns its response), client.py (a turn ends at its `result`); claude-agent-sdk sdk.mjs (`Error(response.error)`); rpcspec client contract",
+        "each step returns what the CLI answered: `initialize`'s commands, a turn's assistant texts and `result`, the text of an `error` response; a step the CLI never answered (no `result`, no response) returns no result";
+    CLAUDE_PERMISSION = "claude.permission", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py (`can_use_tool`: `allow` with `updatedInput`, `deny` with `message`); claude-agent-sdk sdk.d.ts `PermissionResult`",
+        "a `can_use_tool` request is answered `success` with the callback's decision: `behavior` `allow` and the `updatedInput` it gave, or `deny` and its `message`";
+    CLAUDE_HOOK_CALLBACK = "claude.hook-callback", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py (`hook_callback`: the hook's output is the response); claude-agent-sdk sdk.d.ts `SDKHookCallbackRequest`",
+        "a `hook_callback` request for a registered callback is answered `success` with the hook's output, an object";
+    CLAUDE_MCP_MESSAGE = "claude.mcp-message", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py (`mcp_message`: `{\"mcp_response\": …}`); JSON-RPC 2.0 §5 (the reply carries the request's id)",
+        "an `mcp_message` request is answered `success` with `mcp_response`: the SDK-hosted server's JSON-RPC reply, with the message's id";
+    CLAUDE_SDK_CLOSE = "claude.sdk-close", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/transport/subprocess_cli.py close() (stdin closed, the process waited for, then terminated)",
+        "an SDK ends its session by closing the CLI's stdin: the CLI is neither left running nor killed with its stdin open";
+
     CLIENT_MCP_SHUTDOWN = "client.mcp-shutdown", Should, "MCP 2025-11-25 basic/lifecycle, shutdown over stdio (\"First, closing the input stream to the child process\")",
         "the client ends the session by closing the server's stdin (then waits, then SIGTERM, then SIGKILL), not by killing it first";
 }
@@ -147,6 +160,19 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         "mcp" => {
             "every message, in every server case with `--dialect mcp`, and `rpcspec check --rpc mcp`"
         }
+        "claude"
+            if [
+                "claude.sdk-initialize",
+                "claude.sdk-result",
+                "claude.permission",
+                "claude.hook-callback",
+                "claude.mcp-message",
+                "claude.sdk-close",
+            ]
+            .contains(&rule.id) =>
+        {
+            "the Claude client scenarios (`--role client --dialect claude`, `client/claude/…`), on what the SDK writes to the CLI rpcspec plays"
+        }
         "claude" if rule.id == "claude.control-response" => {
             "every message, in every server case with `--dialect claude`, `rpcspec check --rpc claude`, and the producer check `producer/control/response-shape` (`--role producer --profile claude`)"
         }
@@ -154,7 +180,7 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every message, in every server case with `--dialect claude`, and `rpcspec check --rpc claude`"
         }
         "control" => {
-            "the producer's control checks (`--role producer --profile claude`, `producer/control/…`), on what the agent answers to the control requests rpcspec sends as its SDK would"
+            "the producer's control checks (`--role producer --profile claude`, `producer/control/…`), on what the agent answers to the control requests rpcspec sends as its SDK would; and the Claude client scenarios (`--role client --dialect claude`), on what the SDK answers to the CLI's"
         }
         "events" if MATCHER.iter().any(|r| r.id == rule.id) => {
             "every record, in every server case with `--dialect events`, `rpcspec check --rpc events`, and the producer cases that name it"

@@ -7,12 +7,15 @@ use std::{path::PathBuf, process::ExitCode};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let socket = match args.as_slice() {
-        [peer, flag, path] if peer == "peer" && flag == "--connect" => PathBuf::from(path),
+    let (socket, rest) = match args.as_slice() {
+        [peer, flag, path, rest @ ..] if peer == "peer" && flag == "--connect" => {
+            (PathBuf::from(path), rest)
+        }
         _ => {
-            eprintln!("usage: rpcspec-peer peer --connect SOCKET");
+            eprintln!("usage: rpcspec-peer peer --connect SOCKET [ARGS...]");
             return ExitCode::from(2);
         }
     };
-    ExitCode::from(u8::try_from(rpcspec::client::peer::serve(&socket)).unwrap_or(1))
+    let rest = rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest);
+    ExitCode::from(u8::try_from(rpcspec::client::peer::serve(&socket, rest)).unwrap_or(1))
 }

@@ -56,6 +56,10 @@ pub(crate) struct PeerArgs {
     /// The runner's socket.
     #[arg(long, value_name = "SOCKET")]
     pub(crate) connect: PathBuf,
+    /// What the client passed its server (an SDK's flags to the CLI it
+    /// spawns): reported to the runner.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub(crate) args: Vec<String>,
 }
 
 /// What the target is, and so which cases apply.

@@ -54,7 +54,8 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => fuzz_cmd::fuzz_cmd(args),
         Command::Matrix(args) => rpcspec::matrix::command(args),
         Command::Peer(args) => {
-            u8::try_from(rpcspec::client::peer::serve(&args.connect)).unwrap_or(exit::USAGE)
+            u8::try_from(rpcspec::client::peer::serve(&args.connect, &args.args))
+                .unwrap_or(exit::USAGE)
         }
     };
     ExitCode::from(code)
@@ -161,9 +162,19 @@ fn serve_client(
             return fail("a language client speaks Content-Length framing (LSP's base protocol)");
         }
         "lsp" => reference::run_lsp,
+        "claude" => {
+            return match reference::run_claude(
+                &argv,
+                reference::SdkQuirk::None,
+                &mut io::stdout().lock(),
+            ) {
+                Ok(code) => u8::try_from(code).unwrap_or(1),
+                Err(e) => fail(&format!("serve --role client --dialect claude: {e}")),
+            };
+        }
         other => {
             return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp"
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude"
             ));
         }
     };
@@ -243,7 +254,16 @@ fn list(args: ListArgs) -> u8 {
         .map_err(run_cmd::refused)
         .and_then(|r| list_role(&r, &args)),
         Role::Decoder => list_role(&decoders_listed(), &args),
-        Role::Client => list_role(&clients_listed(), &args),
+        Role::Client => match args.dialect.as_deref() {
+            // One protocol's scenarios, as `run` would play them.
+            Some(dialect) => {
+                let all = clients_listed();
+                Clients::new(dialect, None, &[], all.limits, all.budget, all.peer)
+                    .map_err(run_cmd::refused)
+                    .and_then(|r| list_role(&r, &args))
+            }
+            None => list_role(&clients_listed(), &args),
+        },
     };
     let listings = match listings {
         Ok(l) => l,

@@ -33,6 +33,7 @@ use crate::{
 };
 
 mod answers;
+pub mod claude;
 pub mod grade;
 pub mod peer;
 pub mod reference;
@@ -45,7 +46,7 @@ pub mod writes;
 pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
 pub use role::Clients;
 pub use run::{SERVER_ENV, run_scenario};
-pub use steps::{LSP_STEPS, MCP_STEPS, STEPS};
+pub use steps::{CLAUDE_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
 
 /// The deadlines of a scenario.
 #[derive(Debug, Clone, Copy)]
@@ -107,6 +108,9 @@ pub enum Protocol {
     /// A language client (LSP 3.17, Content-Length framing): `client/lsp/`,
     /// behind the script's language server.
     Lsp,
+    /// An agent SDK driving Claude Code over stdio: `client/claude/`,
+    /// behind the scripted CLI ([`claude`]).
+    Claude,
 }
 
 impl Protocol {
@@ -116,6 +120,7 @@ impl Protocol {
             Protocol::JsonRpc => &STEPS,
             Protocol::Mcp => &MCP_STEPS,
             Protocol::Lsp => &LSP_STEPS,
+            Protocol::Claude => &CLAUDE_STEPS,
         }
     }
 }
@@ -206,7 +211,14 @@ pub enum Writes {
     /// Content-Length: each message's header in one write, its body in the
     /// next, with a pause between.
     HeaderApart,
+    /// Everything due at one moment in writes of [`CHUNK`] bytes, each
+    /// read before the next: most cuts fall inside a multi-byte
+    /// character.
+    Chunks,
 }
+
+/// The bytes of a write in [`Writes::Chunks`]: prime to 2, 3 and 4.
+pub const CHUNK: usize = 7;
 
 /// Bytes of a line written one at a time in [`Writes::Bytewise`].
 pub const BYTEWISE_MAX: usize = 256;
@@ -277,6 +289,8 @@ pub struct Scenario {
     /// standing for its length in bytes (`None`: `Content-Length:
     /// $len\r\n\r\n`).
     pub header: Option<Vec<u8>>,
+    /// Claude: what the scripted CLI plays.
+    pub claude: Option<claude::Play>,
 }
 
 /// The longest the server waits for the client to answer its request.
@@ -338,6 +352,10 @@ struct ScenarioDef {
     version: Option<String>,
     framing: Option<Spanned<String>>,
     header: Option<Spanned<String>>,
+    initialize: Option<Spanned<String>>,
+    controls: Option<Spanned<String>>,
+    #[serde(default)]
+    turn: Vec<Spanned<claude::ActDef>>,
 }
 
 /// The shipped scenarios (`spec-cases/client/`).
@@ -369,6 +387,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         Protocol::Mcp
     } else if prefix.starts_with("client/lsp/") {
         Protocol::Lsp
+    } else if prefix.starts_with("client/claude/") {
+        Protocol::Claude
     } else {
         Protocol::JsonRpc
     };
@@ -428,11 +448,12 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             Some(("split", _)) => Writes::Split,
             Some(("bytewise", _)) => Writes::Bytewise,
             Some(("header-apart", _)) => Writes::HeaderApart,
+            Some(("chunks", _)) => Writes::Chunks,
             Some((other, span)) => {
                 return Err(at(
                     span,
                     format!(
-                        "writes `{other}` is not one of line, coalesced, split, bytewise, header-apart"
+                        "writes `{other}` is not one of line, coalesced, split, bytewise, header-apart, chunks"
                     ),
                 ));
             }
@@ -454,8 +475,16 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                     "LSP scenarios (client/lsp/) are in Content-Length framing".into(),
                 ));
             }
+            Some(f) if protocol == Protocol::Claude && f.get_ref() != "ndjson" => {
+                return Err(at(
+                    f.span(),
+                    "Claude scenarios (client/claude/) are in NDJSON".into(),
+                ));
+            }
             // LSP's base protocol is Content-Length framing.
             None if protocol == Protocol::Lsp => Some("content-length".to_owned()),
+            // Claude Code's stdio is NDJSON.
+            None if protocol == Protocol::Claude => Some("ndjson".to_owned()),
             f => f.as_ref().map(|f| f.get_ref().clone()),
         };
         let content_length = framing.as_deref() == Some("content-length");
@@ -576,6 +605,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                 "`ask_if` is a JSON pointer into the initialize params: `/capabilities/…`".into(),
             ));
         }
+        let claude = claude_play(protocol, &d, &at)?;
         if protocol != Protocol::Mcp && d.version.is_some() {
             return Err(at(
                 span.clone(),
@@ -611,9 +641,76 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             protocol,
             framing,
             header,
+            claude,
         });
     }
     Ok(out)
+}
+
+/// What a Claude scenario plays (`None` in the other protocols, which may
+/// not use its fields; a Claude scenario may not use theirs).
+fn claude_play(
+    protocol: Protocol,
+    d: &ScenarioDef,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
+) -> Result<Option<claude::Play>, LoadError> {
+    let own = [
+        ("initialize", d.initialize.as_ref().map(Spanned::span)),
+        ("controls", d.controls.as_ref().map(Spanned::span)),
+        ("turn", d.turn.first().map(Spanned::span)),
+    ];
+    if protocol != Protocol::Claude {
+        if let Some((name, Some(span))) = own.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(at(
+                span,
+                format!("`{name}` belongs to Claude scenarios (client/claude/)"),
+            ));
+        }
+        return Ok(None);
+    }
+    let theirs = [
+        ("on_notification", !d.on_notification.is_empty()),
+        ("replace", d.replace.is_some()),
+        ("result", d.result.is_some()),
+        ("error", d.error.is_some()),
+        ("exit", d.exit.is_some()),
+        ("close", d.close.is_some()),
+        ("delay", d.delay.is_some()),
+        ("ask", d.ask.is_some()),
+        ("ask_params", d.ask_params.is_some()),
+        ("order", d.order.is_some()),
+        ("requires", !d.requires.is_empty()),
+        (
+            "decoy",
+            d.decoy
+                .as_ref()
+                .is_some_and(|x| x.get_ref() != "unknown-id"),
+        ),
+    ];
+    if let Some((name, _)) = theirs.iter().find(|(_, set)| *set) {
+        return Err(at(
+            d.name.span(),
+            format!(
+                "`{name}` is a JSON-RPC scenario's; a Claude scenario plays `initialize`, `controls`, `turn`"
+            ),
+        ));
+    }
+    let answering = |a: &Option<Spanned<String>>| match a {
+        Some(a) => claude::answering(a.get_ref()).map_err(|e| at(a.span(), e)),
+        None => Ok(claude::Answering::Success),
+    };
+    let bytes = |s: &str| crate::unescape::stream_text(s);
+    let turn = if d.turn.is_empty() {
+        claude::plain_turn()
+    } else {
+        let defs: Vec<Spanned<claude::ActDef>> = d.turn.clone();
+        claude::acts(defs, &bytes).map_err(|(span, m)| at(span, m))?
+    };
+    Ok(Some(claude::Play {
+        initialize: answering(&d.initialize)?,
+        controls: answering(&d.controls)?,
+        turn,
+    }))
 }
 
 #[cfg(test)]

@@ -10,10 +10,12 @@
 //! | from | tag | payload | meaning |
 //! |---|---|---|---|
 //! | peer | `H` | its pid, decimal | connected |
+//! | peer | `A` | a JSON array of strings | the arguments it was given after `--connect SOCKET` |
 //! | peer | `I` | bytes | the client wrote these to the peer's stdin |
 //! | peer | `E` | — | the peer's stdin reached its end (the client closed it) |
 //! | runner | `W` | bytes | write these to stdout in one write |
 //! | runner | `P` | milliseconds, decimal | wait until the client has read stdout (at most [`DRAIN_MAX`]), then pause |
+//! | runner | `S` | bytes | write these to stderr (blocking, as a process does, while the client does not read it) |
 //! | runner | `C` | — | close stdout (stdin stays open) |
 //! | runner | `X` | exit status, decimal | exit now |
 //!
@@ -74,9 +76,9 @@ fn read_frame(from: &mut impl Read) -> io::Result<Option<(u8, Vec<u8>)>> {
     Ok(Some((head[0], payload)))
 }
 
-/// The peer process: `rpcspec peer --connect SOCKET`. Returns its exit
-/// status.
-pub fn serve(socket: &Path) -> i32 {
+/// The peer process: `rpcspec peer --connect SOCKET [ARGS...]`. Returns
+/// its exit status.
+pub fn serve(socket: &Path, args: &[String]) -> i32 {
     let Ok(mut stream) = UnixStream::connect(socket) else {
         eprintln!(
             "rpcspec peer: cannot connect to the runner at {}: the scenario is over",
@@ -84,7 +86,10 @@ pub fn serve(socket: &Path) -> i32 {
         );
         return 70;
     };
-    if frame(&mut stream, b'H', std::process::id().to_string().as_bytes()).is_err() {
+    let args = serde_json::to_vec(args).expect("strings serialize");
+    if frame(&mut stream, b'H', std::process::id().to_string().as_bytes()).is_err()
+        || frame(&mut stream, b'A', &args).is_err()
+    {
         return 70;
     }
     // Stdin to the runner, on a thread of its own.
@@ -131,6 +136,9 @@ pub fn serve(socket: &Path) -> i32 {
                 }
                 thread::sleep(Duration::from_millis(text().parse().unwrap_or(0)));
             }
+            b'S' => {
+                let _ = io::stderr().write_all(&payload);
+            }
             b'C' => {
                 // Both descriptors of the pipe go: the copy, and fd 1
                 // (pointed at /dev/null), so the client reads its end.
@@ -162,6 +170,8 @@ fn drain(fd: std::os::fd::BorrowedFd<'_>) {
 pub enum FromPeer {
     /// It connected; its pid.
     Hello(u32),
+    /// The arguments it was given.
+    Args(Vec<String>),
     /// The client wrote these bytes to the peer's stdin.
     Input(Vec<u8>),
     /// The peer's stdin ended.
@@ -177,6 +187,8 @@ pub enum ToPeer {
     Write(Vec<u8>),
     /// Wait for the client to read, then pause this long.
     Pause(Duration),
+    /// Write these bytes to stderr.
+    Stderr(Vec<u8>),
     /// Close stdout.
     CloseStdout,
     /// Exit with this status.
@@ -245,6 +257,9 @@ impl Link {
                     Ok(Some((b'H', p))) => {
                         FromPeer::Hello(String::from_utf8_lossy(&p).parse().unwrap_or_default())
                     }
+                    Ok(Some((b'A', p))) => {
+                        FromPeer::Args(serde_json::from_slice(&p).unwrap_or_default())
+                    }
                     Ok(Some((b'I', p))) => FromPeer::Input(p),
                     Ok(Some((b'E', _))) => FromPeer::Eof,
                     Ok(Some(_)) => continue,
@@ -265,6 +280,7 @@ impl Link {
                 let sent = match order {
                     ToPeer::Write(bytes) => frame(&mut up, b'W', &bytes),
                     ToPeer::Pause(d) => frame(&mut up, b'P', d.as_millis().to_string().as_bytes()),
+                    ToPeer::Stderr(bytes) => frame(&mut up, b'S', &bytes),
                     ToPeer::CloseStdout => frame(&mut up, b'C', &[]),
                     ToPeer::Exit(code) => frame(&mut up, b'X', code.to_string().as_bytes()),
                 };

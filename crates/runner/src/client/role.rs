@@ -49,9 +49,10 @@ impl Clients {
             "jsonrpc2" => Protocol::JsonRpc,
             "mcp" => Protocol::Mcp,
             "lsp" => Protocol::Lsp,
+            "claude" => Protocol::Claude,
             other => {
                 return Err(Refused::usage(format!(
-                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`) and language clients (`--dialect lsp`), not `{other}`"
+                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`) and agent SDKs driving Claude Code (`--dialect claude`), not `{other}`"
                 )));
             }
         };
@@ -64,9 +65,11 @@ impl Clients {
             Protocol::Lsp => Framing::content_length(),
             _ => framing.unwrap_or_else(Framing::ndjson),
         };
-        if protocol == Protocol::Mcp && matches!(framing, Framing::ContentLength(_)) {
+        if matches!(protocol, Protocol::Mcp | Protocol::Claude)
+            && matches!(framing, Framing::ContentLength(_))
+        {
             return Err(Refused::usage(
-                "MCP clients speak NDJSON (MCP's stdio transport): `--framing content-length` is for JSON-RPC 2.0 clients",
+                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json): `--framing content-length` is for JSON-RPC 2.0 clients",
             ));
         }
         if !plans.is_empty() {
@@ -135,6 +138,7 @@ impl Role for Clients {
         let dialect = match self.protocol {
             Some(Protocol::Mcp) => "mcp",
             Some(Protocol::Lsp) => "lsp",
+            Some(Protocol::Claude) => "claude",
             Some(Protocol::JsonRpc) | None => "jsonrpc2",
         };
         Ok(Ran {

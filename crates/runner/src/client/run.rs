@@ -25,10 +25,11 @@ use crate::capture::{Arrival, Capture, Framing};
 use rpcspec_framer::{Event, ProblemKind};
 
 use super::{
-    Limits, Scenario,
+    Limits, Protocol, Scenario,
+    claude::{self, script::Cli},
     grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
-    script::Server,
+    script::{Log, Server},
 };
 use crate::{
     budget::Budget,
@@ -90,6 +91,43 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// The scripted server: JSON-RPC's (with MCP's and LSP's), or the
+/// scripted Claude Code CLI.
+enum Script<'a> {
+    Rpc(Server<'a>),
+    Claude(Cli<'a>),
+}
+
+impl Script<'_> {
+    fn on_line(&mut self, line: &[u8], at: Duration) -> Vec<ToPeer> {
+        match self {
+            Script::Rpc(s) => s.on_line(line, at),
+            Script::Claude(c) => c.on_line(line, at),
+        }
+    }
+
+    fn on_eof(&mut self, at: Duration) -> Vec<ToPeer> {
+        match self {
+            Script::Rpc(s) => s.on_eof(at),
+            Script::Claude(c) => c.on_eof(at),
+        }
+    }
+
+    fn next_due(&self) -> Option<Duration> {
+        match self {
+            Script::Rpc(s) => s.next_due(),
+            Script::Claude(c) => c.next_due(),
+        }
+    }
+
+    fn on_tick(&mut self, at: Duration) -> Vec<ToPeer> {
+        match self {
+            Script::Rpc(s) => s.on_tick(at),
+            Script::Claude(c) => c.on_tick(at),
+        }
+    }
+}
+
 /// What the run saw, beside the script's own record.
 struct Seen {
     reports: Vec<Vec<u8>>,
@@ -134,12 +172,27 @@ pub fn run_scenario(
             return result;
         }
     };
-    let server: Vec<OsString> = vec![
+    let mut server: Vec<OsString> = vec![
         peer.as_os_str().to_owned(),
         "peer".into(),
         "--connect".into(),
         listener.path().into_os_string(),
     ];
+    if sc.protocol == Protocol::Claude {
+        // An SDK starts its CLI from one path: a launcher stands for it.
+        let path = listener.path().with_file_name("claude");
+        match write_launcher(&path, &claude::launcher(peer, &listener.path())) {
+            Ok(()) => server = vec![path.into_os_string()],
+            Err(e) => {
+                result.evidence.push(Evidence::note(
+                    Verdict::Error,
+                    format!("cannot write the CLI's launcher {}: {e}", path.display()),
+                ));
+                result.settle();
+                return result;
+            }
+        }
+    }
     let server_json = serde_json::to_string(
         &server
             .iter()
@@ -158,7 +211,10 @@ pub fn run_scenario(
             return result;
         }
     };
-    let mut script = Server::new(sc, started, framing);
+    let mut script = match sc.protocol {
+        Protocol::Claude => Script::Claude(Cli::new(sc)),
+        _ => Script::Rpc(Server::new(sc, started, framing)),
+    };
     let mut seen = Seen {
         reports: Vec::new(),
         report_problems: Vec::new(),
@@ -191,6 +247,12 @@ pub fn run_scenario(
                 let at = drive.elapsed();
                 let orders = match ev {
                     FromPeer::Hello(_) => Vec::new(),
+                    FromPeer::Args(args) => {
+                        if let Script::Claude(c) = &mut script {
+                            c.log.args = args;
+                        }
+                        Vec::new()
+                    }
                     FromPeer::Input(mut bytes) => {
                         let cap = client_meter.take(&mut bytes);
                         let mut orders = Vec::new();
@@ -290,10 +352,16 @@ pub fn run_scenario(
     drop(drive);
     result.exit = exit.map(describe_exit);
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
+    let none = Log::default();
+    let (log, claude) = match &script {
+        Script::Rpc(s) => (&s.log, None),
+        Script::Claude(c) => (&none, Some(&c.log)),
+    };
     let observed = Observed {
         scenario: sc,
         framing,
-        log: &script.log,
+        log,
+        claude,
         connected,
         timed_out,
         exit: exit.map(|s| (s.code(), describe_exit(s))),
@@ -332,11 +400,22 @@ fn send(link: &Link, orders: Vec<ToPeer>, at: Duration, kept: usize, sent: &mut 
     }
 }
 
+/// Writes the launcher `text` to `path`, executable by this user alone.
+fn write_launcher(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::{io::Write, os::unix::fs::OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o700)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}
+
 fn on_client_event(
     arrival: Arrival<'_>,
     kept: usize,
     seen: &mut Seen,
-    script: &mut Server<'_>,
+    script: &mut Script<'_>,
     orders: &mut Vec<ToPeer>,
 ) {
     if !arrival.bytes().is_empty() || matches!(arrival.event, Event::Line(_)) {

@@ -187,3 +187,51 @@ pub const LSP_STEPS: [Step; 9] = [
         kind: StepKind::Call,
     },
 ];
+
+/// The adapter's series in Claude's protocol
+/// (`spec-cases/client/README.md`). `method` is the control request or
+/// record the step sends.
+pub const CLAUDE_STEPS: [Step; 7] = [
+    Step {
+        name: "connect",
+        method: "initialize",
+        params: "",
+        kind: StepKind::Connect,
+    },
+    Step {
+        name: "turn",
+        method: "user",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "permission-mode",
+        method: "set_permission_mode",
+        params: r#"{"mode":"acceptEdits"}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "model",
+        method: "set_model",
+        params: r#"{"model":"rpcspec-model"}"#,
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "interrupt",
+        method: "interrupt",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "turn-2",
+        method: "user",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "close",
+        method: "",
+        params: "",
+        kind: StepKind::Notify,
+    },
+];

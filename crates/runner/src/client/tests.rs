@@ -215,6 +215,12 @@ fn naive_orders(writes: Writes, lines: Vec<Vec<u8>>) -> Vec<ToPeer> {
                 }
             }
         }
+        Writes::Chunks => {
+            for c in lines.concat().chunks(super::CHUNK) {
+                out.push(ToPeer::Pause(Duration::ZERO));
+                out.push(ToPeer::Write(c.to_vec()));
+            }
+        }
         Writes::HeaderApart => panic!("not a cut of the shared cutter"),
     }
     out
@@ -233,6 +239,7 @@ fn the_shared_cutter_writes_what_the_script_wrote() {
                 Writes::Coalesced,
                 Writes::Split,
                 Writes::Bytewise,
+                Writes::Chunks,
             ] {
                 assert_eq!(
                     writes::orders(writes, &lines),

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::{BYTEWISE_MAX, Scenario, Writes, peer::ToPeer};
+use super::{BYTEWISE_MAX, CHUNK, Scenario, Writes, peer::ToPeer};
 use crate::plan::{Cut, cut};
 
 /// The pause between the two writes of [`Writes::Split`] and
@@ -46,11 +46,12 @@ pub(super) fn orders(writes: Writes, lines: &[Vec<u8>]) -> Vec<ToPeer> {
         Writes::Coalesced => (Cut::Together, Duration::ZERO),
         Writes::Split => (Cut::Pieces(2), SPLIT_PAUSE),
         Writes::Bytewise => (Cut::Bytewise { max: BYTEWISE_MAX }, Duration::ZERO),
+        Writes::Chunks => (Cut::Chunks(CHUNK), Duration::ZERO),
         Writes::HeaderApart => return header_apart(lines),
     };
     // Lines and bytes are drained, not paused: each is read alone, never
     // with the one before it by chance.
-    let drained = matches!(writes, Writes::Line | Writes::Bytewise);
+    let drained = matches!(writes, Writes::Line | Writes::Bytewise | Writes::Chunks);
     let mut out = Vec::new();
     for w in cut(lines, how, pause) {
         if drained || !w.pause.is_zero() {

@@ -12,9 +12,11 @@ use super::{
     Decoy, Limits, Protocol, Scenario, StepKind, holds, pattern,
     script::{ASK_ID, Body, Log, Stop},
 };
+mod claude;
 mod lsp;
 mod mcp;
 
+use claude::claude_session;
 use lsp::lsp_session;
 use mcp::mcp_session;
 
@@ -32,6 +34,8 @@ pub struct Observed<'a> {
     pub framing: &'a Framing,
     /// What the scripted server did and saw (its log, not the script).
     pub log: &'a Log,
+    /// Claude: what the scripted CLI did and saw (`log` is empty then).
+    pub claude: Option<&'a crate::client::claude::script::Log>,
     /// Whether the client started its server (the peer connected).
     pub connected: bool,
     /// Whether the deadline passed first.
@@ -80,7 +84,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Outcome::Result(v) => format!("result {}", short(v)),
             Outcome::Error(v) => format!("error {}", short(v)),
@@ -92,7 +96,7 @@ impl Outcome {
 }
 
 /// `v` as JSON, at most 200 characters of it.
-fn short(v: &Value) -> String {
+pub(crate) fn short(v: &Value) -> String {
     let mut text = v.to_string();
     if text.len() > 200 {
         let mut cut = 160;
@@ -122,7 +126,7 @@ fn short_bytes(b: &[u8]) -> String {
 
 /// Evidence for `rule` in a scenario of `level`: a MUST rule broken in a
 /// SHOULD scenario is NON-STRICT, in an INFO one a note.
-fn scoped(rule: &'static Rule, level: Level, message: String) -> Evidence {
+pub(crate) fn scoped(rule: &'static Rule, level: Level, message: String) -> Evidence {
     let mut e = Evidence::broke(rule, message);
     e.verdict = match (e.verdict, level) {
         (Verdict::Fail, Level::Should) => Verdict::NonStrict,
@@ -157,6 +161,12 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
         return out;
     }
     let outcomes = reports(o, &mut out);
+    if let Some(log) = o.claude {
+        claude_session(o, log, &outcomes, &mut out);
+        ending(o, &outcomes, &mut out);
+        messages(o, &mut out);
+        return out;
+    }
     steps(o, &outcomes, &mut out);
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
@@ -164,13 +174,13 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     match o.scenario.protocol {
         Protocol::Mcp => mcp_session(o, &outcomes, &mut out),
         Protocol::Lsp => lsp_session(o, &mut out),
-        Protocol::JsonRpc => {}
+        Protocol::JsonRpc | Protocol::Claude => {}
     }
     out
 }
 
 /// The adapter's report lines, read under the contract.
-fn reports(o: &Observed<'_>, out: &mut Vec<Evidence>) -> HashMap<&'static str, Outcome> {
+pub(crate) fn reports(o: &Observed<'_>, out: &mut Vec<Evidence>) -> HashMap<&'static str, Outcome> {
     let mut outcomes = HashMap::new();
     let mut wrong = Vec::new();
     for problem in o.report_problems {
@@ -537,11 +547,17 @@ fn requirements(
 /// and notifications, ids in flight, answers to the server's requests.
 fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let mut count: HashMap<&'static str, usize> = HashMap::new();
+    // Claude's SHOULD scenarios feed the SDK malformed requests: what it
+    // writes back is judged at the scenario's level.
+    let level = match o.scenario.protocol {
+        Protocol::Claude => o.scenario.meta.level,
+        _ => Level::Must,
+    };
     let mut push = |out: &mut Vec<Evidence>, rule: &'static Rule, message: String| {
         let n = count.entry(rule.id).or_default();
         *n += 1;
         if *n <= FINDINGS_PER_RULE {
-            out.push(Evidence::broke(rule, message));
+            out.push(scoped(rule, level, message));
         }
     };
     for &(kind, number, offset) in o.client_problems {
@@ -564,6 +580,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             // LSP's messages are JSON-RPC 2.0's.
             Protocol::JsonRpc | Protocol::Lsp => Dialect::Jsonrpc2,
             Protocol::Mcp => Dialect::Mcp,
+            Protocol::Claude => Dialect::Claude,
         };
         let classified = classify(&text, &dialect);
         for f in &classified.findings {
@@ -597,7 +614,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let server_request = match o.scenario.protocol {
         Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
         Protocol::Lsp => Some(&crate::lsp::LSP_CLIENT_SERVER_REQUEST),
-        Protocol::Mcp => None,
+        Protocol::Mcp | Protocol::Claude => None,
     };
     for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {
         if ask.answer.is_none() {

@@ -30,9 +30,11 @@ use serde_json::{Value, json};
 
 use super::{BATCH_NOTIFICATION, CALL_TIMEOUT, STEPS, StepKind};
 
+mod claude;
 mod lsp;
 mod mcp;
 
+pub use claude::{SdkQuirk, run_claude};
 pub use lsp::run_lsp;
 pub use mcp::run_mcp;
 
@@ -156,8 +158,13 @@ impl Quirk {
 
     /// The quirk called `name`.
     pub fn named(name: &str) -> Option<Quirk> {
-        Quirk::ALL.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
+        by_name(&Quirk::ALL, name)
     }
+}
+
+/// The quirk called `name` in a table of them.
+fn by_name<Q: Copy>(all: &[(&str, Q)], name: &str) -> Option<Q> {
+    all.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
 }
 
 /// What a call came to.
@@ -229,21 +236,22 @@ fn close(mut child: Child, client: &Client) -> io::Result<i32> {
         let _ = child.wait();
         return Ok(0);
     }
-    client
-        .stdin
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take();
+    end(child, &client.stdin);
+    Ok(0)
+}
+
+/// Closes the server's stdin, gives it 2 s to exit, then kills it.
+fn end(mut child: Child, stdin: &Mutex<Option<ChildStdin>>) {
+    stdin.lock().unwrap_or_else(|e| e.into_inner()).take();
     let until = Instant::now() + Duration::from_secs(2);
     while Instant::now() < until {
         if let Ok(Some(_)) = child.try_wait() {
-            return Ok(0);
+            return;
         }
         thread::sleep(Duration::from_millis(5));
     }
     let _ = child.kill();
     let _ = child.wait();
-    Ok(0)
 }
 
 /// Runs the series against the server `server` (argv) in `framing`,

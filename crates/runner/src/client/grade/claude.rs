@@ -1,0 +1,337 @@
+//! The Claude scenarios' graders: pure functions of what the SDK wrote to
+//! the scripted CLI ([`Log`]) and what its adapter reported. The SDK's
+//! lines are held to the matcher's `claude` dialect with the rest of the
+//! client role's messages (`grade::messages`); here, each step's outcome
+//! against what the CLI answered, and the SDK's side of the control
+//! protocol: every request of the CLI's answered once, by its
+//! `request_id`, with what its kind asks for (`docs/agents.md`).
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use super::{Observed, Outcome, ServerEnd, scoped, short};
+use crate::{
+    client::{
+        CLAUDE_STEPS,
+        claude::{
+            ALLOWED_MARK, ALLOWED_TOOL, ASK_WAIT, COMMAND, DENIED_MESSAGE, MCP_SERVER,
+            script::{Asked, Log},
+        },
+    },
+    report::{Evidence, Verdict},
+    rules::{self, Rule},
+};
+
+/// Every piece of evidence of one Claude scenario, beside the client
+/// role's own (the adapter's reports, how it ended, the messages'
+/// shapes).
+pub(super) fn claude_session(
+    o: &Observed<'_>,
+    log: &Log,
+    outcomes: &HashMap<&'static str, Outcome>,
+    out: &mut Vec<Evidence>,
+) {
+    let level = o.scenario.meta.level;
+    let mut push = |rule: &'static Rule, message: String| out.push(scoped(rule, level, message));
+    steps(log, outcomes, &mut push);
+    asks(log, &mut push);
+    requests(log, &mut push);
+    // The CLI exits when its stdin ends: an SDK that closes it sees it go.
+    if o.exit.is_some() && !o.timed_out && log.stop.is_none() {
+        let how = match o.server_end {
+            ServerEnd::Running => Some("was still running, its stdin open"),
+            ServerEnd::Killed => Some("was killed with its stdin open"),
+            ServerEnd::InputClosed => None,
+        };
+        if let Some(how) = how {
+            push(
+                &rules::CLAUDE_SDK_CLOSE,
+                format!("when the SDK's adapter exited, the CLI it started {how}"),
+            );
+        }
+    }
+    if log.missing.is_some() {
+        out.push(Evidence::note(
+            Verdict::Skipped,
+            log.missing.clone().unwrap_or_default(),
+        ));
+    }
+}
+
+/// What each step returned against what the CLI answered.
+fn steps(
+    log: &Log,
+    outcomes: &HashMap<&'static str, Outcome>,
+    push: &mut dyn FnMut(&'static Rule, String),
+) {
+    let mut turns = log.turns.iter();
+    for step in &CLAUDE_STEPS {
+        let got = outcomes.get(step.name);
+        let expected: Expected = match step.method {
+            "" => continue,
+            "user" => match turns.next() {
+                Some(t) => match &t.result {
+                    Some((result, is_error)) => Expected::Result(json!({
+                        "text": t.texts.concat(),
+                        "result": result,
+                        "is_error": is_error,
+                    })),
+                    None => Expected::Unanswered("the turn ended without a whole `result` record"),
+                },
+                None => Expected::Unanswered("its `user` message never reached the CLI"),
+            },
+            method => match log.requests.iter().find(|r| r.subtype == method) {
+                None => Expected::Unanswered("its control request never reached the CLI"),
+                Some(r) => match &r.answer {
+                    None => Expected::Unanswered("the CLI never answered it"),
+                    Some(Err(text)) => Expected::Error(text.clone()),
+                    Some(Ok(_)) if method == "initialize" => Expected::Result(json!([COMMAND])),
+                    Some(Ok(_)) => Expected::Done,
+                },
+            },
+        };
+        let Some(got) = got else { continue };
+        if matches!(got, Outcome::Skipped(_)) {
+            continue;
+        }
+        let call = format!("step `{}` ({})", step.name, step.method);
+        match (&expected, got) {
+            (Expected::Result(want), Outcome::Result(v)) if v == want => {}
+            (Expected::Done, Outcome::Result(_)) => {}
+            (Expected::Error(text), Outcome::Error(v)) if mentions(v, text) => {}
+            (Expected::Error(text), Outcome::Failed(why)) if why.contains(text.as_str()) => {}
+            (Expected::Unanswered(_), Outcome::Failed(_) | Outcome::Error(_)) => {}
+            (Expected::Unanswered(why), Outcome::Result(v)) => push(
+                &rules::CLAUDE_SDK_RESULT,
+                format!("{call}: {why}, yet the SDK returned {}", short(v)),
+            ),
+            (want, got) => push(
+                &rules::CLAUDE_SDK_RESULT,
+                format!(
+                    "{call}: the CLI {}, the SDK returned {}",
+                    want.describe(),
+                    got.describe()
+                ),
+            ),
+        }
+    }
+}
+
+/// What a step should come to.
+enum Expected {
+    /// This result (as the contract reports it).
+    Result(Value),
+    /// Any result.
+    Done,
+    /// An error carrying this text.
+    Error(String),
+    /// No result: the CLI never gave one, and why.
+    Unanswered(&'static str),
+}
+
+impl Expected {
+    fn describe(&self) -> String {
+        match self {
+            Expected::Result(v) => format!("answered so that the contract reports {}", short(v)),
+            Expected::Done => "answered `success`".to_owned(),
+            Expected::Error(text) => format!("answered `error` {}", Value::from(text.as_str())),
+            Expected::Unanswered(why) => (*why).to_owned(),
+        }
+    }
+}
+
+/// Whether the error `v` the adapter reported carries `text`.
+fn mentions(v: &Value, text: &str) -> bool {
+    match v {
+        Value::String(s) => s.contains(text),
+        other => other.to_string().contains(text),
+    }
+}
+
+/// The SDK's answers to the CLI's control requests.
+fn asks(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) {
+    for ask in &log.asks {
+        let what = format!(
+            "the CLI's `{}` control request (request_id {})",
+            ask.subtype(),
+            ask.id
+        );
+        if ask.responses.len() > 1 {
+            push(
+                &rules::CONTROL_ANSWERED_ONCE,
+                format!("{what} was answered {} times", ask.responses.len()),
+            );
+        }
+        if ask.cancelled {
+            if let Some((at, _)) = ask.responses.first() {
+                push(
+                    &rpcspec_matcher::rules::CLAUDE_REPLY_AFTER_CANCEL,
+                    format!(
+                        "{what} was cancelled at once, and answered {} ms later",
+                        at.saturating_sub(ask.at).as_millis()
+                    ),
+                );
+            }
+            continue;
+        }
+        let Some((at, response)) = ask.responses.first() else {
+            push(
+                &rules::CONTROL_ANSWERED_ONCE,
+                format!("{what} got no control_response (the CLI waited {ASK_WAIT:?})"),
+            );
+            continue;
+        };
+        if at.saturating_sub(ask.at) > ASK_WAIT {
+            push(
+                &rules::CONTROL_ANSWERED_ONCE,
+                format!(
+                    "{what} was answered only after {} ms (the CLI waited {ASK_WAIT:?})",
+                    at.saturating_sub(ask.at).as_millis()
+                ),
+            );
+        }
+        if let Some((rule, why)) = judge(ask, response) {
+            push(
+                rule,
+                format!("{what}: {why}; the SDK answered {}", short(response)),
+            );
+        }
+    }
+    for id in &log.stray {
+        push(
+            &rules::CONTROL_UNSOLICITED,
+            format!("a control_response {id}, which answers no control request of the CLI's"),
+        );
+    }
+}
+
+/// What is wrong with `response` as the answer to `ask`, if anything.
+fn judge(ask: &Asked, response: &Value) -> Option<(&'static Rule, String)> {
+    let subtype = response.get("subtype").and_then(Value::as_str);
+    let body = response.get("response");
+    let request = &ask.request;
+    match ask.subtype() {
+        "can_use_tool" => {
+            let rule = &rules::CLAUDE_PERMISSION;
+            if subtype != Some("success") {
+                return Some((rule, "a permission request is answered `success` with the decision".into()));
+            }
+            let tool = request.get("tool_name").and_then(Value::as_str).unwrap_or_default();
+            let behavior = body.and_then(|b| b.get("behavior")).and_then(Value::as_str);
+            if tool == ALLOWED_TOOL {
+                let mut want = request.get("input").cloned().unwrap_or_else(|| json!({}));
+                if let Some(o) = want.as_object_mut() {
+                    o.insert(ALLOWED_MARK.0.into(), ALLOWED_MARK.1.into());
+                }
+                let given = body.and_then(|b| b.get("updatedInput"));
+                if behavior != Some("allow") || given != Some(&want) {
+                    return Some((
+                        rule,
+                        format!(
+                            "the callback allowed `{tool}` with the input {}: `behavior` \"allow\" and that `updatedInput` belong in the response",
+                            short(&want)
+                        ),
+                    ));
+                }
+            } else {
+                let message = body.and_then(|b| b.get("message")).and_then(Value::as_str);
+                if behavior != Some("deny") || message != Some(DENIED_MESSAGE) {
+                    return Some((
+                        rule,
+                        format!(
+                            "the callback denied `{tool}` with the message {}: `behavior` \"deny\" and that `message` belong in the response",
+                            Value::from(DENIED_MESSAGE)
+                        ),
+                    ));
+                }
+            }
+            None
+        }
+        "hook_callback" => {
+            (subtype != Some("success") || !body.is_some_and(Value::is_object)).then(|| {
+                (
+                    &rules::CLAUDE_HOOK_CALLBACK,
+                    "a registered hook's call is answered `success`, the hook's output (an object) as `response`".into(),
+                )
+            })
+        }
+        "mcp_message" => {
+            let rule = &rules::CLAUDE_MCP_MESSAGE;
+            let message = request.get("message").cloned().unwrap_or_default();
+            let reply = body.and_then(|b| b.get("mcp_response"));
+            if subtype != Some("success") || !reply.is_some_and(Value::is_object) {
+                return Some((rule, "an `mcp_message` is answered `success` with `mcp_response`, the server's JSON-RPC reply".into()));
+            }
+            let reply = reply.expect("checked");
+            let id = message.get("id")?;
+            if reply.get("id") != Some(id) {
+                return Some((
+                    rule,
+                    format!("the message's id is {id}: its reply carries that id"),
+                ));
+            }
+            if message.get("method").and_then(Value::as_str) == Some("tools/call") {
+                let sent = message.pointer("/params/arguments/text");
+                let text = reply
+                    .pointer("/result/content")
+                    .and_then(Value::as_array)
+                    .and_then(|c| c.iter().find_map(|i| i.get("text")));
+                if sent.is_some() && text != sent {
+                    return Some((
+                        rule,
+                        format!(
+                            "the `{}` tool echoes its text {}: its result's text content carries it",
+                            MCP_SERVER.1,
+                            sent.map(Value::to_string).unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+            None
+        }
+        other => (subtype != Some("error")).then(|| {
+            (
+                &rules::CONTROL_UNSUPPORTED,
+                format!("`{other}` is a subtype no SDK serves: it is answered `error`"),
+            )
+        }),
+    }
+}
+
+/// The SDK's own control requests: `initialize` first, and each
+/// `request_id` its own.
+fn requests(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) {
+    let initialize = log.requests.iter().find(|r| r.subtype == "initialize");
+    match (initialize, log.before_user) {
+        (None, Some(_)) => push(
+            &rules::CLAUDE_SDK_INITIALIZE,
+            "the SDK sent a `user` message and never an `initialize` control request".into(),
+        ),
+        (Some(r), Some(before)) if r.line > before => push(
+            &rules::CLAUDE_SDK_INITIALIZE,
+            format!(
+                "the SDK's first `user` message was line {}, its `initialize` line {}",
+                before + 1,
+                r.line
+            ),
+        ),
+        _ => {}
+    }
+    // A request the CLI never answered is in flight to the end.
+    let mut in_flight: Vec<&Value> = Vec::new();
+    for r in &log.requests {
+        if in_flight.contains(&&r.id) {
+            push(
+                &rules::SESSION_ID_REUSED,
+                format!(
+                    "the SDK sent a `{1}` control request with request_id {0}, the id of one still in flight",
+                    r.id, r.subtype
+                ),
+            );
+        }
+        if r.answer.is_none() {
+            in_flight.push(&r.id);
+        }
+    }
+}
