@@ -321,3 +321,28 @@ fn the_example_client_passes_every_scenario() {
     assert_eq!(code, Some(0));
     assert!(results.len() >= 20, "{results:?}");
 }
+
+#[test]
+fn without_a_target_the_reference_sdk_plays_the_claude_scenarios_and_list_shows_them() {
+    let out = Command::new(BIN)
+        .args(["run", "--role", "client", "--dialect", "claude"])
+        .args(["--filter", "client/claude/session/session"])
+        .args(["--filter", "client/claude/asks/*"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("--dialect claude -- {server}"), "{text}");
+    assert!(text.contains("11 passed"), "{text}");
+    let out = Command::new(BIN)
+        .args(["list", "--role", "client", "--dialect", "claude"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ids: Vec<&str> = text.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert!(ids.len() >= 20, "{text}");
+    assert!(
+        ids.iter().all(|i| i.starts_with("client/claude/")),
+        "{text}"
+    );
+}
