@@ -15,7 +15,10 @@
 //! `docs/decoders.md`; `--clients` for the real client libraries of
 //! `xtask/matrix/clients.toml` (`--role client`), into `docs/clients.md`;
 //! `--lsp` for the language servers of `xtask/matrix/lsp.toml`, into
-//! `docs/lsp.md`.
+//! `docs/lsp.md`; `--agents` for the agent SDKs and CLIs of
+//! `xtask/matrix/agents.toml` (Claude's SDKs against rpcspec playing
+//! Claude Code, Claude Code against rpcspec playing its SDK), into
+//! `docs/agents.md`.
 
 use std::{
     fs,
@@ -25,7 +28,7 @@ use std::{
 
 const MATRIX_USAGE: &str = "\
 usage: cargo xtask matrix --install
-       cargo xtask matrix [--decoders|--clients|--lsp] [--format md|html|json] [--output FILE]
+       cargo xtask matrix [--decoders|--clients|--lsp|--agents] [--format md|html|json] [--output FILE]
 
 --install   pip, npm and cargo install the pinned implementations of
             xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
@@ -38,6 +41,9 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
             instead (rpcspec plays the server), into docs/clients.md (after --install)
 --lsp       the language servers of xtask/matrix/lsp.toml (the lsp dialect), into
             docs/lsp.md (after --install)
+--agents    the agent SDKs and CLIs of xtask/matrix/agents.toml (Claude's SDKs, rpcspec
+            playing Claude Code; Claude Code, rpcspec playing its SDK), into
+            docs/agents.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build
@@ -106,6 +112,17 @@ const CLIENTS: Which = Which {
     jobs: "1",
 };
 
+const AGENTS: Which = Which {
+    manifest: "agents.toml",
+    results: "docs/agents.md",
+    build: &["build", "--release", "-p", "rpcspec"],
+    needs_install: true,
+    // An SDK's scenario runs its whole series (seven steps of at most 3 s)
+    // after an interpreter's start.
+    timeout: "30",
+    jobs: "1",
+};
+
 /// The published table lives between these two lines of its page.
 const BEGIN: &str = "<!-- matrix:begin (cargo xtask matrix writes this part) -->";
 const END: &str = "<!-- matrix:end -->";
@@ -122,6 +139,7 @@ pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
             "--decoders" => which = &DECODERS,
             "--clients" => which = &CLIENTS,
             "--lsp" => which = &LSP,
+            "--agents" => which = &AGENTS,
             "--format" => match it.next().map(String::as_str) {
                 Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
                 _ => return usage("--format takes md, html or json"),
@@ -222,8 +240,11 @@ fn install(dir: &Path) -> Result<(), String> {
     )?;
     // The Codex app-server keeps its state under $HOME/.codex: the
     // manifest points HOME at this empty folder, not at yours.
-    let home = dir.join(".deps/codex-home");
-    fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    // Claude Code (agents.toml) likewise, under $HOME/.claude.
+    for home in [".deps/codex-home", ".deps/claude-home"] {
+        let home = dir.join(home);
+        fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
+    }
     // The Rust targets are their own workspaces with committed lock files,
     // built into one target folder under .deps/.
     for manifest in RUST_TARGETS {

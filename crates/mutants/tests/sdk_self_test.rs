@@ -68,7 +68,7 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("line-limit", &["framing/long-line"]),
     ("stops-at-unknown-type", &["asks/unknown-records"]),
     ("unread-stderr", &["endings/stderr-flood"]),
-    ("kills-cli", &["session/session"]),
+    ("leaves-cli", &["session/session"]),
 ];
 
 fn claude_scenarios() -> Vec<Scenario> {

@@ -119,7 +119,7 @@ rpcspec_matcher::rule_table! { RUNNER;
     CLAUDE_MCP_MESSAGE = "claude.mcp-message", Must, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py (`mcp_message`: `{\"mcp_response\": …}`); JSON-RPC 2.0 §5 (the reply carries the request's id)",
         "an `mcp_message` request is answered `success` with `mcp_response`: the SDK-hosted server's JSON-RPC reply, with the message's id";
     CLAUDE_SDK_CLOSE = "claude.sdk-close", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/transport/subprocess_cli.py close() (stdin closed, the process waited for, then terminated)",
-        "an SDK ends its session by closing the CLI's stdin: the CLI is neither left running nor killed with its stdin open";
+        "an SDK ends its session by closing the CLI's stdin (Claude Code exits then): the CLI is not left running with its stdin open (one killed first is noted)";
 
     CLIENT_MCP_SHUTDOWN = "client.mcp-shutdown", Should, "MCP 2025-11-25 basic/lifecycle, shutdown over stdio (\"First, closing the input stream to the child process\")",
         "the client ends the session by closing the server's stdin (then waits, then SIGTERM, then SIGKILL), not by killing it first";

@@ -25,7 +25,7 @@
 //! | `line-limit` | drops lines over 64 KiB | `client.result` (SHOULD: NDJSON sets no limit) |
 //! | `stops-at-unknown-type` | stops reading at a record type it does not know | `client.result` (SHOULD: forward compatibility) |
 //! | `unread-stderr` | pipes the CLI's stderr and never reads it | `client.result` (SHOULD: the CLI blocks on a full pipe) |
-//! | `kills-cli` | kills the CLI at the end, its stdin open | `claude.sdk-close` (SHOULD: both SDKs close stdin first) |
+//! | `leaves-cli` | exits with the CLI still running, its stdin held open by a child | `claude.sdk-close` (SHOULD: both SDKs close stdin, wait, then signal) |
 
 use std::{ffi::OsString, process::ExitCode};
 

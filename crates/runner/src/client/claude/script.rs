@@ -236,7 +236,18 @@ impl<'a> Cli<'a> {
             (_, Answering::Error) => Some(Err(REFUSED.to_owned())),
             ("initialize", _) => Some(Ok(initialize_response())),
             ("set_permission_mode", _) => Some(Ok(json!({"mode": request.get("mode")}))),
-            ("set_model" | "interrupt" | "mcp_status", _) => Some(Ok(json!({}))),
+            ("mcp_set_servers", _) => {
+                let names = sdk_servers(&request);
+                // As Claude Code does: it connects to each SDK-hosted server
+                // through the SDK at once (2.1.327, seen by a port that
+                // waits for it).
+                for act in names.iter().flat_map(|n| handshake(n)).rev() {
+                    self.acts.push_front(act);
+                }
+                Some(Ok(json!({"added": names, "removed": [], "errors": {}})))
+            }
+            ("set_model" | "interrupt", _) => Some(Ok(json!({}))),
+            (s, _) if SERVED.contains(&s) => Some(Ok(json!({}))),
             (other, _) => Some(Err(format!("Unsupported control request subtype: {other}"))),
         };
         if let Some(a) = &answer {
@@ -443,6 +454,78 @@ pub(super) fn spaced(line: &[u8], ws: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The subtypes of the SDK's requests Claude Code serves, besides those
+/// the scenario answers (`initialize`, `set_permission_mode`,
+/// `set_model`, `interrupt`) and `mcp_set_servers`: answered `success`
+/// (sdk.d.ts `SDKControlRequestInner`, 0.3.328). Any other is refused as
+/// the CLI refuses it.
+const SERVED: [&str; 31] = [
+    "set_max_thinking_tokens",
+    "rename_session",
+    "set_color",
+    "mcp_status",
+    "get_context_usage",
+    "get_session_cost",
+    "list_models",
+    "get_usage",
+    "get_binary_version",
+    "mcp_call",
+    "file_suggestions",
+    "rewind_files",
+    "cancel_async_message",
+    "read_file",
+    "seed_read_state",
+    "register_repo_root",
+    "reload_plugins",
+    "reload_skills",
+    "reload_output_styles",
+    "mcp_reconnect",
+    "mcp_toggle",
+    "set_has_subscribers",
+    "stop_task",
+    "background_tasks",
+    "get_task_output",
+    "apply_flag_settings",
+    "get_settings",
+    "get_hooks_listing",
+    "update_settings",
+    "list_permission_rules",
+    "mcp_read_resource",
+];
+
+/// The names of the SDK-hosted servers (`"type": "sdk"`) of an
+/// `mcp_set_servers` request.
+fn sdk_servers(request: &Value) -> Vec<String> {
+    let servers = request.get("servers").and_then(Value::as_object);
+    servers
+        .into_iter()
+        .flatten()
+        .filter(|(_, c)| c.get("type").and_then(Value::as_str) == Some("sdk"))
+        .map(|(name, _)| name.clone())
+        .collect()
+}
+
+/// The MCP handshake the CLI makes with an SDK-hosted server through
+/// `mcp_message`: `initialize`, `notifications/initialized`, `tools/list`,
+/// each answered before the next.
+fn handshake(server: &str) -> Vec<Act> {
+    let message = |m: Value| Act::Ask {
+        requests: vec![
+            json!({"subtype": "mcp_message", "server_name": server, "message": m}).to_string(),
+        ],
+        cancel: false,
+    };
+    vec![
+        message(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "claude-code", "version": "2.1.197"}}}),
+        ),
+        message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+        message(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}})),
+    ]
 }
 
 /// The hook callback ids of an `initialize` request:

@@ -109,6 +109,17 @@ fn initialize_is_answered_by_its_request_id_with_the_command() {
         super::COMMAND
     );
     assert_eq!(cli.log.callbacks, ["hook_7"]);
+    for subtype in [
+        "set_model",
+        "interrupt",
+        "set_permission_mode",
+        "mcp_status",
+    ] {
+        let line =
+            json!({"type":"control_request","request_id":subtype,"request":{"subtype":subtype}});
+        let out = records(&cli.on_line(line.to_string().as_bytes(), Duration::ZERO));
+        assert_eq!(out[0]["response"]["subtype"], "success", "{subtype}");
+    }
     // An unknown subtype of the SDK's: an error, as the CLI answers.
     let line = br#"{"type":"control_request","request_id":"r2","request":{"subtype":"rpcspec_x"}}"#;
     let out = records(&cli.on_line(line, Duration::ZERO));
@@ -220,4 +231,29 @@ fn whitespace_goes_after_commas_outside_strings_only() {
         spaced(br#"{"a":"x,\",y","b":[1,2]}"#, b"\r"),
         b"{\"a\":\"x,\\\",y\",\r\"b\":[1,\r2]}".to_vec()
     );
+}
+
+#[test]
+fn mcp_set_servers_is_served_and_opens_each_sdk_server_through_the_sdk() {
+    let sc = scenario("");
+    let mut cli = Cli::new(&sc);
+    let line = br#"{"type":"control_request","request_id":"r1","request":{"subtype":"mcp_set_servers","servers":{"rpcspec":{"type":"sdk","name":"rpcspec"},"web":{"type":"http","url":"http://x"}}}}"#;
+    let out = records(&cli.on_line(line, Duration::ZERO));
+    assert_eq!(types(&out), ["control_response", "control_request"]);
+    assert_eq!(out[0]["response"]["response"]["added"], json!(["rpcspec"]));
+    assert_eq!(out[1]["request"]["subtype"], "mcp_message");
+    assert_eq!(out[1]["request"]["server_name"], "rpcspec");
+    assert_eq!(out[1]["request"]["message"]["method"], "initialize");
+    // Each message of the handshake waits for the one before's answer.
+    let id = out[1]["request_id"].as_str().unwrap();
+    let answer = json!({"type":"control_response","response":{"subtype":"success","request_id":id,"response":{"mcp_response":{"jsonrpc":"2.0","id":0,"result":{}}}}});
+    let out = records(&cli.on_line(answer.to_string().as_bytes(), Duration::ZERO));
+    assert_eq!(
+        out[0]["request"]["message"]["method"],
+        "notifications/initialized"
+    );
+    // A request Claude Code serves is answered `success`.
+    let line = br#"{"type":"control_request","request_id":"r2","request":{"subtype":"get_context_usage"}}"#;
+    let out = records(&cli.on_line(line, Duration::ZERO));
+    assert_eq!(out[0]["response"]["subtype"], "success");
 }

@@ -38,18 +38,21 @@ pub(super) fn claude_session(
     asks(log, &mut push);
     requests(log, &mut push);
     // The CLI exits when its stdin ends: an SDK that closes it sees it go.
-    if o.exit.is_some() && !o.timed_out && log.stop.is_none() {
-        let how = match o.server_end {
-            ServerEnd::Running => Some("was still running, its stdin open"),
-            ServerEnd::Killed => Some("was killed with its stdin open"),
-            ServerEnd::InputClosed => None,
-        };
-        if let Some(how) = how {
-            push(
-                &rules::CLAUDE_SDK_CLOSE,
-                format!("when the SDK's adapter exited, the CLI it started {how}"),
-            );
-        }
+    // A CLI killed with its stdin open is only noted: an SDK that closes
+    // stdin and signals at once (TypeScript ports do) is told from one
+    // that never closed it only by which the CLI saw first, a race.
+    let ended_by_sdk = o.exit.is_some() && !o.timed_out && log.stop.is_none();
+    match o.server_end {
+        ServerEnd::Running if ended_by_sdk => push(
+            &rules::CLAUDE_SDK_CLOSE,
+            "when the SDK's adapter exited, the CLI it started was still running, its stdin open"
+                .into(),
+        ),
+        ServerEnd::Killed if ended_by_sdk => out.push(Evidence::note(
+            Verdict::Pass,
+            "the SDK killed the CLI before it saw its stdin end (Claude Code exits when its stdin ends; both official SDKs close it first and wait)".into(),
+        )),
+        _ => {}
     }
     if log.missing.is_some() {
         out.push(Evidence::note(

@@ -76,8 +76,9 @@ pub enum SdkQuirk {
     StopsAtUnknownType,
     /// Pipes the CLI's stderr and never reads it.
     UnreadStderr,
-    /// Kills the CLI at the end, its stdin open.
-    KillsCli,
+    /// Exits at the end with the CLI still running: its stdin is handed to
+    /// a child that outlives it.
+    LeavesCli,
 }
 
 impl SdkQuirk {
@@ -102,7 +103,7 @@ impl SdkQuirk {
         ("line-limit", SdkQuirk::LineLimit),
         ("stops-at-unknown-type", SdkQuirk::StopsAtUnknownType),
         ("unread-stderr", SdkQuirk::UnreadStderr),
-        ("kills-cli", SdkQuirk::KillsCli),
+        ("leaves-cli", SdkQuirk::LeavesCli),
     ];
 
     /// The quirk called `name`.
@@ -207,13 +208,20 @@ pub fn run_claude(cli: &[OsString], quirk: SdkQuirk, out: &mut dyn Write) -> io:
     }
     let stdin = Arc::clone(&sdk.stdin);
     series(sdk, out)?;
-    if quirk == SdkQuirk::KillsCli {
-        let _ = child.kill();
-        let _ = child.wait();
-    } else {
-        // Stdin closed, 2 s to exit, then killed.
-        super::end(child, &stdin);
+    if quirk == SdkQuirk::LeavesCli {
+        // A `sleep` holds the CLI's stdin open after this process exits.
+        if let Some(held) = lock(&stdin).take() {
+            let _ = Command::new("sleep")
+                .arg("30")
+                .stdin(held)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn();
+        }
+        return Ok(0);
     }
+    // Stdin closed, 2 s to exit, then killed.
+    super::end(child, &stdin);
     Ok(0)
 }
 
