@@ -23,6 +23,7 @@ const PEER: &str = env!("CARGO_BIN_EXE_rpcspec-peer");
 /// catch it.
 const EXPECTED: &[(&str, &[&str])] = &[
     ("answers-events", &["session/session", "asks/keep-alive"]),
+    ("answers-keep-alive", &["asks/keep-alive"]),
     (
         "wrong-request-id",
         &[
@@ -167,7 +168,16 @@ fn the_reference_sdk_passes_and_every_mutant_is_caught() {
                     "mutant `{name}` passed `{id}`, which must catch it: {:#?}",
                     r.evidence
                 );
-                format!("{id} {}", r.verdict)
+                // The rules that caught it, not only how.
+                let mut rules: Vec<&str> = r
+                    .evidence
+                    .iter()
+                    .filter(|e| !matches!(e.verdict, Verdict::Pass | Verdict::Skipped))
+                    .filter_map(|e| e.rule.as_ref().map(|x| x.id.as_str()))
+                    .collect();
+                rules.sort_unstable();
+                rules.dedup();
+                format!("{id} {} ({})", r.verdict, rules.join(" "))
             })
             .collect();
         table.push_str(&format!("{name}: {}\n", row.join(", ")));

@@ -8,23 +8,24 @@
 //! | NAME | the bug | the rule it breaks |
 //! |---|---|---|
 //! | `answers-events` | answers every `assistant` record with a `control_response` | `control.unsolicited`: a requester ignores responses it awaits none of, and an event is no request (sdk.d.ts) |
+//! | `answers-keep-alive` | answers `keep_alive` with a `control_response` | `control.unsolicited`: `keep_alive` "receivers must ignore it" (sdk.d.ts) |
 //! | `wrong-request-id` | answers the CLI's requests with an id of its own | `control.answered-once`: a response carries its request's `request_id` (query.py) |
 //! | `answers-twice` | answers each request twice | `control.answered-once` |
-//! | `answers-cancel` | takes a `control_cancel_request` for a request and answers it too | `control.answered-once`: "there is no reply to the cancel itself" (sdk.d.ts) |
+//! | `answers-cancel` | takes a `control_cancel_request` for a request and answers it too | `control.answered-once`: "there is no reply to the cancel itself" (sdk.d.ts); the cancel carries the request's id, so a reply to it is a second answer to the request |
 //! | `ignores-can-use-tool` | never answers `can_use_tool` | `control.answered-once` |
 //! | `allow-drops-input` | allows a tool without the input its callback gave | `claude.permission` |
 //! | `mcp-wrong-id` | puts its own id in an `mcp_response` | `claude.mcp-message`; JSON-RPC 2.0 §5 |
 //! | `success-on-unknown` | answers a subtype it does not serve with `success` | `control.unsupported` (SHOULD) |
-//! | `ignores-error-response` | takes an `error` response for a success | `client.result`: an error response raises with its text (query.py) |
-//! | `no-initialize` | sends its first `user` message without `initialize` | `claude.sdk-initialize` (SHOULD) |
+//! | `ignores-error-response` | takes an `error` response for a success | `claude.sdk-result`: an error response raises with its text (query.py) |
+//! | `no-initialize` | sends its first `user` message without `initialize`, and reports `connect` done | `claude.sdk-result` (a result for a request never sent); `claude.sdk-initialize` (SHOULD) |
 //! | `no-initialize-timeout` | waits for `initialize` forever | `client.ends`: every step ends |
 //! | `hangs-without-result` | waits for a turn's `result` forever, deaf to the stream's end | `client.ends` |
-//! | `splits-on-cr` | ends lines at `\r` too | RFC 8259 §2: `\r` is whitespace; `client.result` |
-//! | `read-is-line` | parses each read as one line | NDJSON 1.0 §3; `client.result` |
-//! | `drops-after-noise` | drops the line after a line that is not JSON | `client.result` (SHOULD: claude-agent-sdk-python #347) |
-//! | `line-limit` | drops lines over 64 KiB | `client.result` (SHOULD: NDJSON sets no limit) |
-//! | `stops-at-unknown-type` | stops reading at a record type it does not know | `client.result` (SHOULD: forward compatibility) |
-//! | `unread-stderr` | pipes the CLI's stderr and never reads it | `client.result` (SHOULD: the CLI blocks on a full pipe) |
+//! | `splits-on-cr` | ends lines at `\r` too | RFC 8259 §2: `\r` is whitespace; `claude.sdk-result` |
+//! | `read-is-line` | parses each read as one line | NDJSON 1.0 §3; `claude.sdk-result` |
+//! | `drops-after-noise` | drops the line after a line that is not JSON | `claude.sdk-result` (SHOULD: claude-agent-sdk-python #347) |
+//! | `line-limit` | drops lines over 64 KiB | `claude.sdk-result` (SHOULD: NDJSON sets no limit) |
+//! | `stops-at-unknown-type` | stops reading at a record type it does not know | `claude.sdk-result` (SHOULD: forward compatibility) |
+//! | `unread-stderr` | pipes the CLI's stderr and never reads it | `claude.sdk-result` (SHOULD: the CLI blocks on a full pipe) |
 //! | `leaves-cli` | exits with the CLI still running, its stdin held open by a child | `claude.sdk-close` (SHOULD: both SDKs close stdin, wait, then signal) |
 
 use std::{ffi::OsString, process::ExitCode};

@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | the client starting its server (the peer connecting) | `--startup-timeout` (10 s) from the spawn | TIMEOUT, or CRASH if the client exited |
 //! | the series: every step reported, the adapter exited | `--timeout` (20 s for this role) from the connection | TIMEOUT (`client.ends`), both process groups killed |
-//! | what the peer had still to say once the adapter exited | 200 ms | the scenario is graded |
+//! | what the peer had still to say once the adapter exited | 200 ms (Claude: 2 s for the CLI to see its stdin end) | the scenario is graded |
 //! | the adapter's stdout, held open by a descendant after it exited | 1 s | the scenario is graded on what it reported |
 //!
 //! The peer is the client's descendant: it carries the client's mark
@@ -48,6 +48,10 @@ pub const PLACEHOLDER: &str = "{server}";
 /// How long the peer's last reports are waited for once the adapter
 /// exited.
 const PEER_GRACE: Duration = Duration::from_millis(200);
+
+/// Claude: how long the CLI is given to see its stdin end once the SDK's
+/// adapter exited, before it counts as left running (`claude.sdk-close`).
+const CLI_GRACE: Duration = Duration::from_secs(2);
 
 /// How long the adapter's stdout may stay open after it exited (held by
 /// a descendant) before the scenario ends anyway.
@@ -295,7 +299,12 @@ pub fn run_scenario(
         let stdout_done = closed || exited_at.is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
         if stdout_done && exit.is_some() {
             let end = *ended_at.get_or_insert(now);
-            if peer_gone || link.is_none() || now >= end + PEER_GRACE {
+            let grace = if sc.protocol == Protocol::Claude && !peer_eof {
+                CLI_GRACE
+            } else {
+                PEER_GRACE
+            };
+            if peer_gone || link.is_none() || now >= end + grace {
                 break;
             }
         }

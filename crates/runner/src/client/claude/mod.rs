@@ -79,9 +79,9 @@ pub enum Act {
     Init,
     /// An `assistant` record with one text block.
     Text(String),
-    /// Control requests of the CLI's (each the JSON text of `request`;
-    /// `$callback` stands for the first hook callback id the SDK
-    /// registered), written together; the turn goes on once each is
+    /// Control requests of the CLI's (each the JSON text of `request`; a
+    /// member whose value is the string `"$callback"` gets the first hook
+    /// callback id the SDK registered), written together; the turn goes on once each is
     /// answered, or after [`ASK_WAIT`]. With `cancel`, a
     /// `control_cancel_request` follows each at once and the turn goes on.
     Ask {

@@ -42,9 +42,11 @@ pub struct SdkRequest {
     pub request: Value,
     /// Which line of the SDK's it was (from 1).
     pub line: usize,
-    /// The answer the CLI wrote: `Ok(response)` for `success`,
-    /// `Err(text)` for `error`; `None` while none was.
+    /// The answer the CLI gives: `Ok(response)` for `success`,
+    /// `Err(text)` for `error`; `None` for none.
     pub answer: Option<Result<Value, String>>,
+    /// Whether that answer was written (a late one may never be).
+    pub written: bool,
 }
 
 /// A control request of the CLI's, and the SDK's answers to it.
@@ -75,6 +77,12 @@ impl Asked {
 /// What a turn came to.
 #[derive(Debug, Clone, Default)]
 pub struct Turn {
+    /// The text of the `user` message that asked for it.
+    pub prompt: String,
+    /// When that message came.
+    pub asked: Duration,
+    /// When its `result` record was written.
+    pub done: Option<Duration>,
     /// The texts of its `assistant` records.
     pub texts: Vec<String>,
     /// Its `result` record's `result` (none in an error's) and
@@ -117,13 +125,16 @@ pub struct Cli<'a> {
     pub log: Log,
     /// The current turn's acts still to play.
     acts: VecDeque<Act>,
-    /// `user` messages waiting for the turn before them to end.
-    queued: usize,
+    /// `user` messages waiting for the turn before them to end: their
+    /// text, and when they came.
+    queued: VecDeque<(String, Duration)>,
     /// The asks the turn waits on, until this time.
     blocked: Option<(Duration, Vec<usize>)>,
-    /// Answers due later: when, and the line.
-    late: Vec<(Duration, Vec<u8>)>,
+    /// Answers due later: when, the line, and the request it answers.
+    late: Vec<(Duration, Vec<u8>, usize)>,
     next_ask: u32,
+    /// SDK-hosted servers opened after `mcp_set_servers`.
+    opened: usize,
 }
 
 impl<'a> Cli<'a> {
@@ -133,10 +144,11 @@ impl<'a> Cli<'a> {
             sc,
             log: Log::default(),
             acts: VecDeque::new(),
-            queued: 0,
+            queued: VecDeque::new(),
             blocked: None,
             late: Vec::new(),
             next_ask: 0,
+            opened: 0,
         }
     }
 
@@ -164,7 +176,9 @@ impl<'a> Cli<'a> {
             Some("control_response") => self.response(&o, now),
             Some("user") => {
                 self.log.before_user.get_or_insert(self.log.messages - 1);
-                self.queued += 1;
+                if self.queued.len() < MAX_TURNS {
+                    self.queued.push_back((prompt(&o), now));
+                }
             }
             _ => {}
         }
@@ -178,6 +192,15 @@ impl<'a> Cli<'a> {
     pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
         self.log.eof.get_or_insert(now);
         let mut out = Vec::new();
+        // No answer can come now: nothing is waited for, nothing late sent.
+        self.blocked = None;
+        self.late.clear();
+        if let Some((_, Stop::Closed)) = self.log.stop {
+            // A CLI whose stdout closed lives until its stdin ends.
+            self.log.stop = Some((now, Stop::Exited(0)));
+            out.push(ToPeer::Exit(0));
+            return out;
+        }
         self.advance(now, &mut out);
         out
     }
@@ -187,7 +210,7 @@ impl<'a> Cli<'a> {
         if self.stopped() {
             return None;
         }
-        let late = self.late.iter().map(|(at, _)| *at).min();
+        let late = self.late.iter().map(|(at, ..)| *at).min();
         let blocked = self.blocked.as_ref().map(|(at, _)| *at);
         [late, blocked].into_iter().flatten().min()
     }
@@ -198,9 +221,14 @@ impl<'a> Cli<'a> {
         if self.stopped() {
             return out;
         }
-        let (due, later): (Vec<_>, Vec<_>) = self.late.drain(..).partition(|(at, _)| *at <= now);
+        let (due, later): (Vec<_>, Vec<_>) = self.late.drain(..).partition(|(at, ..)| *at <= now);
         self.late = later;
-        self.emit(due.into_iter().map(|(_, l)| l).collect(), &mut out);
+        let mut lines = Vec::new();
+        for (_, line, i) in due {
+            self.log.requests[i].written = true;
+            lines.push(line);
+        }
+        self.emit(lines, &mut out);
         if self.blocked.as_ref().is_some_and(|(at, _)| *at <= now) {
             self.blocked = None;
         }
@@ -237,7 +265,9 @@ impl<'a> Cli<'a> {
             ("initialize", _) => Some(Ok(initialize_response())),
             ("set_permission_mode", _) => Some(Ok(json!({"mode": request.get("mode")}))),
             ("mcp_set_servers", _) => {
-                let names = sdk_servers(&request);
+                let mut names = sdk_servers(&request);
+                names.truncate(MAX_SERVERS.saturating_sub(self.opened));
+                self.opened += names.len();
                 // As Claude Code does: it connects to each SDK-hosted server
                 // through the SDK at once (2.1.327, seen by a port that
                 // waits for it).
@@ -250,15 +280,18 @@ impl<'a> Cli<'a> {
             (s, _) if SERVED.contains(&s) => Some(Ok(json!({}))),
             (other, _) => Some(Err(format!("Unsupported control request subtype: {other}"))),
         };
+        let index = self.log.requests.len();
+        let mut written = false;
         if let Some(a) = &answer {
             if subtype == "initialize" && self.sc.decoy == Some(crate::client::Decoy::UnknownId) {
                 lines.push(response_line(&Value::from(DECOY_ID), &Ok(json!({}))));
             }
             let line = response_line(&id, a);
             if answering == Answering::Late {
-                self.late.push((now + LATE, line));
+                self.late.push((now + LATE, line, index));
             } else {
                 lines.push(line);
+                written = true;
             }
         }
         self.log.requests.push(SdkRequest {
@@ -267,6 +300,7 @@ impl<'a> Cli<'a> {
             request,
             line: self.log.messages,
             answer,
+            written,
         });
     }
 
@@ -306,14 +340,17 @@ impl<'a> Cli<'a> {
                 break;
             }
             let Some(act) = self.acts.pop_front() else {
-                if self.queued > 0 {
-                    self.queued -= 1;
+                if let Some((prompt, asked)) = self.queued.pop_front() {
                     let turn = if self.log.turns.is_empty() {
                         self.play().turn.clone()
                     } else {
                         plain_turn()
                     };
-                    self.log.turns.push(Turn::default());
+                    self.log.turns.push(Turn {
+                        prompt,
+                        asked,
+                        ..Turn::default()
+                    });
                     self.acts.extend(turn);
                     continue;
                 }
@@ -344,7 +381,9 @@ impl<'a> Cli<'a> {
             } => {
                 lines.push(result_record(is_error, &subtype, &text).into_bytes());
                 let result = (subtype == "success").then_some(text);
-                self.turn().result = Some((result, is_error));
+                let turn = self.turn();
+                turn.result = Some((result, is_error));
+                turn.done = Some(now);
             }
             Act::Line { bytes, end: true } => lines.push(bytes),
             Act::Line { bytes, end: false } => {
@@ -354,18 +393,16 @@ impl<'a> Cli<'a> {
             Act::Ask { requests, cancel } => {
                 let mut waiting = Vec::new();
                 for r in requests {
-                    let r = if r.contains("$callback") {
+                    let mut request: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
+                    if let Some(slot) = callback_slot(&mut request) {
                         let Some(cb) = self.log.callbacks.first() else {
                             self.log.missing.get_or_insert_with(|| {
                                 "the SDK registered no hook callback in `initialize`: there is none to call".into()
                             });
                             continue;
                         };
-                        r.replace("$callback", cb)
-                    } else {
-                        r
-                    };
-                    let request: Value = serde_json::from_str(&r).unwrap_or(Value::Null);
+                        *slot = Value::from(cb.as_str());
+                    }
                     self.next_ask += 1;
                     let id = format!("rpcspec-{}", self.next_ask);
                     lines.push(
@@ -454,6 +491,33 @@ pub(super) fn spaced(line: &[u8], ws: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The most `user` messages the CLI holds while a turn plays.
+const MAX_TURNS: usize = 64;
+
+/// The most SDK-hosted servers the CLI opens (`mcp_set_servers`).
+const MAX_SERVERS: usize = 8;
+
+/// The text of a `user` message: its content, or its text blocks joined.
+fn prompt(o: &serde_json::Map<String, Value>) -> String {
+    match o.get("message").and_then(|m| m.get("content")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+/// The member of a request whose value is the string `$callback`: where
+/// the SDK's hook callback id goes.
+fn callback_slot(request: &mut Value) -> Option<&mut Value> {
+    request
+        .as_object_mut()?
+        .values_mut()
+        .find(|v| v.as_str() == Some("$callback"))
 }
 
 /// The subtypes of the SDK's requests Claude Code serves, besides those

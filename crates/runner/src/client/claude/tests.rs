@@ -257,3 +257,30 @@ fn mcp_set_servers_is_served_and_opens_each_sdk_server_through_the_sdk() {
     let out = records(&cli.on_line(line, Duration::ZERO));
     assert_eq!(out[0]["response"]["subtype"], "success");
 }
+
+#[test]
+fn a_cli_whose_stdout_closed_exits_when_its_stdin_ends_and_the_end_drops_what_waits() {
+    let sc = scenario(r#"turn = [{ act = "init" }, { act = "close" }]"#);
+    let mut cli = Cli::new(&sc);
+    let out = cli.on_line(USER, Duration::ZERO);
+    assert_eq!(out.last(), Some(&ToPeer::CloseStdout));
+    assert_eq!(cli.on_eof(Duration::from_millis(9)), [ToPeer::Exit(0)]);
+    assert!(matches!(cli.log.stop, Some((_, Stop::Exited(0)))));
+
+    // A late answer still due when stdin ends is never written.
+    let sc = scenario(r#"controls = "late""#);
+    let mut cli = Cli::new(&sc);
+    let model =
+        br#"{"type":"control_request","request_id":"r1","request":{"subtype":"set_model"}}"#;
+    assert!(cli.on_line(model, Duration::ZERO).is_empty());
+    assert_eq!(cli.on_eof(Duration::from_millis(1)), [ToPeer::Exit(0)]);
+    assert!(!cli.log.requests[0].written);
+
+    // Turns are kept with their prompts and times.
+    let sc = scenario("");
+    let mut cli = Cli::new(&sc);
+    cli.on_line(USER, Duration::from_millis(4));
+    assert_eq!(cli.log.turns[0].prompt, "hi");
+    assert_eq!(cli.log.turns[0].asked, Duration::from_millis(4));
+    assert_eq!(cli.log.turns[0].done, Some(Duration::from_millis(4)));
+}

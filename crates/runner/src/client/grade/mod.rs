@@ -547,17 +547,18 @@ fn requirements(
 /// and notifications, ids in flight, answers to the server's requests.
 fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let mut count: HashMap<&'static str, usize> = HashMap::new();
-    // Claude's SHOULD scenarios feed the SDK malformed requests: what it
-    // writes back is judged at the scenario's level.
-    let level = match o.scenario.protocol {
-        Protocol::Claude => o.scenario.meta.level,
+    // A Claude scenario of SHOULD feeds the SDK a malformed control
+    // request: the response it makes of it is judged at that level; every
+    // other rule its messages break, at its own.
+    let level = |rule: &'static Rule| match o.scenario.protocol {
+        Protocol::Claude if rule.id == "claude.control-response" => o.scenario.meta.level,
         _ => Level::Must,
     };
     let mut push = |out: &mut Vec<Evidence>, rule: &'static Rule, message: String| {
         let n = count.entry(rule.id).or_default();
         *n += 1;
         if *n <= FINDINGS_PER_RULE {
-            out.push(scoped(rule, level, message));
+            out.push(scoped(rule, level(rule), message));
         }
     };
     for &(kind, number, offset) in o.client_problems {

@@ -41,6 +41,8 @@ pub enum SdkQuirk {
     None,
     /// Answers every `assistant` record with a `control_response`.
     AnswersEvents,
+    /// Answers `keep_alive` with a `control_response`.
+    AnswersKeepAlive,
     /// Answers the CLI's requests with a `request_id` of its own.
     WrongRequestId,
     /// Answers each of the CLI's requests twice.
@@ -83,9 +85,10 @@ pub enum SdkQuirk {
 
 impl SdkQuirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, SdkQuirk); 20] = [
+    pub const ALL: [(&'static str, SdkQuirk); 21] = [
         ("reference", SdkQuirk::None),
         ("answers-events", SdkQuirk::AnswersEvents),
+        ("answers-keep-alive", SdkQuirk::AnswersKeepAlive),
         ("wrong-request-id", SdkQuirk::WrongRequestId),
         ("answers-twice", SdkQuirk::AnswersTwice),
         ("answers-cancel", SdkQuirk::AnswersCancel),
@@ -476,6 +479,10 @@ fn on_line(
                     "is_error": o.get("is_error").and_then(Value::as_bool).unwrap_or(false),
                 })));
             }
+        }
+        "keep_alive" if quirk == SdkQuirk::AnswersKeepAlive => {
+            let id = json!("keep_alive");
+            let _ = write_line(stdin, &response_line(&id, Ok(json!({}))));
         }
         "system" | "user" | "stream_event" | "keep_alive" | "control_cancel_request" => {}
         _ if quirk == SdkQuirk::StopsAtUnknownType => return false,
