@@ -217,4 +217,7 @@ await step("close", async () => {
   if (messages) await messages.ended;
   return { sent: true };
 });
+// stdout may be a pipe Node writes asynchronously: let a long report line
+// (a 1 MB turn text) drain before exiting.
+await new Promise((resolve) => process.stdout.write("", resolve));
 process.exit(0);
