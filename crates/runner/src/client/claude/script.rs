@@ -176,7 +176,9 @@ impl<'a> Cli<'a> {
             Some("control_response") => self.response(&o, now),
             Some("user") => {
                 self.log.before_user.get_or_insert(self.log.messages - 1);
-                if self.queued.len() < MAX_TURNS {
+                // A turn writes a kilobyte for a line of tens of bytes: a
+                // session has at most MAX_TURNS.
+                if self.log.turns.len() + self.queued.len() < MAX_TURNS {
                     self.queued.push_back((prompt(&o), now));
                 }
             }
@@ -243,6 +245,11 @@ impl<'a> Cli<'a> {
         now: Duration,
         lines: &mut Vec<Vec<u8>>,
     ) {
+        // Each answer is bigger than its request: a session answers at most
+        // MAX_REQUESTS.
+        if self.log.requests.len() >= MAX_REQUESTS {
+            return;
+        }
         let id = o.get("request_id").cloned().unwrap_or(Value::Null);
         let request = o.get("request").cloned().unwrap_or(Value::Null);
         let subtype = request
@@ -493,8 +500,12 @@ pub(super) fn spaced(line: &[u8], ws: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The most `user` messages the CLI holds while a turn plays.
+/// The most turns the CLI plays in one session (the series needs two).
 const MAX_TURNS: usize = 64;
+
+/// The most control requests of the SDK's the CLI answers in one session
+/// (the series makes five).
+const MAX_REQUESTS: usize = 1024;
 
 /// The most SDK-hosted servers the CLI opens (`mcp_set_servers`).
 const MAX_SERVERS: usize = 8;

@@ -284,3 +284,21 @@ fn a_cli_whose_stdout_closed_exits_when_its_stdin_ends_and_the_end_drops_what_wa
     assert_eq!(cli.log.turns[0].asked, Duration::from_millis(4));
     assert_eq!(cli.log.turns[0].done, Some(Duration::from_millis(4)));
 }
+
+#[test]
+fn a_flood_of_user_messages_or_requests_gets_a_bounded_answer() {
+    let sc = scenario("");
+    let mut cli = Cli::new(&sc);
+    let mut written = 0;
+    for _ in 0..10_000 {
+        written += records(&cli.on_line(USER, Duration::ZERO)).len();
+    }
+    assert_eq!(cli.log.turns.len(), 64);
+    assert_eq!(written, 64 * 3);
+    let request =
+        br#"{"type":"control_request","request_id":"r","request":{"subtype":"initialize"}}"#;
+    let answered: usize = (0..5_000)
+        .map(|_| records(&cli.on_line(request, Duration::ZERO)).len())
+        .sum();
+    assert_eq!(answered, 1024);
+}
