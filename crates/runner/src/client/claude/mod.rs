@@ -24,6 +24,15 @@ pub mod script;
 /// reports from `connect`.
 pub const COMMAND: &str = "rpcspec";
 
+/// The user message the contract has the adapter send for a turn's step
+/// (`turn`, `turn-2`).
+pub fn prompt(step: &str) -> &'static str {
+    match step {
+        "turn-2" => "rpcspec: again",
+        _ => "rpcspec: hello",
+    }
+}
+
 /// The tool the adapter's permission callback allows (with
 /// [`ALLOWED_MARK`] added to its input); it denies every other with
 /// [`DENIED_MESSAGE`].

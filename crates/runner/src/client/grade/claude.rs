@@ -16,7 +16,7 @@ use crate::{
     client::{
         CALL_TIMEOUT, CLAUDE_STEPS,
         claude::{
-            ALLOWED_MARK, ALLOWED_TOOL, ASK_WAIT, COMMAND, DENIED_MESSAGE, MCP_SERVER,
+            ALLOWED_MARK, ALLOWED_TOOL, ASK_WAIT, COMMAND, DENIED_MESSAGE, MCP_SERVER, prompt,
             script::{Asked, Log},
         },
     },
@@ -91,7 +91,7 @@ fn steps(
         let expected: Expected = match step.method {
             "" => continue,
             // A turn is found by the prompt the contract gives its step.
-            "user" => match log.turns.iter().find(|t| t.prompt == prompt_of(step.name)) {
+            "user" => match log.turns.iter().find(|t| t.prompt == prompt(step.name)) {
                 Some(t) => match (&t.result, t.done) {
                     (Some((result, is_error)), Some(done)) => Expected::Result(
                         json!({
@@ -146,14 +146,6 @@ fn steps(
                 ),
             ),
         }
-    }
-}
-
-/// The prompt the contract gives a turn's step.
-fn prompt_of(step: &str) -> &'static str {
-    match step {
-        "turn-2" => "rpcspec: again",
-        _ => "rpcspec: hello",
     }
 }
 

@@ -31,8 +31,10 @@ use serde_json::{Map, Value, json};
 use crate::capture::{Capture, Framing};
 use crate::client::{
     CALL_TIMEOUT, CLAUDE_STEPS,
-    claude::{ALLOWED_MARK, ALLOWED_TOOL, DENIED_MESSAGE, MCP_SERVER},
+    claude::{ALLOWED_MARK, ALLOWED_TOOL, DENIED_MESSAGE, MCP_SERVER, prompt},
 };
+
+use super::{lock, send};
 
 /// One realistic SDK bug, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,19 +161,11 @@ struct Sdk {
     next: u64,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Writes one line to the CLI.
 fn write_line(stdin: &Mutex<Option<ChildStdin>>, v: &Value) -> Result<(), String> {
-    let mut guard = lock(stdin);
-    let s = guard.as_mut().ok_or("stdin is closed")?;
     let mut line = v.to_string().into_bytes();
     line.push(b'\n');
-    s.write_all(&line)
-        .and_then(|()| s.flush())
-        .map_err(|e| format!("cannot write to the CLI: {e}"))
+    send(stdin, &line, "the CLI")
 }
 
 /// Runs the Claude series against the CLI at `cli` (its path, then any
@@ -233,8 +227,7 @@ fn series(mut sdk: Sdk, out: &mut dyn Write) -> io::Result<()> {
     for step in &CLAUDE_STEPS {
         let outcome = match step.name {
             "connect" => sdk.connect(),
-            "turn" => sdk.turn("rpcspec: hello"),
-            "turn-2" => sdk.turn("rpcspec: again"),
+            "turn" | "turn-2" => sdk.turn(prompt(step.name)),
             "close" => {
                 writeln!(out, "{}", json!({"step": "close", "sent": true}))?;
                 out.flush()?;

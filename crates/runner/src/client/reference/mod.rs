@@ -162,6 +162,21 @@ impl Quirk {
     }
 }
 
+/// `m` locked, even if a thread panicked holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes `bytes` to the child's stdin (`to` names the child, for the
+/// error), flushed.
+fn send(stdin: &Mutex<Option<ChildStdin>>, bytes: &[u8], to: &str) -> Result<(), String> {
+    let mut guard = lock(stdin);
+    let s = guard.as_mut().ok_or("stdin is closed")?;
+    s.write_all(bytes)
+        .and_then(|()| s.flush())
+        .map_err(|e| format!("cannot write to {to}: {e}"))
+}
+
 /// The quirk called `name` in a table of them.
 fn by_name<Q: Copy>(all: &[(&str, Q)], name: &str) -> Option<Q> {
     all.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
@@ -242,7 +257,7 @@ fn close(mut child: Child, client: &Client) -> io::Result<i32> {
 
 /// Closes the server's stdin, gives it 2 s to exit, then kills it.
 fn end(mut child: Child, stdin: &Mutex<Option<ChildStdin>>) {
-    stdin.lock().unwrap_or_else(|e| e.into_inner()).take();
+    lock(stdin).take();
     let until = Instant::now() + Duration::from_secs(2);
     while Instant::now() < until {
         if let Ok(Some(_)) = child.try_wait() {
@@ -336,18 +351,13 @@ impl Client {
     }
 
     fn write(&self, line: &Value) -> Result<(), String> {
-        let mut guard = self.stdin.lock().unwrap_or_else(|e| e.into_inner());
-        let stdin = guard.as_mut().ok_or("stdin is closed")?;
         let bytes = self.framing.encode(line.to_string().as_bytes());
-        stdin
-            .write_all(&bytes)
-            .and_then(|()| stdin.flush())
-            .map_err(|e| format!("cannot write to the server: {e}"))
+        send(&self.stdin, &bytes, "the server")
     }
 
     /// Registers a call awaiting the reply with `id`.
     fn expect(&self, id: u64) -> Result<Receiver<Outcome>, String> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         if let Some(why) = &state.closed
             && self.quirk != Quirk::HangsOnExit
         {
@@ -411,7 +421,7 @@ impl Client {
     /// Stops waiting for the reply with `id`.
     fn forget(&self, id: u64) {
         let key = json!(id).to_string();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         state.pending.retain(|p| p.key != key);
     }
 
@@ -562,7 +572,7 @@ fn read_loop(
     if quirk == Quirk::HangsOnExit {
         return;
     }
-    let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+    let mut state = lock(state);
     state.closed = Some("the server closed its stdout".into());
     for p in state.pending.drain(..) {
         let _ =
@@ -619,11 +629,11 @@ fn on_message(
                     None => json!({"jsonrpc": "2.0", "id": id,
                         "error": {"code": -32601, "message": "Method not found"}}),
                 };
-                let mut guard = stdin.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some(s) = guard.as_mut() {
-                    let _ = s.write_all(&framing.encode(answer.to_string().as_bytes()));
-                    let _ = s.flush();
-                }
+                let _ = send(
+                    stdin,
+                    &framing.encode(answer.to_string().as_bytes()),
+                    "the server",
+                );
             }
             continue;
         }
@@ -645,7 +655,7 @@ fn on_message(
             (Value::String(s), Quirk::RetypedIdMatches) => s.clone(),
             _ => id.to_string(),
         };
-        let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(state);
         let at = if quirk == Quirk::ArrivalOrder {
             (!state.pending.is_empty()).then_some(0)
         } else {
