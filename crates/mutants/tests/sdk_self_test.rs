@@ -6,18 +6,17 @@
 //! for it. The table of each mutant's verdicts there is a snapshot
 //! (`snapshots/sdk_self_test__sdk_catches.snap`).
 
-use std::{path::Path, thread, time::Duration};
+use std::{thread, time::Duration};
 
 use rpcspec::{
-    budget::Budget,
-    capture::Framing,
-    client::{self, Limits, Protocol, Scenario, reference::SdkQuirk},
-    report::{CaseResult, Verdict},
-    target::Target,
+    client::{self, Protocol, Scenario, reference::SdkQuirk},
+    report::Verdict,
 };
 
+mod support;
+use support::clients::{catch_table, run};
+
 const SDK: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-sdk");
-const PEER: &str = env!("CARGO_BIN_EXE_rpcspec-peer");
 
 /// Each mutant, and the scenarios (under `client/claude/`) that must
 /// catch it.
@@ -85,35 +84,6 @@ fn short(id: &str) -> &str {
     id.strip_prefix("client/claude/").unwrap_or(id)
 }
 
-/// Runs `pairs` (a mutant's name, a scenario), `jobs` at a time, each
-/// with `timeout` once the SDK started its CLI.
-fn run(pairs: &[(&str, &Scenario)], timeout: Duration, jobs: usize) -> Vec<CaseResult> {
-    let limits = Limits {
-        startup: Duration::from_secs(10),
-        timeout,
-    };
-    rpcspec::run_parallel_with(
-        pairs,
-        jobs,
-        &|_, _| {},
-        || (),
-        |(), (name, sc)| {
-            let target = Target {
-                argv: vec![SDK.into(), (*name).into(), "{server}".into()],
-            };
-            client::run_scenario(
-                sc,
-                &Framing::ndjson(),
-                &target,
-                Path::new(PEER),
-                limits,
-                &Budget::DEFAULT,
-                &Default::default(),
-            )
-        },
-    )
-}
-
 #[test]
 fn the_reference_sdk_passes_and_every_mutant_is_caught() {
     let names: Vec<&str> = SdkQuirk::ALL.iter().map(|(n, _)| *n).collect();
@@ -141,8 +111,8 @@ fn the_reference_sdk_passes_and_every_mutant_is_caught() {
     // in TIMEOUT, whatever the machine's load.
     let deadline = Duration::from_secs(30);
     let (reference, mutants) = thread::scope(|s| {
-        let r = s.spawn(|| run(&reference, deadline, 4));
-        let m = run(&mutants, deadline, 8);
+        let r = s.spawn(|| run(SDK, &reference, deadline, 4));
+        let m = run(SDK, &mutants, deadline, 8);
         (r.join().expect("the reference's run"), m)
     });
     for r in &reference {
@@ -155,32 +125,6 @@ fn the_reference_sdk_passes_and_every_mutant_is_caught() {
             r.stderr
         );
     }
-    let mut table = String::new();
-    let mut results = mutants.iter();
-    for (name, ids) in EXPECTED {
-        let row: Vec<String> = ids
-            .iter()
-            .map(|id| {
-                let r = results.next().expect("one result a pair");
-                assert_eq!(short(&r.id), *id);
-                assert!(
-                    !matches!(r.verdict, Verdict::Pass | Verdict::Skipped),
-                    "mutant `{name}` passed `{id}`, which must catch it: {:#?}",
-                    r.evidence
-                );
-                // The rules that caught it, not only how.
-                let mut rules: Vec<&str> = r
-                    .evidence
-                    .iter()
-                    .filter(|e| !matches!(e.verdict, Verdict::Pass | Verdict::Skipped))
-                    .filter_map(|e| e.rule.as_ref().map(|x| x.id.as_str()))
-                    .collect();
-                rules.sort_unstable();
-                rules.dedup();
-                format!("{id} {} ({})", r.verdict, rules.join(" "))
-            })
-            .collect();
-        table.push_str(&format!("{name}: {}\n", row.join(", ")));
-    }
+    let table = catch_table(EXPECTED, &mutants, &|id| short(id).to_owned());
     insta::assert_snapshot!("sdk_catches", table);
 }

@@ -107,6 +107,14 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the Codex app-server answers a request before `initialize` with an error, \"Not initialized\" (the README names the message, not the code: another message is NON-STRICT)";
     CODEX_INITIALIZE_ONCE = "codex.initialize-once", Must, "Codex app-server README, Initialization (\"repeated `initialize` calls receive an \\\"Already initialized\\\" error\")",
         "the Codex app-server answers a second `initialize` with an error, \"Already initialized\" (another message is NON-STRICT)";
+    CODEX_EXEC_INVOKE = "codex.exec-invoke", Must, "Codex exec stream (docs/agents.md): @openai/codex-sdk src/exec.ts (`[\"exec\", \"--experimental-json\"]`, the input written to stdin, then `stdin.end()`); codex-rs exec cli.rs (`--json`, alias `experimental-json`; the prompt read from stdin when none is given)",
+        "a decoder starts the CLI as `codex exec --experimental-json` (or `--json`) and hands it the prompt: on stdin, which it then ends, or as the last argument";
+    CODEX_EXEC_EVENTS = "codex.exec-events", Must, "Codex exec stream (docs/agents.md): codex-rs exec/src/exec_events.rs (`ThreadEvent`, one JSON object a line on stdout); @openai/codex-sdk src/thread.ts runStreamedInternal (each line parsed and yielded, in order)",
+        "every event the CLI writes reaches the decoder's caller, in order, with the values written (a typed decoder may leave out members it has no field for); none is made up or repeated (an event of a type it does not know may be dropped; after a line that is no event it may raise and stop)";
+    CODEX_EXEC_OUTCOME = "codex.exec-outcome", Must, "Codex exec stream (docs/agents.md): @openai/codex-sdk src/exec.ts (`code !== 0 || signal`: `Codex Exec exited with …`, the stderr in the error), thread.ts (a stream read to its end is the turn)",
+        "a turn whose CLI exits non-zero ends in an error; a whole turn ending in `turn.completed` with exit status 0 ends without one";
+    CODEX_EXEC_END = "codex.exec-end", Should, "Codex exec stream (docs/agents.md): codex-rs exec/src/exec_events.rs (a turn ends in `turn.completed` or `turn.failed`); neither the SDK nor the CLI says what a decoder makes of a stream without either",
+        "a stream that ends without `turn.completed` or `turn.failed` is not taken for a whole turn: the decoder raises (SHOULD: the TypeScript SDK returns it as done)";
 
     CLAUDE_SDK_INITIALIZE = "claude.sdk-initialize", Should, "Claude Code control protocol (docs/agents.md): claude-agent-sdk-python _internal/query.py initialize() and client.py connect() (the SDK's `initialize` goes first and is awaited); claude-agent-sdk sdk.d.ts (`initializationResult`)",
         "an SDK opens its session with the `initialize` control request, before its first `user` message";
@@ -200,6 +208,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"
         }
         "lsp" => "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)",
+        "codex" if rule.id.starts_with("codex.exec-") => {
+            "the codex-exec client scenarios (`--role client --dialect codex-exec`, `client/codex-exec/…`), on how the decoder started the CLI rpcspec plays and what it handed on"
+        }
         "codex" => "the `codex/…` server cases that name it (`rpcspec run --dialect codex`)",
         "transcript" => {
             "`rpcspec check` on a transcript (a stream whose lines are marked `-->` and `<--`)"

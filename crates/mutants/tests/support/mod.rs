@@ -2,5 +2,6 @@
 
 #![allow(dead_code)]
 
+pub mod clients;
 pub mod http_fixture;
 pub mod mutants;

@@ -172,9 +172,19 @@ fn serve_client(
                 Err(e) => fail(&format!("serve --role client --dialect claude: {e}")),
             };
         }
+        "codex-exec" => {
+            return match reference::run_codex_exec(
+                &argv,
+                reference::ExecQuirk::None,
+                &mut io::stdout().lock(),
+            ) {
+                Ok(code) => u8::try_from(code).unwrap_or(1),
+                Err(e) => fail(&format!("serve --role client --dialect codex-exec: {e}")),
+            };
+        }
         other => {
             return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude"
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude, codex-exec"
             ));
         }
     };
@@ -210,7 +220,8 @@ fn emit(text: &str, colour: bool) {
 }
 
 fn list(args: ListArgs) -> u8 {
-    if let Some(name) = &args.dialect {
+    // The client role names its own protocols (`Clients::new`).
+    if let Some(name) = args.dialect.as_ref().filter(|_| args.role != Role::Client) {
         match mcp_cmd::mcp_pin(name) {
             Ok((base, _)) if rpcspec::exec::dialect_named(base).is_some() => {}
             Ok((base, _)) => {

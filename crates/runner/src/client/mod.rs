@@ -32,8 +32,11 @@ use crate::{
     shipped,
 };
 
+mod act;
+mod agents;
 mod answers;
 pub mod claude;
+pub mod codex_exec;
 pub mod grade;
 pub mod peer;
 pub mod reference;
@@ -44,9 +47,9 @@ mod steps;
 pub mod writes;
 
 pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
-pub use role::Clients;
+pub use role::{Clients, DIALECTS};
 pub use run::{SERVER_ENV, run_scenario};
-pub use steps::{CLAUDE_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
+pub use steps::{CLAUDE_STEPS, CODEX_EXEC_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
 
 /// The deadlines of a scenario.
 #[derive(Debug, Clone, Copy)]
@@ -111,6 +114,10 @@ pub enum Protocol {
     /// An agent SDK driving Claude Code over stdio: `client/claude/`,
     /// behind the scripted CLI ([`claude`]).
     Claude,
+    /// A decoder of Codex's exec stream (`codex exec
+    /// --experimental-json`): `client/codex-exec/`, behind the scripted
+    /// CLI ([`codex_exec`]).
+    CodexExec,
 }
 
 impl Protocol {
@@ -121,6 +128,7 @@ impl Protocol {
             Protocol::Mcp => &MCP_STEPS,
             Protocol::Lsp => &LSP_STEPS,
             Protocol::Claude => &CLAUDE_STEPS,
+            Protocol::CodexExec => &CODEX_EXEC_STEPS,
         }
     }
 }
@@ -291,6 +299,8 @@ pub struct Scenario {
     pub header: Option<Vec<u8>>,
     /// Claude: what the scripted CLI plays.
     pub claude: Option<claude::Play>,
+    /// Codex exec: what the scripted CLI writes once it has its prompt.
+    pub codex_exec: Option<Vec<codex_exec::Act>>,
 }
 
 /// The longest the server waits for the client to answer its request.
@@ -356,6 +366,8 @@ struct ScenarioDef {
     controls: Option<Spanned<String>>,
     #[serde(default)]
     turn: Vec<Spanned<claude::ActDef>>,
+    #[serde(default)]
+    stream: Vec<Spanned<codex_exec::ActDef>>,
 }
 
 /// The shipped scenarios (`spec-cases/client/`).
@@ -389,6 +401,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         Protocol::Lsp
     } else if prefix.starts_with("client/claude/") {
         Protocol::Claude
+    } else if prefix.starts_with("client/codex-exec/") {
+        Protocol::CodexExec
     } else {
         Protocol::JsonRpc
     };
@@ -475,16 +489,21 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                     "LSP scenarios (client/lsp/) are in Content-Length framing".into(),
                 ));
             }
-            Some(f) if protocol == Protocol::Claude && f.get_ref() != "ndjson" => {
+            Some(f)
+                if matches!(protocol, Protocol::Claude | Protocol::CodexExec)
+                    && f.get_ref() != "ndjson" =>
+            {
                 return Err(at(
                     f.span(),
-                    "Claude scenarios (client/claude/) are in NDJSON".into(),
+                    "agent CLIs' streams (client/claude/, client/codex-exec/) are NDJSON".into(),
                 ));
             }
             // LSP's base protocol is Content-Length framing.
             None if protocol == Protocol::Lsp => Some("content-length".to_owned()),
-            // Claude Code's stdio is NDJSON.
-            None if protocol == Protocol::Claude => Some("ndjson".to_owned()),
+            // Claude Code's stdio is NDJSON, and so is Codex's exec stream.
+            None if matches!(protocol, Protocol::Claude | Protocol::CodexExec) => {
+                Some("ndjson".to_owned())
+            }
             f => f.as_ref().map(|f| f.get_ref().clone()),
         };
         let content_length = framing.as_deref() == Some("content-length");
@@ -605,7 +624,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                 "`ask_if` is a JSON pointer into the initialize params: `/capabilities/…`".into(),
             ));
         }
-        let claude = claude_play(protocol, &d, &at)?;
+        let claude = agents::claude_play(protocol, &d, &at)?;
+        let codex_exec = agents::exec_stream(protocol, &d, &at)?;
         if protocol != Protocol::Mcp && d.version.is_some() {
             return Err(at(
                 span.clone(),
@@ -642,75 +662,10 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             framing,
             header,
             claude,
+            codex_exec,
         });
     }
     Ok(out)
-}
-
-/// What a Claude scenario plays (`None` in the other protocols, which may
-/// not use its fields; a Claude scenario may not use theirs).
-fn claude_play(
-    protocol: Protocol,
-    d: &ScenarioDef,
-    at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
-) -> Result<Option<claude::Play>, LoadError> {
-    let own = [
-        ("initialize", d.initialize.as_ref().map(Spanned::span)),
-        ("controls", d.controls.as_ref().map(Spanned::span)),
-        ("turn", d.turn.first().map(Spanned::span)),
-    ];
-    if protocol != Protocol::Claude {
-        if let Some((name, Some(span))) = own.into_iter().find(|(_, s)| s.is_some()) {
-            return Err(at(
-                span,
-                format!("`{name}` belongs to Claude scenarios (client/claude/)"),
-            ));
-        }
-        return Ok(None);
-    }
-    let theirs = [
-        ("on_notification", !d.on_notification.is_empty()),
-        ("replace", d.replace.is_some()),
-        ("result", d.result.is_some()),
-        ("error", d.error.is_some()),
-        ("exit", d.exit.is_some()),
-        ("close", d.close.is_some()),
-        ("delay", d.delay.is_some()),
-        ("ask", d.ask.is_some()),
-        ("ask_params", d.ask_params.is_some()),
-        ("order", d.order.is_some()),
-        ("requires", !d.requires.is_empty()),
-        (
-            "decoy",
-            d.decoy
-                .as_ref()
-                .is_some_and(|x| x.get_ref() != "unknown-id"),
-        ),
-    ];
-    if let Some((name, _)) = theirs.iter().find(|(_, set)| *set) {
-        return Err(at(
-            d.name.span(),
-            format!(
-                "`{name}` is a JSON-RPC scenario's; a Claude scenario plays `initialize`, `controls`, `turn`"
-            ),
-        ));
-    }
-    let answering = |a: &Option<Spanned<String>>| match a {
-        Some(a) => claude::answering(a.get_ref()).map_err(|e| at(a.span(), e)),
-        None => Ok(claude::Answering::Success),
-    };
-    let bytes = |s: &str| crate::unescape::stream_text(s);
-    let turn = if d.turn.is_empty() {
-        claude::plain_turn()
-    } else {
-        let defs: Vec<Spanned<claude::ActDef>> = d.turn.clone();
-        claude::acts(defs, &bytes).map_err(|(span, m)| at(span, m))?
-    };
-    Ok(Some(claude::Play {
-        initialize: answering(&d.initialize)?,
-        controls: answering(&d.controls)?,
-        turn,
-    }))
 }
 
 #[cfg(test)]

@@ -195,6 +195,25 @@ pub enum ToPeer {
     Exit(i32),
 }
 
+/// The launcher an SDK starts as its CLI (`--dialect claude`,
+/// `codex-exec`: an SDK takes one path): `-v` and `--version` answered
+/// with `version` when given, anything else handed to the peer (`peer`
+/// is the rpcspec executable, `socket` the runner's), `who` named in its
+/// comment.
+pub fn launcher(peer: &Path, socket: &Path, who: &str, version: Option<&str>) -> String {
+    let quote = |p: &Path| format!("'{}'", p.to_string_lossy().replace('\'', r"'\''"));
+    let version = version.map_or_else(String::new, |v| {
+        format!("case \"$1\" in -v|--version) echo '{v}'; exit 0;; esac\n")
+    });
+    format!(
+        "#!/bin/sh\n\
+         # rpcspec plays {who}: this stands for the CLI the SDK starts.\n\
+         {version}exec {} peer --connect {} -- \"$@\"\n",
+        quote(peer),
+        quote(socket)
+    )
+}
+
 /// The runner's end: a socket in a private folder, waiting for the peer.
 pub struct Listener {
     dir: PathBuf,

@@ -13,6 +13,9 @@ use crate::{
     target::Target,
 };
 
+/// The dialects the client role takes (`--dialect`), one a protocol.
+pub const DIALECTS: [&str; 5] = ["jsonrpc2", "mcp", "lsp", "claude", "codex-exec"];
+
 /// The client role: each scenario of one protocol, its server scripted by
 /// `peer`.
 #[derive(Debug, Clone)]
@@ -50,9 +53,10 @@ impl Clients {
             "mcp" => Protocol::Mcp,
             "lsp" => Protocol::Lsp,
             "claude" => Protocol::Claude,
+            "codex-exec" => Protocol::CodexExec,
             other => {
                 return Err(Refused::usage(format!(
-                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`) and agent SDKs driving Claude Code (`--dialect claude`), not `{other}`"
+                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`), agent SDKs driving Claude Code (`--dialect claude`) and decoders of Codex's exec stream (`--dialect codex-exec`), not `{other}`"
                 )));
             }
         };
@@ -65,11 +69,13 @@ impl Clients {
             Protocol::Lsp => Framing::content_length(),
             _ => framing.unwrap_or_else(Framing::ndjson),
         };
-        if matches!(protocol, Protocol::Mcp | Protocol::Claude)
-            && matches!(framing, Framing::ContentLength(_))
+        if matches!(
+            protocol,
+            Protocol::Mcp | Protocol::Claude | Protocol::CodexExec
+        ) && matches!(framing, Framing::ContentLength(_))
         {
             return Err(Refused::usage(
-                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json): `--framing content-length` is for JSON-RPC 2.0 clients",
+                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json) and Codex's exec stream: `--framing content-length` is for JSON-RPC 2.0 clients",
             ));
         }
         if !plans.is_empty() {
@@ -139,6 +145,7 @@ impl Role for Clients {
             Some(Protocol::Mcp) => "mcp",
             Some(Protocol::Lsp) => "lsp",
             Some(Protocol::Claude) => "claude",
+            Some(Protocol::CodexExec) => "codex-exec",
             Some(Protocol::JsonRpc) | None => "jsonrpc2",
         };
         Ok(Ran {

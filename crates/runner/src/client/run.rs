@@ -27,6 +27,7 @@ use rpcspec_framer::{Event, ProblemKind};
 use super::{
     Limits, Protocol, Scenario,
     claude::{self, script::Cli},
+    codex_exec::{self, script::Exec},
     grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
     script::{Log, Server},
@@ -95,11 +96,12 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The scripted server: JSON-RPC's (with MCP's and LSP's), or the
-/// scripted Claude Code CLI.
+/// The scripted server: JSON-RPC's (with MCP's and LSP's), the scripted
+/// Claude Code CLI, or the scripted `codex exec`.
 enum Script<'a> {
     Rpc(Server<'a>),
     Claude(Cli<'a>),
+    Exec(Exec<'a>),
 }
 
 impl Script<'_> {
@@ -107,6 +109,8 @@ impl Script<'_> {
         match self {
             Script::Rpc(s) => s.on_line(line, at),
             Script::Claude(c) => c.on_line(line, at),
+            // Its stdin is a prompt, read whole at its end.
+            Script::Exec(_) => Vec::new(),
         }
     }
 
@@ -114,6 +118,7 @@ impl Script<'_> {
         match self {
             Script::Rpc(s) => s.on_eof(at),
             Script::Claude(c) => c.on_eof(at),
+            Script::Exec(x) => x.on_eof(at),
         }
     }
 
@@ -121,6 +126,7 @@ impl Script<'_> {
         match self {
             Script::Rpc(s) => s.next_due(),
             Script::Claude(c) => c.next_due(),
+            Script::Exec(_) => None,
         }
     }
 
@@ -128,6 +134,7 @@ impl Script<'_> {
         match self {
             Script::Rpc(s) => s.on_tick(at),
             Script::Claude(c) => c.on_tick(at),
+            Script::Exec(_) => Vec::new(),
         }
     }
 }
@@ -182,10 +189,15 @@ pub fn run_scenario(
         "--connect".into(),
         listener.path().into_os_string(),
     ];
-    if sc.protocol == Protocol::Claude {
-        // An SDK starts its CLI from one path: a launcher stands for it.
-        let path = listener.path().with_file_name("claude");
-        match write_launcher(&path, &claude::launcher(peer, &listener.path())) {
+    // An SDK starts its CLI from one path: a launcher stands for it.
+    let launcher = match sc.protocol {
+        Protocol::Claude => Some(("claude", claude::launcher(peer, &listener.path()))),
+        Protocol::CodexExec => Some(("codex", codex_exec::launcher(peer, &listener.path()))),
+        _ => None,
+    };
+    if let Some((name, text)) = launcher {
+        let path = listener.path().with_file_name(name);
+        match write_launcher(&path, &text) {
             Ok(()) => server = vec![path.into_os_string()],
             Err(e) => {
                 result.evidence.push(Evidence::note(
@@ -217,6 +229,7 @@ pub fn run_scenario(
     };
     let mut script = match sc.protocol {
         Protocol::Claude => Script::Claude(Cli::new(sc)),
+        Protocol::CodexExec => Script::Exec(Exec::new(sc)),
         _ => Script::Rpc(Server::new(sc, started, framing)),
     };
     let mut seen = Seen {
@@ -251,15 +264,20 @@ pub fn run_scenario(
                 let at = drive.elapsed();
                 let orders = match ev {
                     FromPeer::Hello(_) => Vec::new(),
-                    FromPeer::Args(args) => {
-                        if let Script::Claude(c) = &mut script {
+                    FromPeer::Args(args) => match &mut script {
+                        Script::Claude(c) => {
                             c.log.args = args;
+                            Vec::new()
                         }
-                        Vec::new()
-                    }
+                        Script::Exec(x) => x.on_args(args, at),
+                        Script::Rpc(_) => Vec::new(),
+                    },
                     FromPeer::Input(mut bytes) => {
                         let cap = client_meter.take(&mut bytes);
                         let mut orders = Vec::new();
+                        if let Script::Exec(x) = &mut script {
+                            x.on_input(&bytes);
+                        }
                         from_client.push(&bytes, at, |a| {
                             on_client_event(a, kept, &mut seen, &mut script, &mut orders)
                         });
@@ -362,15 +380,17 @@ pub fn run_scenario(
     result.exit = exit.map(describe_exit);
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let none = Log::default();
-    let (log, claude) = match &script {
-        Script::Rpc(s) => (&s.log, None),
-        Script::Claude(c) => (&none, Some(&c.log)),
+    let (log, claude, exec) = match &script {
+        Script::Rpc(s) => (&s.log, None, None),
+        Script::Claude(c) => (&none, Some(&c.log), None),
+        Script::Exec(x) => (&none, None, Some(&x.log)),
     };
     let observed = Observed {
         scenario: sc,
         framing,
         log,
         claude,
+        exec,
         connected,
         timed_out,
         exit: exit.map(|s| (s.code(), describe_exit(s))),

@@ -481,7 +481,7 @@ impl<'a> Server<'a> {
             return;
         }
         let held = match self.sc.protocol {
-            Protocol::JsonRpc | Protocol::Claude => a.method == "echo",
+            Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec => a.method == "echo",
             Protocol::Lsp => a.method == "rpcspec/echo",
             Protocol::Mcp => {
                 a.method == "tools/call"

@@ -235,3 +235,13 @@ pub const CLAUDE_STEPS: [Step; 7] = [
         kind: StepKind::Notify,
     },
 ];
+
+/// The adapter's series against Codex's exec stream
+/// (`spec-cases/client/README.md`): one turn, one process. `method` is
+/// the CLI's subcommand.
+pub const CODEX_EXEC_STEPS: [Step; 1] = [Step {
+    name: "turn",
+    method: "exec",
+    params: "",
+    kind: StepKind::Call,
+}];

@@ -96,3 +96,50 @@ pub(super) fn replace_var(template: &[u8], name: &[u8], value: &[u8]) -> Vec<u8>
     }
     out
 }
+
+/// An agent CLI's records (`--dialect claude`, `codex-exec`): each after
+/// the scenario's `before` lines, with its `whitespace` after every `,`,
+/// framed as NDJSON lines and cut as the scenario writes.
+pub(super) fn records(sc: &Scenario, lines: Vec<Vec<u8>>) -> Vec<ToPeer> {
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    let mut all = Vec::new();
+    for l in lines {
+        all.extend(sc.before.iter().cloned());
+        all.push(match &sc.whitespace {
+            Some(ws) => spaced(&l, ws),
+            None => l,
+        });
+    }
+    orders(sc.writes, &frame(sc, false, all))
+}
+
+/// `line` with `ws` after every `,` that ends a member or an element
+/// outside strings.
+pub(super) fn spaced(line: &[u8], ws: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(line.len() + ws.len() * 16);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in line {
+        out.push(b);
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b',' {
+            out.extend_from_slice(ws);
+        }
+    }
+    out
+}
+
+/// `n` bytes of log lines, as a busy CLI's debug output on stderr.
+pub(super) fn stderr_text(n: usize) -> Vec<u8> {
+    const LINE: &[u8] = b"[rpcspec] a log line on stderr, as a busy CLI writes them\n";
+    LINE.iter().copied().cycle().take(n).collect()
+}

@@ -171,6 +171,12 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
         let dialect = match &t.dialect {
             None => "jsonrpc2".to_owned(),
             Some(d) if crate::exec::dialect_named(d.get_ref()).is_some() => d.get_ref().clone(),
+            // The client role's own (`codex-exec`).
+            Some(d)
+                if role == "client" && crate::client::DIALECTS.contains(&d.get_ref().as_str()) =>
+            {
+                d.get_ref().clone()
+            }
             Some(d) => {
                 return Err(at(
                     d.span(),

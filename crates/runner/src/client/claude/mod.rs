@@ -172,6 +172,18 @@ pub(super) struct ActDef {
     subtype: Option<String>,
 }
 
+/// Each act, and the fields it takes.
+const ACTS: &[(&str, &[&str])] = &[
+    ("init", &[]),
+    ("text", &["text"]),
+    ("ask", &["requests", "cancel"]),
+    ("line", &["line", "end"]),
+    ("stderr", &["bytes"]),
+    ("result", &["text", "is_error", "subtype"]),
+    ("exit", &["code"]),
+    ("close", &[]),
+];
+
 /// The most bytes a scenario writes to stderr in one act.
 const STDERR_MAX: usize = 16 << 20;
 
@@ -196,29 +208,7 @@ pub(super) fn acts(
             ("is_error", d.is_error.is_some()),
             ("subtype", d.subtype.is_some()),
         ];
-        let allowed: &[&str] = match d.act.get_ref().as_str() {
-            "init" | "close" => &[],
-            "text" => &["text"],
-            "ask" => &["requests", "cancel"],
-            "line" => &["line", "end"],
-            "stderr" => &["bytes"],
-            "result" => &["text", "is_error", "subtype"],
-            "exit" => &["code"],
-            other => {
-                return Err((
-                    d.act.span(),
-                    format!(
-                        "act `{other}` is not one of init, text, ask, line, stderr, result, exit, close"
-                    ),
-                ));
-            }
-        };
-        if let Some((extra, _)) = given.iter().find(|(f, set)| *set && !allowed.contains(f)) {
-            return Err(err(format!(
-                "`{extra}` does not belong to act `{}`",
-                d.act.get_ref()
-            )));
-        }
+        super::act::check_act(&d.act, &span, ACTS, &given)?;
         let text =
             |t: Option<&str>, default: &str| -> Result<String, (std::ops::Range<usize>, String)> {
                 let raw = bytes(t.unwrap_or(default)).map_err(&err)?;
@@ -291,15 +281,7 @@ pub(super) fn answering(name: &str) -> Result<Answering, String> {
 /// with [`VERSION`], anything else handed to the peer (`peer` is the
 /// rpcspec executable, `socket` the runner's).
 pub fn launcher(peer: &std::path::Path, socket: &std::path::Path) -> String {
-    let quote = |p: &std::path::Path| format!("'{}'", p.to_string_lossy().replace('\'', r"'\''"));
-    format!(
-        "#!/bin/sh\n\
-         # rpcspec plays Claude Code: this stands for the CLI the SDK starts.\n\
-         case \"$1\" in -v|--version) echo '{VERSION}'; exit 0;; esac\n\
-         exec {} peer --connect {} -- \"$@\"\n",
-        quote(peer),
-        quote(socket)
-    )
+    super::peer::launcher(peer, socket, "Claude Code", Some(VERSION))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::client::{
     Scenario,
     peer::ToPeer,
     script::Stop,
-    writes::{frame, orders},
+    writes::{records, stderr_text},
 };
 
 /// The session id of every record.
@@ -459,45 +459,10 @@ impl<'a> Cli<'a> {
         self.log.turns.last_mut().expect("a turn is playing")
     }
 
-    /// Frames `lines` (each after the scenario's `before` lines) and cuts
-    /// them into orders as the scenario writes.
+    /// Frames `lines` and cuts them into orders as the scenario writes.
     fn emit(&self, lines: Vec<Vec<u8>>, out: &mut Vec<ToPeer>) {
-        if lines.is_empty() {
-            return;
-        }
-        let mut all = Vec::new();
-        for l in lines {
-            all.extend(self.sc.before.iter().cloned());
-            all.push(match &self.sc.whitespace {
-                Some(ws) => spaced(&l, ws),
-                None => l,
-            });
-        }
-        out.extend(orders(self.sc.writes, &frame(self.sc, false, all)));
+        out.extend(records(self.sc, lines));
     }
-}
-
-/// `line` with `ws` after every `,` that ends a member or an element
-/// outside strings.
-pub(super) fn spaced(line: &[u8], ws: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(line.len() + ws.len() * 16);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in line {
-        out.push(b);
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-        } else if b == b'"' {
-            in_string = true;
-        } else if b == b',' {
-            out.extend_from_slice(ws);
-        }
-    }
-    out
 }
 
 /// The most turns the CLI plays in one session (the series needs two).
@@ -690,10 +655,4 @@ fn result_record(is_error: bool, subtype: &str, text: &str) -> String {
         r["errors"] = json!([text]);
     }
     r.to_string()
-}
-
-/// `n` bytes of log lines, as a CLI's debug output.
-fn stderr_text(n: usize) -> Vec<u8> {
-    const LINE: &[u8] = b"[rpcspec] a log line on stderr, as a busy CLI writes them\n";
-    LINE.iter().copied().cycle().take(n).collect()
 }

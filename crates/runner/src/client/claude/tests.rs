@@ -2,10 +2,7 @@ use std::{path::Path, time::Duration};
 
 use serde_json::{Value, json};
 
-use super::{
-    ASK_WAIT, Act, Answering, HELLO, LATE,
-    script::{Cli, spaced},
-};
+use super::{ASK_WAIT, Act, Answering, HELLO, LATE, script::Cli};
 use crate::client::{Protocol, Scenario, load_str, peer::ToPeer, script::Stop};
 
 fn scenario(toml: &str) -> Scenario {
@@ -91,7 +88,7 @@ fn a_bad_claude_scenario_is_an_error_that_says_where() {
     let e = load_error("client/t.toml", r#"controls = "never""#);
     assert!(e.contains("`controls` belongs to Claude scenarios"), "{e}");
     let e = load_error("client/claude/t.toml", r#"framing = "content-length""#);
-    assert!(e.contains("are in NDJSON"), "{e}");
+    assert!(e.contains("are NDJSON"), "{e}");
 }
 
 #[test]
@@ -228,7 +225,7 @@ fn a_cancelled_ask_is_followed_by_its_cancel_and_waits_for_nothing() {
 #[test]
 fn whitespace_goes_after_commas_outside_strings_only() {
     assert_eq!(
-        spaced(br#"{"a":"x,\",y","b":[1,2]}"#, b"\r"),
+        crate::client::writes::spaced(br#"{"a":"x,\",y","b":[1,2]}"#, b"\r"),
         b"{\"a\":\"x,\\\",y\",\r\"b\":[1,\r2]}".to_vec()
     );
 }

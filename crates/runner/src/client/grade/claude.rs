@@ -10,8 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::{Observed, Outcome, ServerEnd, scoped, short};
-use crate::report::FINDINGS_PER_RULE;
+use super::{Observed, Outcome, ServerEnd, capped, short};
 use crate::{
     client::{
         CALL_TIMEOUT, CLAUDE_STEPS,
@@ -33,22 +32,7 @@ pub(super) fn claude_session(
     outcomes: &HashMap<&'static str, Outcome>,
     out: &mut Vec<Evidence>,
 ) {
-    let level = o.scenario.meta.level;
-    // At most FINDINGS_PER_RULE a rule, then a count.
-    let mut count: HashMap<&'static str, usize> = HashMap::new();
-    let mut push = |rule: &'static Rule, message: String| {
-        let n = count.entry(rule.id).or_default();
-        *n += 1;
-        if *n <= FINDINGS_PER_RULE {
-            out.push(scoped(rule, level, message));
-        } else if *n == FINDINGS_PER_RULE + 1 {
-            out.push(scoped(
-                rule,
-                level,
-                format!("and more findings of `{}`", rule.id),
-            ));
-        }
-    };
+    let mut push = capped(out, o.scenario.meta.level);
     steps(log, outcomes, &mut push);
     let notes = asks(log, &mut push);
     requests(log, &mut push);
@@ -57,17 +41,24 @@ pub(super) fn claude_session(
     // stdin and signals at once (TypeScript ports do) is told from one
     // that never closed it only by which the CLI saw first, a race.
     let ended_by_sdk = o.exit.is_some() && !o.timed_out && log.stop.is_none();
-    match o.server_end {
-        ServerEnd::Running if ended_by_sdk => push(
-            &rules::CLAUDE_SDK_CLOSE,
-            "when the SDK's adapter exited, the CLI it started was still running, its stdin open"
-                .into(),
-        ),
-        ServerEnd::Killed if ended_by_sdk => out.push(Evidence::note(
+    let killed = match o.server_end {
+        ServerEnd::Running if ended_by_sdk => {
+            push(
+                &rules::CLAUDE_SDK_CLOSE,
+                "when the SDK's adapter exited, the CLI it started was still running, its stdin open"
+                    .into(),
+            );
+            false
+        }
+        ServerEnd::Killed => ended_by_sdk,
+        _ => false,
+    };
+    drop(push);
+    if killed {
+        out.push(Evidence::note(
             Verdict::Pass,
             "the SDK killed the CLI before it saw its stdin end (Claude Code exits when its stdin ends; both official SDKs close it first and wait)".into(),
-        )),
-        _ => {}
+        ));
     }
     for n in notes {
         out.push(Evidence::note(Verdict::Pass, n));

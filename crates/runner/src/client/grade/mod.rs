@@ -13,10 +13,12 @@ use super::{
     script::{ASK_ID, Body, Log, Stop},
 };
 mod claude;
+mod codex_exec;
 mod lsp;
 mod mcp;
 
 use claude::claude_session;
+use codex_exec::exec_session;
 use lsp::lsp_session;
 use mcp::mcp_session;
 
@@ -36,6 +38,9 @@ pub struct Observed<'a> {
     pub log: &'a Log,
     /// Claude: what the scripted CLI did and saw (`log` is empty then).
     pub claude: Option<&'a crate::client::claude::script::Log>,
+    /// Codex exec: what the scripted CLI did and saw (`log` is empty
+    /// then).
+    pub exec: Option<&'a crate::client::codex_exec::script::Log>,
     /// Whether the client started its server (the peer connected).
     pub connected: bool,
     /// Whether the deadline passed first.
@@ -136,6 +141,28 @@ pub(crate) fn scoped(rule: &'static Rule, level: Level, message: String) -> Evid
     e
 }
 
+/// A pusher of findings into `out` at a scenario's `level` ([`scoped`]):
+/// at most [`FINDINGS_PER_RULE`] a rule, then one saying there are more.
+pub(crate) fn capped(
+    out: &mut Vec<Evidence>,
+    level: Level,
+) -> impl FnMut(&'static Rule, String) + '_ {
+    let mut count: HashMap<&'static str, usize> = HashMap::new();
+    move |rule, message| {
+        let n = count.entry(rule.id).or_default();
+        *n += 1;
+        if *n <= FINDINGS_PER_RULE {
+            out.push(scoped(rule, level, message));
+        } else if *n == FINDINGS_PER_RULE + 1 {
+            out.push(scoped(
+                rule,
+                level,
+                format!("and more findings of `{}`", rule.id),
+            ));
+        }
+    }
+}
+
 /// Every piece of evidence of one scenario.
 pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     let mut out = Vec::new();
@@ -167,6 +194,12 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
         messages(o, &mut out);
         return out;
     }
+    // What a decoder writes is its prompt, not messages.
+    if let Some(log) = o.exec {
+        exec_session(o, log, &outcomes, &mut out);
+        ending(o, &outcomes, &mut out);
+        return out;
+    }
     steps(o, &outcomes, &mut out);
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
@@ -174,7 +207,7 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     match o.scenario.protocol {
         Protocol::Mcp => mcp_session(o, &outcomes, &mut out),
         Protocol::Lsp => lsp_session(o, &mut out),
-        Protocol::JsonRpc | Protocol::Claude => {}
+        Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec => {}
     }
     out
 }
@@ -582,6 +615,8 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             Protocol::JsonRpc | Protocol::Lsp => Dialect::Jsonrpc2,
             Protocol::Mcp => Dialect::Mcp,
             Protocol::Claude => Dialect::Claude,
+            // A decoder writes its prompt, no messages.
+            Protocol::CodexExec => break,
         };
         let classified = classify(&text, &dialect);
         for f in &classified.findings {
@@ -615,7 +650,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let server_request = match o.scenario.protocol {
         Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
         Protocol::Lsp => Some(&crate::lsp::LSP_CLIENT_SERVER_REQUEST),
-        Protocol::Mcp | Protocol::Claude => None,
+        Protocol::Mcp | Protocol::Claude | Protocol::CodexExec => None,
     };
     for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {
         if ask.answer.is_none() {

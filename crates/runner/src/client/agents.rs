@@ -1,0 +1,122 @@
+//! What the agent CLIs' scenarios take beside the JSON-RPC ones: a
+//! Claude scenario's play (`claude/`), a codex-exec scenario's stream
+//! (`codex-exec/`), each refusing the other protocols' fields.
+
+use toml::Spanned;
+
+use super::{Protocol, ScenarioDef, claude, codex_exec};
+use crate::casefile::LoadError;
+
+/// What a Claude scenario plays (`None` in the other protocols, which may
+/// not use its fields; a Claude scenario may not use theirs).
+pub(super) fn claude_play(
+    protocol: Protocol,
+    d: &ScenarioDef,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
+) -> Result<Option<claude::Play>, LoadError> {
+    let own = [
+        ("initialize", d.initialize.as_ref().map(Spanned::span)),
+        ("controls", d.controls.as_ref().map(Spanned::span)),
+        ("turn", d.turn.first().map(Spanned::span)),
+    ];
+    if protocol != Protocol::Claude {
+        if let Some((name, Some(span))) = own.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(at(
+                span,
+                format!("`{name}` belongs to Claude scenarios (client/claude/)"),
+            ));
+        }
+        return Ok(None);
+    }
+    let theirs = jsonrpc_fields(d);
+    if let Some((name, _)) = theirs.iter().find(|(_, set)| *set) {
+        return Err(at(
+            d.name.span(),
+            format!(
+                "`{name}` is a JSON-RPC scenario's; a Claude scenario plays `initialize`, `controls`, `turn`"
+            ),
+        ));
+    }
+    let answering = |a: &Option<Spanned<String>>| match a {
+        Some(a) => claude::answering(a.get_ref()).map_err(|e| at(a.span(), e)),
+        None => Ok(claude::Answering::Success),
+    };
+    let bytes = |s: &str| crate::unescape::stream_text(s);
+    let turn = if d.turn.is_empty() {
+        claude::plain_turn()
+    } else {
+        let defs: Vec<Spanned<claude::ActDef>> = d.turn.clone();
+        claude::acts(defs, &bytes).map_err(|(span, m)| at(span, m))?
+    };
+    Ok(Some(claude::Play {
+        initialize: answering(&d.initialize)?,
+        controls: answering(&d.controls)?,
+        turn,
+    }))
+}
+
+/// The fields only JSON-RPC scenarios take, and whether `d` sets each (a
+/// Claude scenario may set `decoy = "unknown-id"`).
+fn jsonrpc_fields(d: &ScenarioDef) -> [(&'static str, bool); 12] {
+    [
+        ("on_notification", !d.on_notification.is_empty()),
+        ("replace", d.replace.is_some()),
+        ("result", d.result.is_some()),
+        ("error", d.error.is_some()),
+        ("exit", d.exit.is_some()),
+        ("close", d.close.is_some()),
+        ("delay", d.delay.is_some()),
+        ("ask", d.ask.is_some()),
+        ("ask_params", d.ask_params.is_some()),
+        ("order", d.order.is_some()),
+        ("requires", !d.requires.is_empty()),
+        (
+            "decoy",
+            d.decoy
+                .as_ref()
+                .is_some_and(|x| x.get_ref() != "unknown-id"),
+        ),
+    ]
+}
+
+/// What a codex-exec scenario's CLI writes (`None` in the other
+/// protocols, which may not use `stream`; a codex-exec scenario takes
+/// `writes`, `crlf`, `whitespace` and `stream`).
+pub(super) fn exec_stream(
+    protocol: Protocol,
+    d: &ScenarioDef,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
+) -> Result<Option<Vec<codex_exec::Act>>, LoadError> {
+    if protocol != Protocol::CodexExec {
+        if let Some(s) = d.stream.first() {
+            return Err(at(
+                s.span(),
+                "`stream` belongs to codex-exec scenarios (client/codex-exec/)".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let mut theirs = jsonrpc_fields(d).to_vec();
+    theirs.extend([
+        ("decoy", d.decoy.is_some()),
+        ("before", !d.before.is_empty()),
+        ("initialize", d.initialize.is_some()),
+        ("controls", d.controls.is_some()),
+        ("turn", !d.turn.is_empty()),
+    ]);
+    if let Some((name, _)) = theirs.iter().find(|(_, set)| *set) {
+        return Err(at(
+            d.name.span(),
+            format!(
+                "`{name}` is not a codex-exec scenario's; it takes `writes`, `crlf`, `whitespace` and `stream`"
+            ),
+        ));
+    }
+    if d.stream.is_empty() {
+        return Ok(Some(codex_exec::plain_stream()));
+    }
+    let bytes = |s: &str| crate::unescape::stream_text(s);
+    codex_exec::acts(d.stream.clone(), &bytes)
+        .map(Some)
+        .map_err(|(span, m)| at(span, m))
+}
