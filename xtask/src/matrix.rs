@@ -17,8 +17,8 @@
 //! `--lsp` for the language servers of `xtask/matrix/lsp.toml`, into
 //! `docs/lsp.md`; `--agents` for the agent SDKs and CLIs of
 //! `xtask/matrix/agents.toml` (Claude's SDKs against rpcspec playing
-//! Claude Code, Claude Code against rpcspec playing its SDK), into
-//! `docs/agents.md`.
+//! Claude Code, Claude Code against rpcspec playing its SDK, Codex's SDKs
+//! against rpcspec playing `codex exec`), into `docs/agents.md`.
 
 use std::{
     fs,
@@ -42,8 +42,8 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
 --lsp       the language servers of xtask/matrix/lsp.toml (the lsp dialect), into
             docs/lsp.md (after --install)
 --agents    the agent SDKs and CLIs of xtask/matrix/agents.toml (Claude's SDKs, rpcspec
-            playing Claude Code; Claude Code, rpcspec playing its SDK), into
-            docs/agents.md (after --install)
+            playing Claude Code; Claude Code, rpcspec playing its SDK; Codex's
+            SDKs, rpcspec playing `codex exec`), into docs/agents.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build

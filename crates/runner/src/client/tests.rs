@@ -37,6 +37,44 @@ fn the_shipped_scenarios_load_with_unique_ids() {
 }
 
 #[test]
+fn every_client_dialect_is_taken_and_has_scenarios() {
+    let all = builtin().unwrap();
+    for name in DIALECTS {
+        let role = Clients::new(
+            name,
+            None,
+            &[],
+            Limits {
+                startup: std::time::Duration::from_secs(1),
+                timeout: std::time::Duration::from_secs(1),
+            },
+            crate::budget::Budget::DEFAULT,
+            "rpcspec".into(),
+        )
+        .unwrap_or_else(|e| panic!("`{name}` refused: {e:?}"));
+        let protocol = role.protocol.expect("one protocol a dialect");
+        assert!(
+            all.iter().any(|s| s.protocol == protocol),
+            "no scenario for `{name}`"
+        );
+    }
+    assert!(
+        Clients::new(
+            "nope",
+            None,
+            &[],
+            Limits {
+                startup: std::time::Duration::ZERO,
+                timeout: std::time::Duration::ZERO
+            },
+            crate::budget::Budget::DEFAULT,
+            "rpcspec".into()
+        )
+        .is_err()
+    );
+}
+
+#[test]
 fn a_bad_scenario_is_an_error_at_its_line_and_column() {
     let text = "[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\norder = \"sideways\"\n";
     let e = load_str(Path::new("client/t.toml"), text).unwrap_err();
