@@ -6,15 +6,12 @@
 //! caught by the scenarios written for it. The table of each mutant's
 //! verdicts there is a snapshot (`snapshots/exec_self_test__exec_catches.snap`).
 
-use std::{thread, time::Duration};
+use std::time::Duration;
 
-use rpcspec::{
-    client::{self, Protocol, Scenario, reference::ExecQuirk},
-    report::Verdict,
-};
+use rpcspec::client::{Protocol, reference::ExecQuirk};
 
 mod support;
-use support::clients::{catch_table, run};
+use support::clients::self_test;
 
 const EXEC: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-exec");
 
@@ -43,46 +40,15 @@ fn short(id: &str) -> &str {
 #[test]
 fn the_reference_decoder_passes_and_every_mutant_is_caught() {
     let names: Vec<&str> = ExecQuirk::ALL.iter().map(|(n, _)| *n).collect();
-    assert_eq!(
-        EXPECTED.len() + 1,
-        names.len(),
-        "a mutant decoder without its row"
+    // One turn of at most 3 s each: a deadline well past it, whatever the machine's load; a
+    // client that hangs ends in TIMEOUT.
+    let table = self_test(
+        EXEC,
+        Protocol::CodexExec,
+        &names,
+        EXPECTED,
+        (20, Duration::from_secs(20), 4),
+        &|id| short(id).to_owned(),
     );
-    let scenarios: Vec<Scenario> = client::builtin()
-        .expect("the shipped scenarios load")
-        .into_iter()
-        .filter(|s| s.protocol == Protocol::CodexExec)
-        .collect();
-    assert!(scenarios.len() >= 20, "{} scenarios", scenarios.len());
-    let find = |id: &str| {
-        scenarios
-            .iter()
-            .find(|s| short(&s.meta.id) == id)
-            .unwrap_or_else(|| panic!("no scenario `{id}`"))
-    };
-    let reference: Vec<(&str, &Scenario)> = scenarios.iter().map(|s| ("reference", s)).collect();
-    let mutants: Vec<(&str, &Scenario)> = EXPECTED
-        .iter()
-        .flat_map(|(name, ids)| ids.iter().map(|id| (*name, find(id))))
-        .collect();
-    // One turn of at most 3 s each: a deadline well past it, whatever
-    // the machine's load.
-    let deadline = Duration::from_secs(20);
-    let (reference, mutants) = thread::scope(|s| {
-        let r = s.spawn(|| run(EXEC, &reference, deadline, 4));
-        let m = run(EXEC, &mutants, deadline, 4);
-        (r.join().expect("the reference's run"), m)
-    });
-    for r in &reference {
-        assert_eq!(
-            r.verdict,
-            Verdict::Pass,
-            "the reference decoder, {}: {:#?}\nstderr: {}",
-            r.id,
-            r.evidence,
-            r.stderr
-        );
-    }
-    let table = catch_table(EXPECTED, &mutants, &|id| short(id).to_owned());
     insta::assert_snapshot!("exec_catches", table);
 }

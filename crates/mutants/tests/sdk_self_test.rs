@@ -6,15 +6,12 @@
 //! for it. The table of each mutant's verdicts there is a snapshot
 //! (`snapshots/sdk_self_test__sdk_catches.snap`).
 
-use std::{thread, time::Duration};
+use std::time::Duration;
 
-use rpcspec::{
-    client::{self, Protocol, Scenario, reference::SdkQuirk},
-    report::Verdict,
-};
+use rpcspec::client::{Protocol, reference::SdkQuirk};
 
 mod support;
-use support::clients::{catch_table, run};
+use support::clients::self_test;
 
 const SDK: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-sdk");
 
@@ -71,14 +68,6 @@ const EXPECTED: &[(&str, &[&str])] = &[
     ("leaves-cli", &["session/session"]),
 ];
 
-fn claude_scenarios() -> Vec<Scenario> {
-    client::builtin()
-        .expect("the shipped scenarios load")
-        .into_iter()
-        .filter(|s| s.protocol == Protocol::Claude)
-        .collect()
-}
-
 /// `session/session` for `client/claude/session/session`.
 fn short(id: &str) -> &str {
     id.strip_prefix("client/claude/").unwrap_or(id)
@@ -87,44 +76,16 @@ fn short(id: &str) -> &str {
 #[test]
 fn the_reference_sdk_passes_and_every_mutant_is_caught() {
     let names: Vec<&str> = SdkQuirk::ALL.iter().map(|(n, _)| *n).collect();
-    assert_eq!(
-        EXPECTED.len() + 1,
-        names.len(),
-        "a mutant SDK without its row"
-    );
-    let scenarios = claude_scenarios();
-    assert!(scenarios.len() >= 20, "{} scenarios", scenarios.len());
-    let find = |id: &str| {
-        scenarios
-            .iter()
-            .find(|s| short(&s.meta.id) == id)
-            .unwrap_or_else(|| panic!("no scenario `{id}`"))
-    };
-    let reference: Vec<(&str, &Scenario)> = scenarios.iter().map(|s| ("reference", s)).collect();
-    let mutants: Vec<(&str, &Scenario)> = EXPECTED
-        .iter()
-        .flat_map(|(name, ids)| ids.iter().map(|id| (*name, find(id))))
-        .collect();
-    // The SDKs mostly wait (on answers, on 3 s timeouts): both at once.
     // A deadline well past the series' own (seven steps of at most 3 s):
     // a mutant that fails every step still ends in FAIL, one that hangs
     // in TIMEOUT, whatever the machine's load.
-    let deadline = Duration::from_secs(30);
-    let (reference, mutants) = thread::scope(|s| {
-        let r = s.spawn(|| run(SDK, &reference, deadline, 4));
-        let m = run(SDK, &mutants, deadline, 8);
-        (r.join().expect("the reference's run"), m)
-    });
-    for r in &reference {
-        assert_eq!(
-            r.verdict,
-            Verdict::Pass,
-            "the reference SDK, {}: {:#?}\nstderr: {}",
-            r.id,
-            r.evidence,
-            r.stderr
-        );
-    }
-    let table = catch_table(EXPECTED, &mutants, &|id| short(id).to_owned());
+    let table = self_test(
+        SDK,
+        Protocol::Claude,
+        &names,
+        EXPECTED,
+        (20, Duration::from_secs(30), 8),
+        &|id| short(id).to_owned(),
+    );
     insta::assert_snapshot!("sdk_catches", table);
 }

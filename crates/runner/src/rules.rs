@@ -107,6 +107,16 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the Codex app-server answers a request before `initialize` with an error, \"Not initialized\" (the README names the message, not the code: another message is NON-STRICT)";
     CODEX_INITIALIZE_ONCE = "codex.initialize-once", Must, "Codex app-server README, Initialization (\"repeated `initialize` calls receive an \\\"Already initialized\\\" error\")",
         "the Codex app-server answers a second `initialize` with an error, \"Already initialized\" (another message is NON-STRICT)";
+    CODEX_HOST_LIFECYCLE = "codex.host-lifecycle", Must, "Codex app-server README, Initialization (\"Clients must send a single `initialize` request per transport connection before invoking any other method on that connection, then acknowledge with an `initialized` notification\"); Lifecycle Overview (\"Any other request on that connection before this handshake gets rejected\")",
+        "a host sends `initialize` first and once, then the `initialized` notification, before any other request";
+    CODEX_HOST_REQUEST = "codex.host-request", Must, "JSON-RPC 2.0 §4 (\"the Server MUST reply with a Response\"), §5 (the Response's id is the Request's); Codex app-server README, Approvals (\"The client must respond\", \"Respond with a single `{ \"decision\": ... }` payload\")",
+        "every request the app-server sends its host gets one response, with the request's id";
+    CODEX_HOST_APPROVAL = "codex.host-approval", Must, "Codex app-server README, Approvals (\"Respond with a single `{ \"decision\": ... }` payload\"; command approvals `accept`, `decline`, …; file change approvals `accept`, `decline`, …)",
+        "an approval request is answered with a result carrying the decision the host's handler made";
+    CODEX_HOST_UNKNOWN_METHOD = "codex.host-unknown-method", Should, "JSON-RPC 2.0 §5.1 (-32601 \"Method not found\": the method does not exist / is not available); the app-server README names no method a host may refuse",
+        "a request of a method the host does not serve is answered with an error, not a result";
+    CODEX_HOST_RESULT = "codex.host-result", Must, "Codex app-server README, Initialization and API Overview (`initialize` returns the `userAgent`; `thread/start` the thread; `turn/start` streams to `turn/completed` with the final status); rpcspec client contract",
+        "each step returns what the app-server answered: `initialize`'s user agent, the thread's id, the turn's agent message and final status, an error's message; a turn the server never completed returns no result";
     CODEX_EXEC_INVOKE = "codex.exec-invoke", Must, "Codex exec stream (docs/agents.md): @openai/codex-sdk src/exec.ts (`[\"exec\", \"--experimental-json\"]`, the input written to stdin, then `stdin.end()`); codex-rs exec cli.rs (`--json`, alias `experimental-json`; the prompt read from stdin when none is given)",
         "a decoder starts the CLI as `codex exec --experimental-json` (or `--json`) and hands it the prompt: on stdin, which it then ends, or as the last argument";
     CODEX_EXEC_EVENTS = "codex.exec-events", Must, "Codex exec stream (docs/agents.md): codex-rs exec/src/exec_events.rs (`ThreadEvent`, one JSON object a line on stdout); @openai/codex-sdk src/thread.ts runStreamedInternal (each line parsed and yielded, in order)",
@@ -208,6 +218,9 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"
         }
         "lsp" => "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)",
+        "codex" if rule.id.starts_with("codex.host-") => {
+            "the Codex host scenarios (`--role client --dialect codex`, `client/codex/…`), on what the host writes to the app-server rpcspec plays"
+        }
         "codex" if rule.id.starts_with("codex.exec-") => {
             "the codex-exec client scenarios (`--role client --dialect codex-exec`, `client/codex-exec/…`), on how the decoder started the CLI rpcspec plays and what it handed on"
         }

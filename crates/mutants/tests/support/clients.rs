@@ -89,3 +89,55 @@ pub fn catch_table(
     }
     table
 }
+
+/// One agent protocol's self-test: the shipped scenarios of `protocol`
+/// (at least `at_least`, their ids shortened by `short`), every one
+/// against `binary reference` (each must PASS) and each mutant of
+/// `expected` against its scenarios (each must catch it), with
+/// `deadline` a scenario; `names` are the binary's quirks, `reference`
+/// among them, each with its row. Returns the catch table.
+pub fn self_test(
+    binary: &str,
+    protocol: rpcspec::client::Protocol,
+    names: &[&str],
+    expected: &[(&str, &[&str])],
+    (at_least, deadline, jobs): (usize, Duration, usize),
+    short: &dyn Fn(&str) -> String,
+) -> String {
+    assert_eq!(expected.len() + 1, names.len(), "a mutant without its row");
+    let scenarios: Vec<Scenario> = client::builtin()
+        .expect("the shipped scenarios load")
+        .into_iter()
+        .filter(|s| s.protocol == protocol)
+        .collect();
+    assert!(scenarios.len() >= at_least, "{} scenarios", scenarios.len());
+    let find = |id: &str| {
+        scenarios
+            .iter()
+            .find(|s| short(&s.meta.id) == id)
+            .unwrap_or_else(|| panic!("no scenario `{id}`"))
+    };
+    let reference: Vec<(&str, &Scenario)> = scenarios.iter().map(|s| ("reference", s)).collect();
+    let mutants: Vec<(&str, &Scenario)> = expected
+        .iter()
+        .flat_map(|(name, ids)| ids.iter().map(|id| (*name, find(id))))
+        .collect();
+    // The clients mostly wait (on answers, on their 3 s timeouts): the
+    // reference and the mutants at once.
+    let (reference, mutants) = std::thread::scope(|s| {
+        let r = s.spawn(|| run(binary, &reference, deadline, 4));
+        let m = run(binary, &mutants, deadline, jobs);
+        (r.join().expect("the reference's run"), m)
+    });
+    for r in &reference {
+        assert_eq!(
+            r.verdict,
+            Verdict::Pass,
+            "the reference, {}: {:#?}\nstderr: {}",
+            r.id,
+            r.evidence,
+            r.stderr
+        );
+    }
+    catch_table(expected, &mutants, short)
+}

@@ -172,6 +172,16 @@ fn serve_client(
                 Err(e) => fail(&format!("serve --role client --dialect claude: {e}")),
             };
         }
+        "codex" => {
+            return match reference::run_codex_host(
+                &argv,
+                reference::HostQuirk::None,
+                &mut io::stdout().lock(),
+            ) {
+                Ok(code) => u8::try_from(code).unwrap_or(1),
+                Err(e) => fail(&format!("serve --role client --dialect codex: {e}")),
+            };
+        }
         "codex-exec" => {
             return match reference::run_codex_exec(
                 &argv,
@@ -184,7 +194,7 @@ fn serve_client(
         }
         other => {
             return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude, codex-exec"
+                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude, codex-exec, codex"
             ));
         }
     };

@@ -54,7 +54,7 @@ fn reference_target(
         argv.extend(["--framing".into(), name.into()]);
     }
     if role == Role::Client {
-        if matches!(dialect, "mcp" | "lsp" | "claude" | "codex-exec") {
+        if matches!(dialect, "mcp" | "lsp" | "claude" | "codex-exec" | "codex") {
             argv.extend(["--dialect".into(), dialect.into()]);
         }
         argv.extend(["--".into(), rpcspec::client::run::PLACEHOLDER.into()]);

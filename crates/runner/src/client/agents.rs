@@ -4,7 +4,7 @@
 
 use toml::Spanned;
 
-use super::{Protocol, ScenarioDef, claude, codex_exec};
+use super::{Protocol, ScenarioDef, claude, codex, codex_exec};
 use crate::casefile::LoadError;
 
 /// What a Claude scenario plays (`None` in the other protocols, which may
@@ -97,6 +97,7 @@ pub(super) fn exec_stream(
         return Ok(None);
     }
     let mut theirs = jsonrpc_fields(d).to_vec();
+    theirs.extend(host_fields(d));
     theirs.extend([
         ("decoy", d.decoy.is_some()),
         ("before", !d.before.is_empty()),
@@ -119,4 +120,110 @@ pub(super) fn exec_stream(
     codex_exec::acts(d.stream.clone(), &bytes)
         .map(Some)
         .map_err(|(span, m)| at(span, m))
+}
+
+/// The fields only Codex host scenarios take, and whether `d` sets each.
+fn host_fields(d: &ScenarioDef) -> [(&'static str, bool); 5] {
+    [
+        ("requests", !d.requests.is_empty()),
+        ("together", d.together.is_some()),
+        ("ids", d.ids.is_some()),
+        ("notes", !d.notes.is_empty()),
+        ("ending", d.ending.is_some()),
+    ]
+}
+
+/// What a Codex host scenario's app-server plays (`None` in the other
+/// protocols, which may not use its fields; it takes `writes`, `crlf`,
+/// `whitespace`, `before` and its own).
+pub(super) fn host_play(
+    protocol: Protocol,
+    d: &ScenarioDef,
+    at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
+) -> Result<Option<codex::Play>, LoadError> {
+    if protocol != Protocol::Codex {
+        if let Some((name, _)) = host_fields(d).iter().find(|(_, set)| *set) {
+            return Err(at(
+                d.name.span(),
+                format!("`{name}` belongs to Codex host scenarios (client/codex/)"),
+            ));
+        }
+        return Ok(None);
+    }
+    let mut theirs = jsonrpc_fields(d).to_vec();
+    theirs.extend([
+        ("decoy", d.decoy.is_some()),
+        ("initialize", d.initialize.is_some()),
+        ("controls", d.controls.is_some()),
+        ("turn", !d.turn.is_empty()),
+        ("stream", !d.stream.is_empty()),
+    ]);
+    if let Some((name, _)) = theirs.iter().find(|(_, set)| *set) {
+        return Err(at(
+            d.name.span(),
+            format!(
+                "`{name}` is not a Codex host scenario's; it takes `writes`, `crlf`, `whitespace`, `before`, `requests`, `together`, `ids`, `notes`, `ending`"
+            ),
+        ));
+    }
+    let mut play = codex::Play::default();
+    if !d.requests.is_empty() {
+        play.asks = Vec::new();
+        for r in &d.requests {
+            let ok = serde_json::from_str::<serde_json::Value>(r.get_ref())
+                .ok()
+                .is_some_and(|v| {
+                    v.get("method").is_some_and(serde_json::Value::is_string)
+                        && v.get("id").is_none()
+                });
+            if !ok {
+                return Err(at(
+                    r.span(),
+                    "each of `requests` is a JSON object with a string `method` and no `id` (the server numbers them)".into(),
+                ));
+            }
+            play.asks.push(r.get_ref().clone());
+        }
+    }
+    for n in &d.notes {
+        let ok = serde_json::from_str::<serde_json::Value>(n.get_ref())
+            .ok()
+            .is_some_and(|v| {
+                v.get("method").is_some_and(serde_json::Value::is_string) && v.get("id").is_none()
+            });
+        if !ok {
+            return Err(at(
+                n.span(),
+                "each of `notes` is a JSON notification: a string `method`, no `id`".into(),
+            ));
+        }
+        play.notes.push(n.get_ref().clone());
+    }
+    play.together = d.together.unwrap_or(false);
+    if let Some(ids) = &d.ids {
+        play.ids = match ids.get_ref().as_str() {
+            "integer" => codex::Ids::Integer,
+            "string" => codex::Ids::String,
+            other => {
+                return Err(at(
+                    ids.span(),
+                    format!("ids `{other}` is not one of integer, string"),
+                ));
+            }
+        };
+    }
+    if let Some(e) = &d.ending {
+        play.ending = match e.get_ref().as_str() {
+            "completed" => codex::Ending::Completed,
+            "failed" => codex::Ending::Failed,
+            "exit" => codex::Ending::Exit,
+            other => {
+                return Err(at(
+                    e.span(),
+                    format!("ending `{other}` is not one of completed, failed, exit"),
+                ));
+            }
+        };
+    }
+    Ok(Some(play))
 }

@@ -36,6 +36,7 @@ mod act;
 mod agents;
 mod answers;
 pub mod claude;
+pub mod codex;
 pub mod codex_exec;
 pub mod grade;
 pub mod peer;
@@ -49,7 +50,7 @@ pub mod writes;
 pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
 pub use role::{Clients, DIALECTS};
 pub use run::{SERVER_ENV, run_scenario};
-pub use steps::{CLAUDE_STEPS, CODEX_EXEC_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
+pub use steps::{CLAUDE_STEPS, CODEX_EXEC_STEPS, CODEX_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
 
 /// The deadlines of a scenario.
 #[derive(Debug, Clone, Copy)]
@@ -118,6 +119,9 @@ pub enum Protocol {
     /// --experimental-json`): `client/codex-exec/`, behind the scripted
     /// CLI ([`codex_exec`]).
     CodexExec,
+    /// A host of the Codex app-server: `client/codex/`, behind the
+    /// scripted app-server ([`codex`]).
+    Codex,
 }
 
 impl Protocol {
@@ -129,6 +133,7 @@ impl Protocol {
             Protocol::Lsp => &LSP_STEPS,
             Protocol::Claude => &CLAUDE_STEPS,
             Protocol::CodexExec => &CODEX_EXEC_STEPS,
+            Protocol::Codex => &CODEX_STEPS,
         }
     }
 }
@@ -301,6 +306,8 @@ pub struct Scenario {
     pub claude: Option<claude::Play>,
     /// Codex exec: what the scripted CLI writes once it has its prompt.
     pub codex_exec: Option<Vec<codex_exec::Act>>,
+    /// Codex host: what the scripted app-server plays.
+    pub codex: Option<codex::Play>,
 }
 
 /// The longest the server waits for the client to answer its request.
@@ -368,6 +375,13 @@ struct ScenarioDef {
     turn: Vec<Spanned<claude::ActDef>>,
     #[serde(default)]
     stream: Vec<Spanned<codex_exec::ActDef>>,
+    #[serde(default)]
+    requests: Vec<Spanned<String>>,
+    together: Option<bool>,
+    ids: Option<Spanned<String>>,
+    #[serde(default)]
+    notes: Vec<Spanned<String>>,
+    ending: Option<Spanned<String>>,
 }
 
 /// The shipped scenarios (`spec-cases/client/`).
@@ -403,6 +417,8 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         Protocol::Claude
     } else if prefix.starts_with("client/codex-exec/") {
         Protocol::CodexExec
+    } else if prefix.starts_with("client/codex/") {
+        Protocol::Codex
     } else {
         Protocol::JsonRpc
     };
@@ -490,18 +506,24 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                 ));
             }
             Some(f)
-                if matches!(protocol, Protocol::Claude | Protocol::CodexExec)
-                    && f.get_ref() != "ndjson" =>
+                if matches!(
+                    protocol,
+                    Protocol::Claude | Protocol::CodexExec | Protocol::Codex
+                ) && f.get_ref() != "ndjson" =>
             {
                 return Err(at(
                     f.span(),
-                    "agent CLIs' streams (client/claude/, client/codex-exec/) are NDJSON".into(),
+                    "agent CLIs' streams (client/claude/, client/codex-exec/, client/codex/) are NDJSON".into(),
                 ));
             }
             // LSP's base protocol is Content-Length framing.
             None if protocol == Protocol::Lsp => Some("content-length".to_owned()),
             // Claude Code's stdio is NDJSON, and so is Codex's exec stream.
-            None if matches!(protocol, Protocol::Claude | Protocol::CodexExec) => {
+            None if matches!(
+                protocol,
+                Protocol::Claude | Protocol::CodexExec | Protocol::Codex
+            ) =>
+            {
                 Some("ndjson".to_owned())
             }
             f => f.as_ref().map(|f| f.get_ref().clone()),
@@ -626,6 +648,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         }
         let claude = agents::claude_play(protocol, &d, &at)?;
         let codex_exec = agents::exec_stream(protocol, &d, &at)?;
+        let codex = agents::host_play(protocol, &d, &at)?;
         if protocol != Protocol::Mcp && d.version.is_some() {
             return Err(at(
                 span.clone(),
@@ -663,6 +686,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             header,
             claude,
             codex_exec,
+            codex,
         });
     }
     Ok(out)

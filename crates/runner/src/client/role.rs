@@ -14,7 +14,7 @@ use crate::{
 };
 
 /// The dialects the client role takes (`--dialect`), one a protocol.
-pub const DIALECTS: [&str; 5] = ["jsonrpc2", "mcp", "lsp", "claude", "codex-exec"];
+pub const DIALECTS: [&str; 6] = ["jsonrpc2", "mcp", "lsp", "claude", "codex-exec", "codex"];
 
 /// The client role: each scenario of one protocol, its server scripted by
 /// `peer`.
@@ -54,9 +54,10 @@ impl Clients {
             "lsp" => Protocol::Lsp,
             "claude" => Protocol::Claude,
             "codex-exec" => Protocol::CodexExec,
+            "codex" => Protocol::Codex,
             other => {
                 return Err(Refused::usage(format!(
-                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`), agent SDKs driving Claude Code (`--dialect claude`) and decoders of Codex's exec stream (`--dialect codex-exec`), not `{other}`"
+                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`), agent SDKs driving Claude Code (`--dialect claude`), decoders of Codex's exec stream (`--dialect codex-exec`) and hosts of the Codex app-server (`--dialect codex`), not `{other}`"
                 )));
             }
         };
@@ -71,11 +72,11 @@ impl Clients {
         };
         if matches!(
             protocol,
-            Protocol::Mcp | Protocol::Claude | Protocol::CodexExec
+            Protocol::Mcp | Protocol::Claude | Protocol::CodexExec | Protocol::Codex
         ) && matches!(framing, Framing::ContentLength(_))
         {
             return Err(Refused::usage(
-                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json) and Codex's exec stream: `--framing content-length` is for JSON-RPC 2.0 clients",
+                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json) and Codex's (exec stream, app-server): `--framing content-length` is for JSON-RPC 2.0 clients",
             ));
         }
         if !plans.is_empty() {
@@ -146,6 +147,7 @@ impl Role for Clients {
             Some(Protocol::Lsp) => "lsp",
             Some(Protocol::Claude) => "claude",
             Some(Protocol::CodexExec) => "codex-exec",
+            Some(Protocol::Codex) => "codex",
             Some(Protocol::JsonRpc) | None => "jsonrpc2",
         };
         Ok(Ran {

@@ -27,6 +27,7 @@ use rpcspec_framer::{Event, ProblemKind};
 use super::{
     Limits, Protocol, Scenario,
     claude::{self, script::Cli},
+    codex::{self, script::AppServer},
     codex_exec::{self, script::Exec},
     grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
@@ -102,6 +103,7 @@ enum Script<'a> {
     Rpc(Server<'a>),
     Claude(Cli<'a>),
     Exec(Exec<'a>),
+    Host(AppServer<'a>),
 }
 
 impl Script<'_> {
@@ -111,6 +113,7 @@ impl Script<'_> {
             Script::Claude(c) => c.on_line(line, at),
             // Its stdin is a prompt, read whole at its end.
             Script::Exec(_) => Vec::new(),
+            Script::Host(h) => h.on_line(line, at),
         }
     }
 
@@ -119,6 +122,7 @@ impl Script<'_> {
             Script::Rpc(s) => s.on_eof(at),
             Script::Claude(c) => c.on_eof(at),
             Script::Exec(x) => x.on_eof(at),
+            Script::Host(h) => h.on_eof(at),
         }
     }
 
@@ -127,6 +131,7 @@ impl Script<'_> {
             Script::Rpc(s) => s.next_due(),
             Script::Claude(c) => c.next_due(),
             Script::Exec(_) => None,
+            Script::Host(h) => h.next_due(),
         }
     }
 
@@ -135,6 +140,7 @@ impl Script<'_> {
             Script::Rpc(s) => s.on_tick(at),
             Script::Claude(c) => c.on_tick(at),
             Script::Exec(_) => Vec::new(),
+            Script::Host(h) => h.on_tick(at),
         }
     }
 }
@@ -193,6 +199,7 @@ pub fn run_scenario(
     let launcher = match sc.protocol {
         Protocol::Claude => Some(("claude", claude::launcher(peer, &listener.path()))),
         Protocol::CodexExec => Some(("codex", codex_exec::launcher(peer, &listener.path()))),
+        Protocol::Codex => Some(("codex", codex::launcher(peer, &listener.path()))),
         _ => None,
     };
     if let Some((name, text)) = launcher {
@@ -230,6 +237,7 @@ pub fn run_scenario(
     let mut script = match sc.protocol {
         Protocol::Claude => Script::Claude(Cli::new(sc)),
         Protocol::CodexExec => Script::Exec(Exec::new(sc)),
+        Protocol::Codex => Script::Host(AppServer::new(sc)),
         _ => Script::Rpc(Server::new(sc, started, framing)),
     };
     let mut seen = Seen {
@@ -270,6 +278,10 @@ pub fn run_scenario(
                             Vec::new()
                         }
                         Script::Exec(x) => x.on_args(args, at),
+                        Script::Host(h) => {
+                            h.log.args = args;
+                            Vec::new()
+                        }
                         Script::Rpc(_) => Vec::new(),
                     },
                     FromPeer::Input(mut bytes) => {
@@ -380,10 +392,11 @@ pub fn run_scenario(
     result.exit = exit.map(describe_exit);
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let none = Log::default();
-    let (log, claude, exec) = match &script {
-        Script::Rpc(s) => (&s.log, None, None),
-        Script::Claude(c) => (&none, Some(&c.log), None),
-        Script::Exec(x) => (&none, None, Some(&x.log)),
+    let (log, claude, exec, host) = match &script {
+        Script::Rpc(s) => (&s.log, None, None, None),
+        Script::Claude(c) => (&none, Some(&c.log), None, None),
+        Script::Exec(x) => (&none, None, Some(&x.log), None),
+        Script::Host(h) => (&none, None, None, Some(&h.log)),
     };
     let observed = Observed {
         scenario: sc,
@@ -391,6 +404,7 @@ pub fn run_scenario(
         log,
         claude,
         exec,
+        host,
         connected,
         timed_out,
         exit: exit.map(|s| (s.code(), describe_exit(s))),

@@ -481,7 +481,9 @@ impl<'a> Server<'a> {
             return;
         }
         let held = match self.sc.protocol {
-            Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec => a.method == "echo",
+            Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => {
+                a.method == "echo"
+            }
             Protocol::Lsp => a.method == "rpcspec/echo",
             Protocol::Mcp => {
                 a.method == "tools/call"

@@ -245,3 +245,33 @@ pub const CODEX_EXEC_STEPS: [Step; 1] = [Step {
     params: "",
     kind: StepKind::Call,
 }];
+
+/// The adapter's series against the Codex app-server
+/// (`spec-cases/client/README.md`). `method` is the request the step
+/// sends.
+pub const CODEX_STEPS: [Step; 4] = [
+    Step {
+        name: "connect",
+        method: "initialize",
+        params: "",
+        kind: StepKind::Connect,
+    },
+    Step {
+        name: "thread",
+        method: "thread/start",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "turn",
+        method: "turn/start",
+        params: "",
+        kind: StepKind::Call,
+    },
+    Step {
+        name: "close",
+        method: "",
+        params: "",
+        kind: StepKind::Notify,
+    },
+];

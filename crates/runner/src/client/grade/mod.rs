@@ -13,11 +13,13 @@ use super::{
     script::{ASK_ID, Body, Log, Stop},
 };
 mod claude;
+mod codex;
 mod codex_exec;
 mod lsp;
 mod mcp;
 
 use claude::claude_session;
+use codex::host_session;
 use codex_exec::exec_session;
 use lsp::lsp_session;
 use mcp::mcp_session;
@@ -41,6 +43,9 @@ pub struct Observed<'a> {
     /// Codex exec: what the scripted CLI did and saw (`log` is empty
     /// then).
     pub exec: Option<&'a crate::client::codex_exec::script::Log>,
+    /// Codex host: what the scripted app-server did and saw (`log` is
+    /// empty then).
+    pub host: Option<&'a crate::client::codex::script::Log>,
     /// Whether the client started its server (the peer connected).
     pub connected: bool,
     /// Whether the deadline passed first.
@@ -194,6 +199,12 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
         messages(o, &mut out);
         return out;
     }
+    if let Some(log) = o.host {
+        host_session(o, log, &outcomes, &mut out);
+        ending(o, &outcomes, &mut out);
+        messages(o, &mut out);
+        return out;
+    }
     // What a decoder writes is its prompt, not messages.
     if let Some(log) = o.exec {
         exec_session(o, log, &outcomes, &mut out);
@@ -207,7 +218,7 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     match o.scenario.protocol {
         Protocol::Mcp => mcp_session(o, &outcomes, &mut out),
         Protocol::Lsp => lsp_session(o, &mut out),
-        Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec => {}
+        Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => {}
     }
     out
 }
@@ -617,6 +628,8 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             Protocol::Claude => Dialect::Claude,
             // A decoder writes its prompt, no messages.
             Protocol::CodexExec => break,
+            // The app-server's JSON-RPC: `"jsonrpc"` left out.
+            Protocol::Codex => Dialect::Lenient,
         };
         let classified = classify(&text, &dialect);
         for f in &classified.findings {
@@ -650,7 +663,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let server_request = match o.scenario.protocol {
         Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
         Protocol::Lsp => Some(&crate::lsp::LSP_CLIENT_SERVER_REQUEST),
-        Protocol::Mcp | Protocol::Claude | Protocol::CodexExec => None,
+        Protocol::Mcp | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => None,
     };
     for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {
         if ask.answer.is_none() {

@@ -31,11 +31,13 @@ use serde_json::{Value, json};
 use super::{BATCH_NOTIFICATION, CALL_TIMEOUT, STEPS, StepKind};
 
 mod claude;
+mod codex;
 mod codex_exec;
 mod lsp;
 mod mcp;
 
 pub use claude::{SdkQuirk, run_claude};
+pub use codex::{HostQuirk, run_codex_host};
 pub use codex_exec::{ExecQuirk, run_codex_exec};
 pub use lsp::run_lsp;
 pub use mcp::run_mcp;
