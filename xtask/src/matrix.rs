@@ -18,7 +18,8 @@
 //! `docs/lsp.md`; `--agents` for the agent SDKs and CLIs of
 //! `xtask/matrix/agents.toml` (Claude's SDKs against rpcspec playing
 //! Claude Code, Claude Code against rpcspec playing its SDK, Codex's SDKs
-//! against rpcspec playing `codex exec`), into `docs/agents.md`.
+//! against rpcspec playing `codex exec`, and the app-server's hosts against
+//! rpcspec playing `codex app-server`), into `docs/agents.md`.
 
 use std::{
     fs,
@@ -43,7 +44,8 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
             docs/lsp.md (after --install)
 --agents    the agent SDKs and CLIs of xtask/matrix/agents.toml (Claude's SDKs, rpcspec
             playing Claude Code; Claude Code, rpcspec playing its SDK; Codex's
-            SDKs, rpcspec playing `codex exec`), into docs/agents.md (after --install)
+            SDKs, rpcspec playing `codex exec`; the app-server's hosts, rpcspec
+            playing `codex app-server`), into docs/agents.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build

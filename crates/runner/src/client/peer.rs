@@ -196,14 +196,15 @@ pub enum ToPeer {
 }
 
 /// The launcher an SDK starts as its CLI (`--dialect claude`,
-/// `codex-exec`: an SDK takes one path): `-v` and `--version` answered
+/// `codex-exec`, `codex`: an SDK takes one path): `-v`, `-V` and
+/// `--version` answered
 /// with `version` when given, anything else handed to the peer (`peer`
 /// is the rpcspec executable, `socket` the runner's), `who` named in its
 /// comment.
 pub fn launcher(peer: &Path, socket: &Path, who: &str, version: Option<&str>) -> String {
     let quote = |p: &Path| format!("'{}'", p.to_string_lossy().replace('\'', r"'\''"));
     let version = version.map_or_else(String::new, |v| {
-        format!("case \"$1\" in -v|--version) echo '{v}'; exit 0;; esac\n")
+        format!("case \"$1\" in -v|-V|--version) echo '{v}'; exit 0;; esac\n")
     });
     format!(
         "#!/bin/sh\n\

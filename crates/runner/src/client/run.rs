@@ -313,6 +313,9 @@ pub fn run_scenario(
                     }
                     FromPeer::Gone => {
                         peer_gone = true;
+                        if let Script::Exec(x) = &mut script {
+                            x.on_gone(at);
+                        }
                         Vec::new()
                     }
                 };

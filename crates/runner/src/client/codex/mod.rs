@@ -115,9 +115,15 @@ impl Default for Play {
     }
 }
 
-/// The launcher the host starts as `codex`: everything handed to the peer.
+/// The launcher the host starts as `codex`: `--version` answered, as the
+/// exec stream's, everything else handed to the peer.
 pub fn launcher(peer: &std::path::Path, socket: &std::path::Path) -> String {
-    super::peer::launcher(peer, socket, "`codex app-server`", None)
+    super::peer::launcher(
+        peer,
+        socket,
+        "`codex app-server`",
+        Some(super::codex_exec::VERSION),
+    )
 }
 
 #[cfg(test)]

@@ -20,6 +20,10 @@ use toml::Spanned;
 
 pub mod script;
 
+/// What the launcher answers `codex --version` with: the Codex whose
+/// stream is played.
+pub const VERSION: &str = "codex-cli 0.171.0";
+
 /// The prompt the contract has the adapter send for its one turn.
 pub const PROMPT: &str = "rpcspec: hello";
 
@@ -148,10 +152,19 @@ pub(super) fn acts(
 ) -> Result<Vec<Act>, (std::ops::Range<usize>, String)> {
     let mut out = Vec::new();
     let mut messages = 0;
+    // After an unterminated line or a close, no line can be told apart.
+    let mut no_more_lines: Option<&str> = None;
     for spanned in defs {
         let span = spanned.span();
         let d = spanned.into_inner();
         let err = |m: String| (span.clone(), m);
+        let writes = matches!(
+            d.act.get_ref().as_str(),
+            "start" | "message" | "completed" | "failed" | "line"
+        );
+        if let Some(why) = no_more_lines.filter(|_| writes) {
+            return Err(err(format!("no line can follow {why}")));
+        }
         let given = [
             ("text", d.text.is_some()),
             ("line", d.line.is_some()),
@@ -183,10 +196,11 @@ pub(super) fn acts(
                 if b.contains(&b'\n') {
                     return Err(err("a line may not hold `\\x0A`".into()));
                 }
-                out.push(Act::Line {
-                    bytes: b,
-                    end: d.end.unwrap_or(true),
-                });
+                let end = d.end.unwrap_or(true);
+                if !end {
+                    no_more_lines = Some("a line without its line end");
+                }
+                out.push(Act::Line { bytes: b, end });
             }
             "stderr" => {
                 let n = d.bytes.unwrap_or(0);
@@ -206,8 +220,17 @@ pub(super) fn acts(
                 }
                 out.push(Act::Sleep(Duration::from_millis(ms)));
             }
-            "close" => out.push(Act::Close),
-            "exit" => out.push(Act::Exit(d.code.unwrap_or(0))),
+            "close" => {
+                no_more_lines = Some("`close`");
+                out.push(Act::Close);
+            }
+            "exit" => {
+                let code = d.code.unwrap_or(0);
+                if !(0..=255).contains(&code) {
+                    return Err(err("`code` is an exit status, 0 to 255".into()));
+                }
+                out.push(Act::Exit(code));
+            }
             _ => unreachable!("checked above"),
         }
     }
@@ -217,10 +240,11 @@ pub(super) fn acts(
     Ok(out)
 }
 
-/// The launcher the SDK starts as `codex`: everything handed to the peer
-/// (`peer` is the rpcspec executable, `socket` the runner's).
+/// The launcher the SDK starts as `codex`: `--version` answered with
+/// [`VERSION`], everything else handed to the peer (`peer` is the rpcspec
+/// executable, `socket` the runner's).
 pub fn launcher(peer: &std::path::Path, socket: &std::path::Path) -> String {
-    super::peer::launcher(peer, socket, "`codex exec`", None)
+    super::peer::launcher(peer, socket, "`codex exec`", Some(VERSION))
 }
 
 #[cfg(test)]

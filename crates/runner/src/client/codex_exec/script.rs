@@ -1,7 +1,7 @@
 //! The scripted `codex exec --experimental-json`, sans-IO: the SDK's
 //! arguments and stdin in, orders for the peer out, time given by the
 //! caller. Like Codex, it reads its prompt to the end of stdin (or takes
-//! it from its last argument), then plays the scenario's [`Act`]s at
+//! it from its arguments), then plays the scenario's [`Act`]s at
 //! once: the peer carries them out in order, waiting for the SDK to read
 //! each write. What it did and saw is its [`Log`], all a grader reads of
 //! it.
@@ -32,7 +32,7 @@ pub struct Written {
 pub enum Began {
     /// Its stdin ended: the prompt was read.
     Eof,
-    /// Its last argument was the prompt.
+    /// One of its arguments was the prompt.
     Argument,
 }
 
@@ -57,6 +57,10 @@ pub struct Log {
     pub exit: Option<i32>,
     /// Bytes it wrote on stderr.
     pub stderr: usize,
+    /// When its process went away (its connection to the runner ended):
+    /// at its exit, or killed. `None`: it was still there when the
+    /// scenario ended, its writes unread.
+    pub gone: Option<Duration>,
 }
 
 /// The scripted CLI of one scenario.
@@ -75,14 +79,19 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// Its arguments: a prompt among them (the last) starts the play.
+    /// Its arguments: the prompt among them starts the play.
     pub fn on_args(&mut self, args: Vec<String>, at: Duration) -> Vec<ToPeer> {
-        let prompted = args.last().is_some_and(|a| a.trim_end() == PROMPT);
+        let prompted = args.iter().any(|a| a.trim_end() == PROMPT);
         self.log.args = args;
         if prompted {
             return self.play(at, Began::Argument);
         }
         Vec::new()
+    }
+
+    /// Its process went away.
+    pub fn on_gone(&mut self, at: Duration) {
+        self.log.gone.get_or_insert(at);
     }
 
     /// Bytes on its stdin: the prompt.

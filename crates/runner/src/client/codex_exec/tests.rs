@@ -79,11 +79,11 @@ fn a_codex_exec_scenario_plays_the_plain_turn_by_default() {
 }
 
 #[test]
-fn a_prompt_as_the_last_argument_starts_the_play_at_once_and_only_once() {
+fn a_prompt_among_the_arguments_starts_the_play_at_once_and_only_once() {
     let sc = scenario("");
     let mut cli = Exec::new(&sc);
     let orders = cli.on_args(
-        vec!["exec".into(), "--json".into(), PROMPT.into()],
+        vec!["exec".into(), PROMPT.into(), "--json".into()],
         Duration::ZERO,
     );
     assert_eq!(orders.last(), Some(&ToPeer::Exit(0)));
@@ -112,7 +112,7 @@ stream = [
   { act = "close" },
   { act = "sleep", ms = 20 },
   { act = "exit", code = 3 },
-  { act = "message" },
+  { act = "stderr", bytes = 5 },
 ]"#,
     );
     let mut cli = Exec::new(&sc);
@@ -138,7 +138,8 @@ stream = [
     assert!(orders.contains(&ToPeer::Pause(Duration::from_millis(20))));
     assert_eq!(orders.last(), Some(&ToPeer::Exit(3)));
     assert!(cli.log.closed);
-    // The message after the exit is never written.
+    // Nothing after the exit is played: one stderr write, three lines.
+    assert_eq!(cli.log.stderr, 10);
     assert_eq!(cli.log.lines.len(), 3);
     assert!(!cli.log.lines[2].end);
 }
@@ -174,6 +175,24 @@ fn bad_scenarios_are_refused_with_the_reason() {
         r#"stream = [{ act = "sleep", ms = 9000 }]"#,
     );
     assert!(e.contains("`ms` is 1 to 5000"), "{e}");
+    let e = load_error(
+        "client/codex-exec/t.toml",
+        r#"stream = [{ act = "line", line = "x", end = false }, { act = "completed" }]"#,
+    );
+    assert!(
+        e.contains("no line can follow a line without its line end"),
+        "{e}"
+    );
+    let e = load_error(
+        "client/codex-exec/t.toml",
+        r#"stream = [{ act = "close" }, { act = "message" }]"#,
+    );
+    assert!(e.contains("no line can follow `close`"), "{e}");
+    let e = load_error(
+        "client/codex-exec/t.toml",
+        r#"stream = [{ act = "exit", code = 256 }]"#,
+    );
+    assert!(e.contains("0 to 255"), "{e}");
     let e = load_error("client/codex-exec/t.toml", r#"before = ["x"]"#);
     assert!(e.contains("`before` is not a codex-exec scenario's"), "{e}");
     let e = load_error("client/codex-exec/t.toml", r#"initialize = "late""#);

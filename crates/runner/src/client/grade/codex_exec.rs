@@ -4,15 +4,18 @@
 //! as the stream needs it, every event it wrote handed on in order, and
 //! the turn's outcome true to how the process ended.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use serde_json::Value;
 
 use super::{Observed, Outcome, capped, short};
 use crate::{
-    client::codex_exec::{
-        KNOWN, PROMPT,
-        script::{Began, Log},
+    client::{
+        CALL_TIMEOUT,
+        codex_exec::{
+            KNOWN, PROMPT,
+            script::{Began, Log},
+        },
     },
     report::Evidence,
     rules::{self, Rule},
@@ -110,8 +113,8 @@ pub(super) fn exec_session(
     let lines: Vec<Line> = log.lines.iter().map(|w| Line::read(&w.bytes)).collect();
     outcome(log, &lines, &got, &mut push);
     match got {
-        Got::Done(events) => events_handed_on(&lines, events, false, &mut push),
-        Got::Raised(_, events) => events_handed_on(&lines, events, true, &mut push),
+        Got::Done(events) => events_handed_on(&lines, events, None, &mut push),
+        Got::Raised(why, events) => events_handed_on(&lines, events, Some(&why), &mut push),
         Got::Failed(_) => {}
     }
 }
@@ -129,7 +132,9 @@ fn invoked(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) -> bool {
         .args
         .iter()
         .any(|a| a == "--experimental-json" || a == "--json");
-    if log.args.first().map(String::as_str) != Some("exec") || !json {
+    // Codex takes its root options before the subcommand, and `e` for it.
+    let exec = log.args.iter().any(|a| a == "exec" || a == "e");
+    if !exec || !json {
         push(
             rule,
             format!(
@@ -143,7 +148,7 @@ fn invoked(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) -> bool {
             push(
                 rule,
                 format!(
-                    "the SDK never ended the CLI's stdin ({} bytes came), nor gave the prompt as its last argument: `codex exec` reads its prompt to the end of stdin, so the turn never began",
+                    "the SDK never ended the CLI's stdin ({} bytes came), nor gave the prompt as an argument: `codex exec` reads its prompt to the end of stdin, so the turn never began",
                     log.input
                 ),
             );
@@ -167,7 +172,9 @@ fn invoked(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) -> bool {
     }
 }
 
-/// The turn's outcome against how the CLI's process ended.
+/// The turn's outcome against how the CLI's process ended. What the CLI
+/// wrote is what the scenario had it write; whether it got to the end of
+/// it is when its process went away ([`Log::gone`]).
 fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'static Rule, String)) {
     let kinds: Vec<&str> = lines.iter().map(Line::kind).collect();
     let ended = kinds
@@ -175,36 +182,49 @@ fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'stat
         .rev()
         .find(|k| matches!(**k, "turn.completed" | "turn.failed"));
     let whole = lines.iter().all(|l| l.event.is_some());
+    let clean = whole && ended == Some(&"turn.completed") && log.exit == Some(0);
     let status = log.exit.unwrap_or(0);
     let closed = if log.closed {
         " (its stdout closed first)"
     } else {
         ""
     };
+    let began = log.began.map_or(Duration::ZERO, |(at, _)| at);
     match got {
         Got::Done(_) if status != 0 => push(
             &rules::CODEX_EXEC_OUTCOME,
             format!(
-                "the CLI exited with status {status}{closed}, yet the SDK's turn ended without an error"
+                "the CLI's stream ends with exit status {status}{closed}, yet the SDK's turn ended without an error"
             ),
         ),
         Got::Done(_) if ended.is_none() => push(
             &rules::CODEX_EXEC_END,
             "the stream ended without `turn.completed` or `turn.failed` (the CLI exited 0), and the SDK's turn ended as if it were whole".into(),
         ),
-        Got::Raised(why, _) if status == 0 && whole && ended == Some(&"turn.completed") => push(
+        Got::Raised(why, _) if clean => push(
             &rules::CODEX_EXEC_OUTCOME,
             format!(
-                "the CLI wrote a whole turn ending in `turn.completed` and exited 0, yet the SDK raised: {}",
+                "the CLI's stream is a whole turn ending in `turn.completed`, with exit status 0, yet the SDK raised: {}",
                 short(&Value::from(why.as_str()))
             ),
         ),
-        Got::Failed(why) if status == 0 && whole && ended == Some(&"turn.completed") => push(
-            &rules::CODEX_EXEC_OUTCOME,
-            format!(
-                "the CLI wrote a whole turn ending in `turn.completed` and exited 0, yet the turn failed: {why}"
+        Got::Failed(why) if clean => match log.gone {
+            // The CLI itself took longer than the step's timeout.
+            Some(gone) if gone.saturating_sub(began) > CALL_TIMEOUT => {}
+            Some(gone) => push(
+                &rules::CODEX_EXEC_OUTCOME,
+                format!(
+                    "the CLI wrote a whole turn ending in `turn.completed` and was gone {} ms after it began, yet the turn failed: {why}",
+                    gone.saturating_sub(began).as_millis()
+                ),
             ),
-        ),
+            None => push(
+                &rules::CODEX_EXEC_OUTCOME,
+                format!(
+                    "the CLI's stream is a whole turn ending in `turn.completed`, but it never got to its end: its writes were not read (stdout or stderr left unread?), and the turn failed: {why}"
+                ),
+            ),
+        },
         _ => {}
     }
 }
@@ -217,19 +237,48 @@ fn agrees(a: &Value, b: &Value) -> bool {
         (Value::Object(a), Value::Object(b)) => {
             a.iter().all(|(k, v)| b.get(k).is_none_or(|w| agrees(v, w)))
         }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(v, w)| agrees(v, w))
+        }
         _ => a == b,
     }
 }
 
+/// The members a decoder keeps whatever it drops, where the CLI wrote
+/// them: what an event is about (its thread, its item, its text, its
+/// error, its usage).
+const CORE: [&str; 9] = [
+    "/type",
+    "/thread_id",
+    "/item/id",
+    "/item/type",
+    "/item/text",
+    "/error/message",
+    "/message",
+    "/usage/input_tokens",
+    "/usage/output_tokens",
+];
+
+/// Whether `yielded` is the event `written`: the same core members, and
+/// no member both have differs.
+fn same_event(written: &Value, yielded: &Value) -> bool {
+    CORE.iter().all(|p| {
+        written
+            .pointer(p)
+            .is_none_or(|w| yielded.pointer(p) == Some(w))
+    }) && agrees(written, yielded)
+}
+
 /// The events the SDK yielded against the lines the CLI wrote: each
-/// yielded event is a line written, in order (of the same `type`, and
-/// agreeing on every member both have: a decoder may drop or add some),
-/// and each event of a known type is yielded; after a line that is no
-/// event, a decoder that `raised` owes nothing more.
+/// yielded event is a line written, in order ([`same_event`]: a decoder
+/// may drop or add members, not change one), and each event of a known
+/// type is yielded; after a line that is no event, a decoder that
+/// `raised` (with this message) owes nothing more, and one that raised
+/// with a `turn.failed`'s message handed that event on in its error.
 fn events_handed_on(
     lines: &[Line],
     yielded: &[Value],
-    raised: bool,
+    raised: Option<&str>,
     push: &mut dyn FnMut(&'static Rule, String),
 ) {
     let rule = &rules::CODEX_EXEC_EVENTS;
@@ -241,7 +290,7 @@ fn events_handed_on(
                 .event
                 .as_ref()
                 .or(lines[k].lenient.as_ref())
-                .is_some_and(|w| w.get("type") == event.get("type") && agrees(w, event))
+                .is_some_and(|w| same_event(w, event))
         });
         match found {
             Some(k) => {
@@ -258,7 +307,7 @@ fn events_handed_on(
             ),
         }
     }
-    let stop = if raised {
+    let stop = if raised.is_some() {
         lines
             .iter()
             .position(|l| l.event.is_none())
@@ -271,13 +320,17 @@ fn events_handed_on(
         if delivered[k] || !KNOWN.contains(&line.kind()) {
             continue;
         }
+        let failed = event.pointer("/error/message").and_then(Value::as_str);
+        if line.kind() == "turn.failed" && raised.zip(failed).is_some_and(|(r, f)| r.contains(f)) {
+            continue;
+        }
         push(
             rule,
             format!(
                 "line {} the CLI wrote, {}, never reached the SDK's caller{}",
                 k + 1,
                 short(event),
-                if raised {
+                if raised.is_some() {
                     " (the SDK raised later)"
                 } else {
                     ""
@@ -289,6 +342,8 @@ fn events_handed_on(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use serde_json::{Value, json};
 
     use super::{Got, Line, agrees, events_handed_on, outcome};
@@ -324,20 +379,42 @@ mod tests {
         assert!(!agrees(&json!({"a": 1}), &json!({"a": 2})));
         assert!(!agrees(&json!({"b": {"c": 2}}), &json!({"b": {"c": "2"}})));
         assert!(!agrees(&json!([1, 2]), &json!([1])));
+        assert!(agrees(&json!([{"a": 1}]), &json!([{"a": 1, "b": 2}])));
+    }
+
+    #[test]
+    fn an_event_that_lost_what_it_is_about_is_not_the_event() {
+        let l = lines(&[MESSAGE]);
+        let bare =
+            json!({"type": "item.completed", "item": {"id": "item_0", "type": "agent_message"}});
+        assert_eq!(pushed(|p| events_handed_on(&l, &[bare], None, p)).len(), 2);
+    }
+
+    #[test]
+    fn a_decoder_that_raises_with_turn_failed_s_message_handed_it_on() {
+        let failed: &[u8] = br#"{"type":"turn.failed","error":{"message":"boom"}}"#;
+        let l = lines(&[STARTED, failed]);
+        let y = [parsed(STARTED)];
+        assert!(pushed(|p| events_handed_on(&l, &y, Some("Error: boom"), p)).is_empty());
+        assert_eq!(
+            pushed(|p| events_handed_on(&l, &y, Some("other"), p)).len(),
+            1
+        );
     }
 
     #[test]
     fn every_event_in_order_passes_and_a_typed_decoder_may_drop_members() {
         let l = lines(&[STARTED, MESSAGE, DONE]);
-        let typed = json!({"type": "turn.completed", "usage": {"input_tokens": 1}});
+        let typed =
+            json!({"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 2}});
         let yielded = [parsed(STARTED), parsed(MESSAGE), typed];
-        assert!(pushed(|p| events_handed_on(&l, &yielded, false, p)).is_empty());
+        assert!(pushed(|p| events_handed_on(&l, &yielded, None, p)).is_empty());
     }
 
     #[test]
     fn a_missing_a_repeated_or_a_changed_event_is_found() {
         let l = lines(&[STARTED, MESSAGE, DONE]);
-        let missing = pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], false, p));
+        let missing = pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], None, p));
         assert_eq!(missing.len(), 1, "{missing:?}");
         assert!(
             missing[0].starts_with("codex.exec-events: line 2"),
@@ -349,7 +426,7 @@ mod tests {
             parsed(MESSAGE),
             parsed(DONE),
         ];
-        let repeated = pushed(|p| events_handed_on(&l, &twice, false, p));
+        let repeated = pushed(|p| events_handed_on(&l, &twice, None, p));
         assert!(
             repeated
                 .iter()
@@ -359,30 +436,30 @@ mod tests {
         let mut changed = parsed(MESSAGE);
         changed["item"]["text"] = json!("h");
         let found =
-            pushed(|p| events_handed_on(&l, &[parsed(STARTED), changed, parsed(DONE)], false, p));
+            pushed(|p| events_handed_on(&l, &[parsed(STARTED), changed, parsed(DONE)], None, p));
         assert_eq!(found.len(), 2, "{found:?}");
     }
 
     #[test]
     fn after_a_line_that_is_no_event_a_decoder_that_raised_owes_nothing() {
         let l = lines(&[STARTED, b"[log] noise", MESSAGE, DONE]);
-        assert!(pushed(|p| events_handed_on(&l, &[parsed(STARTED)], true, p)).is_empty());
+        assert!(pushed(|p| events_handed_on(&l, &[parsed(STARTED)], Some("x"), p)).is_empty());
         // One that went on owes the rest.
-        let went_on = pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], false, p));
+        let went_on = pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], None, p));
         assert_eq!(went_on.len(), 1, "{went_on:?}");
         // An unknown type is no excuse to stop, and may be dropped.
         let l = lines(&[STARTED, br#"{"type":"later.thing"}"#, DONE]);
         assert!(
-            pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], false, p)).is_empty()
+            pushed(|p| events_handed_on(&l, &[parsed(STARTED), parsed(DONE)], None, p)).is_empty()
         );
         assert_eq!(
-            pushed(|p| events_handed_on(&l, &[parsed(STARTED)], true, p)).len(),
+            pushed(|p| events_handed_on(&l, &[parsed(STARTED)], Some("x"), p)).len(),
             1
         );
         // What a lenient decoder makes of invalid UTF-8 is no made-up event.
         let l = lines(&[b"{\"type\":\"error\",\"message\":\"a\xFF\"}", DONE]);
         let lenient = json!({"type": "error", "message": "a\u{FFFD}"});
-        assert!(pushed(|p| events_handed_on(&l, &[lenient, parsed(DONE)], false, p)).is_empty());
+        assert!(pushed(|p| events_handed_on(&l, &[lenient, parsed(DONE)], None, p)).is_empty());
     }
 
     fn log(written: &[&[u8]], exit: i32) -> Log {
@@ -409,12 +486,26 @@ mod tests {
         assert!(raised[0].starts_with("codex.exec-outcome"), "{raised:?}");
         let failed = log(&[STARTED, DONE], 1);
         let done = pushed(|p| outcome(&failed, &l, &Got::Done(&none), p));
-        assert!(done[0].contains("exited with status 1"), "{done:?}");
+        assert!(done[0].contains("ends with exit status 1"), "{done:?}");
         assert!(pushed(|p| outcome(&failed, &l, &Got::Raised("x".into(), &none), p)).is_empty());
         let cut = log(&[STARTED], 0);
         let l = lines(&[STARTED]);
         let end = pushed(|p| outcome(&cut, &l, &Got::Done(&none), p));
         assert!(end[0].starts_with("codex.exec-end"), "{end:?}");
         assert!(pushed(|p| outcome(&cut, &l, &Got::Failed("timed out"), p)).is_empty());
+        // A timeout on a whole turn: a fault when the CLI was gone in
+        // time, or never got to its end; excused when it took longer.
+        let l = lines(&[STARTED, DONE]);
+        let mut gone = log(&[STARTED, DONE], 0);
+        gone.gone = Some(Duration::from_millis(50));
+        let found = pushed(|p| outcome(&gone, &l, &Got::Failed("timed out"), p));
+        assert!(
+            found[0].contains("was gone 50 ms after it began"),
+            "{found:?}"
+        );
+        let stuck = pushed(|p| outcome(&whole, &l, &Got::Failed("timed out"), p));
+        assert!(stuck[0].contains("never got to its end"), "{stuck:?}");
+        gone.gone = Some(Duration::from_secs(4));
+        assert!(pushed(|p| outcome(&gone, &l, &Got::Failed("timed out"), p)).is_empty());
     }
 }
