@@ -13,6 +13,7 @@
 //! | peer | `A` | a JSON array of strings | the arguments it was given after `--connect SOCKET` |
 //! | peer | `I` | bytes | the client wrote these to the peer's stdin |
 //! | peer | `E` | — | the peer's stdin reached its end (the client closed it) |
+//! | peer | `Q` | exit status, decimal | it carries out an `X` now: every order before it was carried out |
 //! | runner | `W` | bytes | write these to stdout in one write |
 //! | runner | `P` | milliseconds, decimal | wait until the client has read stdout (at most [`DRAIN_MAX`]), then pause |
 //! | runner | `S` | bytes | write these to stderr (blocking, as a process does, while the client does not read it) |
@@ -149,7 +150,11 @@ pub fn serve(socket: &Path, args: &[String]) -> i32 {
             }
             b'X' => {
                 drop(stdout);
-                std::process::exit(text().parse().unwrap_or(1));
+                // The runner learns the scenario's exit happened (not a
+                // kill): everything before it was written.
+                let code: i32 = text().parse().unwrap_or(1);
+                let _ = frame(&mut stream, b'Q', code.to_string().as_bytes());
+                std::process::exit(code);
             }
             _ => {}
         }
@@ -176,6 +181,9 @@ pub enum FromPeer {
     Input(Vec<u8>),
     /// The peer's stdin ended.
     Eof,
+    /// It carried out the scenario's exit, with this status (every order
+    /// before it was carried out).
+    Exiting(i32),
     /// The connection ended: the peer exited or was killed.
     Gone,
 }
@@ -282,6 +290,9 @@ impl Link {
                     }
                     Ok(Some((b'I', p))) => FromPeer::Input(p),
                     Ok(Some((b'E', _))) => FromPeer::Eof,
+                    Ok(Some((b'Q', p))) => {
+                        FromPeer::Exiting(String::from_utf8_lossy(&p).parse().unwrap_or(1))
+                    }
                     Ok(Some(_)) => continue,
                     Ok(None) | Err(_) => {
                         let _ = tx.send(FromPeer::Gone);

@@ -311,11 +311,14 @@ pub fn run_scenario(
                         orders.extend(script.on_eof(at));
                         orders
                     }
+                    FromPeer::Exiting(_) => {
+                        if let Script::Exec(x) = &mut script {
+                            x.on_exiting(at);
+                        }
+                        Vec::new()
+                    }
                     FromPeer::Gone => {
                         peer_gone = true;
-                        if let Script::Exec(x) = &mut script {
-                            x.on_gone(at);
-                        }
                         Vec::new()
                     }
                 };

@@ -57,10 +57,10 @@ pub struct Log {
     pub exit: Option<i32>,
     /// Bytes it wrote on stderr.
     pub stderr: usize,
-    /// When its process went away (its connection to the runner ended):
-    /// at its exit, or killed. `None`: it was still there when the
-    /// scenario ended, its writes unread.
-    pub gone: Option<Duration>,
+    /// When it carried out the scenario's exit, every write before it
+    /// done. `None`: it never got there (its writes unread, or it was
+    /// killed first).
+    pub exited: Option<Duration>,
 }
 
 /// The scripted CLI of one scenario.
@@ -89,9 +89,9 @@ impl<'a> Exec<'a> {
         Vec::new()
     }
 
-    /// Its process went away.
-    pub fn on_gone(&mut self, at: Duration) {
-        self.log.gone.get_or_insert(at);
+    /// It carried out the scenario's exit.
+    pub fn on_exiting(&mut self, at: Duration) {
+        self.log.exited.get_or_insert(at);
     }
 
     /// Bytes on its stdin: the prompt.

@@ -174,7 +174,7 @@ fn invoked(log: &Log, push: &mut dyn FnMut(&'static Rule, String)) -> bool {
 
 /// The turn's outcome against how the CLI's process ended. What the CLI
 /// wrote is what the scenario had it write; whether it got to the end of
-/// it is when its process went away ([`Log::gone`]).
+/// it is whether it carried out its exit ([`Log::exited`]).
 fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'static Rule, String)) {
     let kinds: Vec<&str> = lines.iter().map(Line::kind).collect();
     let ended = kinds
@@ -208,20 +208,20 @@ fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'stat
                 short(&Value::from(why.as_str()))
             ),
         ),
-        Got::Failed(why) if clean => match log.gone {
+        Got::Failed(why) if clean => match log.exited {
             // The CLI itself took longer than the step's timeout.
-            Some(gone) if gone.saturating_sub(began) > CALL_TIMEOUT => {}
-            Some(gone) => push(
+            Some(exited) if exited.saturating_sub(began) > CALL_TIMEOUT => {}
+            Some(exited) => push(
                 &rules::CODEX_EXEC_OUTCOME,
                 format!(
-                    "the CLI wrote a whole turn ending in `turn.completed` and was gone {} ms after it began, yet the turn failed: {why}",
-                    gone.saturating_sub(began).as_millis()
+                    "the CLI wrote a whole turn ending in `turn.completed` and exited 0, {} ms after it began, yet the turn failed: {why}",
+                    exited.saturating_sub(began).as_millis()
                 ),
             ),
             None => push(
                 &rules::CODEX_EXEC_OUTCOME,
                 format!(
-                    "the CLI's stream is a whole turn ending in `turn.completed`, but it never got to its end: its writes were not read (stdout or stderr left unread?), and the turn failed: {why}"
+                    "the CLI's stream is a whole turn ending in `turn.completed`, but the CLI never got to its end (its writes were not read: stdout or stderr left unread?, or it was killed first), and the turn failed: {why}"
                 ),
             ),
         },
@@ -493,19 +493,19 @@ mod tests {
         let end = pushed(|p| outcome(&cut, &l, &Got::Done(&none), p));
         assert!(end[0].starts_with("codex.exec-end"), "{end:?}");
         assert!(pushed(|p| outcome(&cut, &l, &Got::Failed("timed out"), p)).is_empty());
-        // A timeout on a whole turn: a fault when the CLI was gone in
+        // A timeout on a whole turn: a fault when the CLI exited in
         // time, or never got to its end; excused when it took longer.
         let l = lines(&[STARTED, DONE]);
         let mut gone = log(&[STARTED, DONE], 0);
-        gone.gone = Some(Duration::from_millis(50));
+        gone.exited = Some(Duration::from_millis(50));
         let found = pushed(|p| outcome(&gone, &l, &Got::Failed("timed out"), p));
         assert!(
-            found[0].contains("was gone 50 ms after it began"),
+            found[0].contains("exited 0, 50 ms after it began"),
             "{found:?}"
         );
         let stuck = pushed(|p| outcome(&whole, &l, &Got::Failed("timed out"), p));
         assert!(stuck[0].contains("never got to its end"), "{stuck:?}");
-        gone.gone = Some(Duration::from_secs(4));
+        gone.exited = Some(Duration::from_secs(4));
         assert!(pushed(|p| outcome(&gone, &l, &Got::Failed("timed out"), p)).is_empty());
     }
 }
