@@ -249,11 +249,24 @@ const TIMED_FOR: [(&str, &str); 1] = [("arrival-order", "lsp/session/bytewise")]
 /// Every scenario of `protocol` in `framing` against client `name`,
 /// `jobs` at a time.
 fn run(name: &str, protocol: Protocol, framing: &Framing, jobs: usize) -> Vec<CaseResult> {
+    run_some(name, protocol, framing, jobs, &|_| true)
+}
+
+/// The scenarios of `protocol` in `framing` that `keep` keeps, against
+/// client `name`, `jobs` at a time.
+fn run_some(
+    name: &str,
+    protocol: Protocol,
+    framing: &Framing,
+    jobs: usize,
+    keep: &(dyn Fn(&str) -> bool + Sync),
+) -> Vec<CaseResult> {
     let scenarios: Vec<_> = client::builtin()
         .expect("the shipped scenarios load")
         .into_iter()
         .filter(|s| s.protocol == protocol)
         .filter(|s| s.framing.as_deref().is_none_or(|f| f == framing.name()))
+        .filter(|s| keep(short(&s.meta.id)))
         .collect();
     let mut argv = vec![MUTANT.into(), name.into()];
     if protocol == Protocol::Mcp {
@@ -401,7 +414,27 @@ fn check(
             .map(|(n, h)| (n, h.join().expect("a run does not panic")))
             .collect()
     });
-    for r in &results["reference"] {
+    // A scenario whose verdict hangs on the machine's load (a 10 MB line
+    // parsed by a debug build within the call's 3 s, while every mutant
+    // runs) is played again for the reference, alone: there it passes.
+    let timed = |id: &str| TIMED.iter().any(|t| id.ends_with(t));
+    let late: Vec<String> = results["reference"]
+        .iter()
+        .filter(|r| r.verdict != Verdict::Pass && timed(short(&r.id)))
+        .map(|r| short(&r.id).to_owned())
+        .collect();
+    let again = if late.is_empty() {
+        Vec::new()
+    } else {
+        run_some("reference", protocol, framing, 1, &|id| {
+            late.iter().any(|l| l == id)
+        })
+    };
+    let reference = results["reference"]
+        .iter()
+        .filter(|r| !late.iter().any(|l| l == short(&r.id)))
+        .chain(&again);
+    for r in reference {
         assert_eq!(
             r.verdict,
             Verdict::Pass,

@@ -231,7 +231,7 @@ fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'stat
 
 /// Whether `a` and `b` agree on every member both have, at any depth (a
 /// typed decoder drops members it has no field for, and may add its
-/// defaults); anything but two objects is equal.
+/// defaults); arrays agree element by element, anything else is equal.
 fn agrees(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
