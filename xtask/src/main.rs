@@ -122,6 +122,9 @@ commands:
           run the cargo-fuzz targets (all, 60 s each by default, N at a time)
   bench [--mib N] [--runs N] [--reuse]
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
+  fuzz-bench [--seconds N] [--runs N]
+          `rpcspec fuzz` with processes kept against a process per execution, two
+          servers, one job: executions per second and their ratio (BENCHMARKS.md)
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
   cflite-build [--keep]
@@ -143,6 +146,7 @@ fn main() -> ExitCode {
         Some("rules") => rules(&root),
         Some("fuzz") => fuzz::fuzz(&root, &args[1..]),
         Some("bench") => bench::bench(&root, &args[1..]),
+        Some("fuzz-bench") => bench::fuzz_bench(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("matrix") => matrix::matrix(&root, &args[1..]),
         Some("cflite-build") => cflite::cflite_build(&root, &args[1..]),

@@ -47,6 +47,17 @@ pub const ALL_PLANS: [Plan; 5] = [
 /// usually sees them in separate `read` calls.
 pub const SPLIT_PAUSE: Duration = Duration::from_millis(2);
 
+/// The pause of a write that waits only until the target has read every
+/// byte written before it, and no longer: the boundary a plan's pause
+/// marks (those bytes reach the target in reads of their own), without
+/// the sleep. Any other pause that is not zero waits for that and then
+/// sleeps its length.
+pub const DRAIN: Duration = Duration::from_nanos(1);
+
+/// The bytes of each message [`Plan::writes_quick`] writes one at a time
+/// under `bytewise`: enough for every split point of a typical message.
+pub const QUICK_BYTEWISE: usize = 256;
+
 /// One write, after an optional pause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Write {
@@ -91,6 +102,33 @@ impl Plan {
     /// multi-byte character when it holds one); `crlf`, which does not
     /// apply there ([`Plan::applies_to`]), writes as `whole` does.
     pub fn writes_in(self, send: &Send, framing: &Framing) -> Vec<Write> {
+        self.writes_with(send, framing, usize::MAX)
+    }
+
+    /// [`Plan::writes_in`] made quick, for persistent fuzzing: a pause only
+    /// waits until the target has read what came before ([`DRAIN`]), the
+    /// same boundary between its reads without the sleep, and `bytewise`
+    /// writes the first [`QUICK_BYTEWISE`] bytes of each message one at a
+    /// time and the rest at once.
+    pub fn writes_quick(self, send: &Send, framing: &Framing) -> Vec<Write> {
+        let mut writes = self.writes_with(send, framing, QUICK_BYTEWISE);
+        for w in &mut writes {
+            w.pause = w.pause.min(DRAIN);
+        }
+        writes
+    }
+
+    /// Every byte the plan writes for the step, in order: what
+    /// [`Plan::writes_in`] writes, not cut.
+    pub fn bytes_in(self, send: &Send, framing: &Framing) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for w in self.writes_with(send, framing, 0) {
+            bytes.extend_from_slice(&w.bytes);
+        }
+        bytes
+    }
+
+    fn writes_with(self, send: &Send, framing: &Framing, bytewise: usize) -> Vec<Write> {
         let (pieces, raw): (Vec<Vec<u8>>, bool) = match (send, framing) {
             (Send::Lines(lines), Framing::Ndjson(_)) => {
                 let ending: &[u8] = if self == Plan::Crlf { b"\r\n" } else { b"\n" };
@@ -113,7 +151,7 @@ impl Plan {
             Plan::Whole | Plan::Crlf => (Cut::Whole, Duration::ZERO),
             Plan::Coalesced if raw || pieces.len() > 1 => (Cut::Together, Duration::ZERO),
             Plan::Coalesced => (Cut::Whole, Duration::ZERO),
-            Plan::Bytewise => (Cut::Bytewise { max: usize::MAX }, Duration::ZERO),
+            Plan::Bytewise => (Cut::Bytewise { max: bytewise }, Duration::ZERO),
             Plan::Split => (Cut::Pieces(3), SPLIT_PAUSE),
         };
         cut(&pieces, how, pause)

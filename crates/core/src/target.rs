@@ -30,7 +30,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::plan::Write;
+use crate::plan::{DRAIN, Write};
 
 /// The program under test, as argv (never through a shell).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -455,7 +455,9 @@ fn write_all(to: &mut (impl io::Write + AsFd), writes: Vec<Write>) -> io::Result
             // the bytes before it must be read on their own, not with the
             // next write.
             drain(&*to);
-            thread::sleep(w.pause);
+            if w.pause > DRAIN {
+                thread::sleep(w.pause);
+            }
         }
         to.write_all(&w.bytes)?;
         to.flush()?;
@@ -507,8 +509,16 @@ pub const DRAIN_MAX: Duration = Duration::from_secs(2);
 /// does not read gets the next write anyway.
 fn drain(pipe: impl AsFd) {
     let until = Instant::now() + DRAIN_MAX;
+    // A target in its read loop takes the bytes within tens of
+    // microseconds: look again at once a few times, then less often.
+    let mut looks = 0u32;
     while rustix::io::ioctl_fionread(&pipe).is_ok_and(|n| n > 0) && Instant::now() < until {
-        thread::sleep(Duration::from_micros(200));
+        looks += 1;
+        if looks <= 16 {
+            thread::yield_now();
+        } else {
+            thread::sleep(Duration::from_micros(if looks <= 32 { 20 } else { 200 }));
+        }
     }
 }
 

@@ -227,3 +227,82 @@ fn a_language_server_counting_characters_is_found_and_the_finding_replays() {
         against_reference.evidence
     );
 }
+
+/// The kinds of a run's findings: signature and input shape.
+fn kinds(report: &rpcspec::fuzz::FuzzReport) -> Vec<(String, &'static str)> {
+    let mut kinds: Vec<_> = report
+        .findings
+        .iter()
+        .map(|f| (f.signature.clone(), f.shape))
+        .collect();
+    kinds.sort();
+    kinds
+}
+
+/// Processes kept between executions (the default) find what a process
+/// per execution (`--fresh`) finds, input for input: a finding on a kept
+/// process is confirmed on a new one, so no earlier input decides it.
+/// The mutants are those whose bugs do not hang on timing: which bytes one
+/// read returns varies from run to run in either mode, so what a mutant
+/// that takes a read for a line shows first varies too.
+#[test]
+fn persistent_and_fresh_fuzzing_find_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let run = |name: &str, fresh: bool| {
+        let mut opts = options(3, 40, dir.path());
+        opts.run.fresh = fresh;
+        // Some mutants leave a request unanswered: a TIMEOUT in a second.
+        opts.run.timeout = Duration::from_secs(1);
+        let report = fuzz(&target(name), &seeds, &opts, &mut |_| {}).unwrap();
+        assert_eq!(report.executions, 40, "{name}");
+        kinds(&report)
+    };
+    for name in [
+        "replies-to-notifications",
+        "dies-on-invalid-json",
+        "rejects-crlf",
+        "empty-batch-as-array",
+        "string-id-as-number",
+        "null-id-as-notification",
+    ] {
+        let persistent = run(name, false);
+        assert!(!persistent.is_empty(), "`{name}` is found in 40 executions");
+        assert_eq!(
+            persistent,
+            run(name, true),
+            "`{name}`: persistent, then fresh"
+        );
+    }
+}
+
+/// Correct servers that answer out of order, reverse the lines of a read
+/// or send parse errors late (after the fence of the input that drew them,
+/// so on the next input's watch) have no finding on kept processes.
+#[test]
+fn correct_servers_have_no_finding_on_kept_processes() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    let mut found = Vec::new();
+    for name in [
+        "reference-out-of-order",
+        "reference-reversed-reads",
+        "reference-late-parse-errors",
+    ] {
+        let report = fuzz(
+            &target(name),
+            &seeds,
+            &options(5, 60, dir.path()),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(report.executions, 60);
+        found.extend(
+            report
+                .findings
+                .iter()
+                .map(|f| format!("{name}: {} in {}", f.signature, f.file.display())),
+        );
+    }
+    assert!(found.is_empty(), "false findings: {found:?}");
+}

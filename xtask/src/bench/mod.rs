@@ -15,7 +15,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+mod fuzz;
 mod speed;
+
+pub use fuzz::fuzz_bench;
 
 use speed::{Speeds, check_speed, side_by_side_rows};
 

@@ -91,13 +91,17 @@ impl Session {
                 == r.nulls
         };
         // An id-null reply goes to the oldest message awaiting one: a
-        // refusal only if no older invalid message awaits its -32600.
-        let oldest_null = |side: &Side, r: &Refusable| {
-            side.nulls
-                .iter()
-                .filter(|n| n.message != r.message)
-                .map(|n| n.message)
-                .min()
+        // refusal only if no older invalid message awaits its -32600. A
+        // message sent alone whose id could be read may still be answered
+        // by that id, so an invalid message that only an id-null reply can
+        // answer takes it first, whenever it was sent: JSON-RPC orders no
+        // replies, and the refusal can take the next id-null reply.
+        let before = |side: &Side, r: &Refusable| {
+            let alone_with_id = r.batch.is_none() && !r.keys.is_empty();
+            side.nulls.iter().any(|n| {
+                n.message != r.message
+                    && (n.message < r.message || (alone_with_id && n.key.is_none()))
+            })
         };
         let mut i = 0;
         let mut found = None;
@@ -113,8 +117,7 @@ impl Session {
             // not be parsed, which pairing would hold against it.
             let code = *code;
             let fits = if key == Key::Null {
-                oldest_null(side, r).is_none_or(|m| m > r.message)
-                    && (r.batch.is_some() || !r.keys.is_empty() || code == -32700)
+                !before(side, r) && (r.batch.is_some() || !r.keys.is_empty() || code == -32700)
             } else {
                 r.keys.contains(&key) && (r.batch.is_some() || code == -32700)
             };

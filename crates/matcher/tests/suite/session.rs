@@ -506,6 +506,25 @@ fn a_deep_request_refused_with_minus_32700_by_its_id_is_a_refusal() {
     assert_eq!(rules(&Dialect::Jsonrpc2, &script), ["limit.refused"]);
 }
 
+/// An id-null -32600 answers the invalid message whose id cannot be read
+/// (`true`) before it refuses an older one beyond a limit whose id can be
+/// read (a number past 64 bits), which its own id then answers: replies
+/// in either order pair (a server reversing its replies used to be told
+/// it answered the big id twice and the other never).
+#[test]
+fn an_unreadable_id_takes_the_null_reply_before_a_refusal_with_an_id() {
+    let big = r#"> {"id":18446744073709551616,"jsonrpc":"1.0","method":"update"}"#;
+    let other = r#"> {"jsonrpc":"1.0","params":[],"id":true}"#;
+    let null = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}"#;
+    let by_id = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":18446744073709551616}"#;
+    for replies in [[null, by_id], [by_id, null]] {
+        let script = [big, other, replies[0], replies[1]].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        let musts = ["session.unanswered", "session.duplicate-reply"];
+        assert!(!got.iter().any(|r| musts.contains(r)), "{got:?}");
+    }
+}
+
 /// Bytes that carried no message (a damaged Content-Length frame) may
 /// draw one id-null reply, or none; a second one is a reply to nothing.
 #[test]

@@ -172,6 +172,11 @@ pub(crate) struct FuzzArgs {
     /// time.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(crate) jobs: u16,
+    /// A new target process for every execution, instead of one kept per
+    /// job for as many executions as it answers (every finding is confirmed
+    /// on a new process either way).
+    #[arg(long)]
+    pub(crate) fresh: bool,
     /// The target command and its arguments, run without a shell.
     #[arg(last = true, value_name = "CMD", required = true)]
     pub(crate) target: Vec<OsString>,

@@ -28,6 +28,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
         Err(code) => return code,
     };
     let jobs = usize::from(args.jobs);
+    let fresh = args.fresh;
     let opts = FuzzOptions {
         seed: args.seed,
         time: args.time,
@@ -40,6 +41,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
                 .map_or_else(|| rpcspec::dialect::framing_of(&handshake), |f| f.framing()),
             handshake: Some(handshake),
             budget: args.budget,
+            fresh: args.fresh,
             ..RunOptions::default()
         },
         out: args.out,
@@ -62,7 +64,14 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
             let corpus = corpus.map_or_else(String::new, |n| {
                 format!(", corpus of {n} inputs, from execution {first_execution}")
             });
-            eprintln!("rpcspec fuzz: seed {seed}{corpus}, {jobs} jobs, target `{shown}`");
+            let processes = if fresh {
+                "a process per execution"
+            } else {
+                "processes kept between executions"
+            };
+            eprintln!(
+                "rpcspec fuzz: seed {seed}{corpus}, {jobs} jobs, {processes}, target `{shown}`"
+            );
         }
         Progress::Running {
             executions,

@@ -4,7 +4,10 @@
 //! the shipped cases (often mutated) and from structure-aware generators
 //! (broken JSON, deep nesting, huge strings and numbers, invalid UTF-8, odd
 //! ids and member types, batches of every shape), sent under a random write
-//! plan to a fresh target process. It is graded exactly as a case with
+//! plan to the target: each job keeps its process from one execution to
+//! the next ([`session`], with `rpcspec run`'s guarantees: a finding is
+//! confirmed on a new process), or starts one per execution with
+//! `--fresh` ([`RunOptions::fresh`]). It is graded exactly as a case with
 //! `expect_any = true`: framing and message rules on everything the target
 //! writes, every request answered once, no reply to notifications, no
 //! crash, no hang. A finding is minimised (fewest steps, fewest lines) and
@@ -38,7 +41,8 @@
 //! finding, every 5 s and at the end, written whole and renamed.
 //!
 //! **Jobs** (`--jobs N`): N threads, each running executions on processes
-//! of its own, take execution numbers from one counter, so execution `n`
+//! of its own (kept from one execution to the next, at most
+//! `session::PER_PROCESS` each), take execution numbers from one counter, so execution `n`
 //! is the same input whichever thread runs it (as long as the corpus is
 //! the same); a thread minimises what it found. With a corpus and more
 //! than one job, what the corpus holds when an input is drawn depends on
@@ -54,6 +58,7 @@ mod behaviour;
 mod corpus;
 mod finding;
 mod generate;
+mod session;
 
 use std::{
     collections::{BTreeSet, HashMap, HashSet},
@@ -300,7 +305,7 @@ pub fn as_case(name: &str, scenario: &Scenario, framing: &Framing) -> Case {
         allow: Vec::new(),
         not_in: Vec::new(),
         or_unknown_method: false,
-        fresh: true,
+        fresh: false,
         framing: framed.then(|| framing.name().to_owned()),
         dialect: None,
         handshake: true,
@@ -372,6 +377,10 @@ impl Shared {
 /// A run, as its jobs see it.
 struct Run<'a> {
     target: &'a Target,
+    /// How each execution runs: `opts.run`, and when processes are kept,
+    /// with quick writes ([`RunOptions::quick_writes`]). Minimising uses
+    /// `opts.run`, as a replay of the case file does.
+    each: RunOptions,
     seeds: &'a [Vec<u8>],
     opts: &'a FuzzOptions,
     seed: u64,
@@ -403,6 +412,7 @@ impl Run<'_> {
     /// One job: executions until the time is up, the count is reached or
     /// another job failed.
     fn work(&self) {
+        let mut session = session::Session::default();
         while !self.stop.load(Ordering::Relaxed) && Instant::now() < self.deadline {
             let i = self.claimed.fetch_add(1, Ordering::Relaxed);
             if self.opts.max_executions.is_some_and(|max| i >= max) {
@@ -419,9 +429,12 @@ impl Run<'_> {
                 let drawn = generate::in_dialect(drawn, handshake);
                 generate::in_framing(drawn, self.seed, n, &self.opts.run.framing)
             };
-            let result = finding::run_scenario(&scenario, self.target, &self.opts.run);
+            let ran = session.run(n, &scenario, self.target, &self.each);
             self.done.fetch_add(1, Ordering::Relaxed);
-            let outcome = self.after(n, scenario, &result);
+            let mut outcome = self.after(n, scenario, &ran.result);
+            for (n, scenario, result) in ran.again {
+                outcome = outcome.and_then(|()| self.after(n, scenario, &result));
+            }
             // Only now, with its input kept and its finding written: a run
             // killed before runs it again.
             let mut shared = self.lock();
@@ -430,6 +443,13 @@ impl Run<'_> {
                 shared.error.get_or_insert(e);
                 self.stop.store(true, Ordering::Relaxed);
             }
+        }
+        let mut outcome = Ok(());
+        for (n, scenario, result) in session.finish(self.target, &self.each) {
+            outcome = outcome.and_then(|()| self.after(n, scenario, &result));
+        }
+        if let Err(e) = outcome {
+            self.lock().error.get_or_insert(e);
         }
     }
 
@@ -602,6 +622,10 @@ pub fn fuzz(
     let seeds = &seeds[..];
     let run = Run {
         target,
+        each: RunOptions {
+            quick_writes: !opts.run.fresh,
+            ..opts.run.clone()
+        },
         seeds,
         opts,
         seed,

@@ -334,27 +334,37 @@ pub fn put(case: &Case, slot: Slot, probe: &Probe) -> Case {
 }
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(hay, needle).is_some()
 }
 
 fn replace(hay: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(hay.len());
-    let mut i = 0;
-    while i < hay.len() {
-        if hay[i..].starts_with(from) {
-            out.extend_from_slice(to);
-            i += from.len();
-        } else {
-            out.push(hay[i]);
-            i += 1;
-        }
+    if from.is_empty() {
+        return hay.to_vec();
     }
+    let mut out = Vec::with_capacity(hay.len());
+    let mut rest = 0;
+    // Matches that do not overlap, from the left.
+    for at in memchr::memmem::find_iter(hay, from) {
+        out.extend_from_slice(&hay[rest..at]);
+        out.extend_from_slice(to);
+        rest = at + from.len();
+    }
+    out.extend_from_slice(&hay[rest..]);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replace_puts_in_every_match_from_the_left() {
+        assert_eq!(replace(b"a$x$xb$x", b"$x", b"YY"), b"aYYYYbYY");
+        assert_eq!(replace(b"aaa", b"aa", b"b"), b"ba");
+        assert_eq!(replace(b"none", b"$x", b"YY"), b"none");
+        assert!(contains(b"a\"$probe\"", b"$probe"));
+        assert!(!contains(b"$prob", b"$probe"));
+    }
 
     fn one_case(text: &str) -> Case {
         crate::cases::load_str(std::path::Path::new("t.toml"), text)

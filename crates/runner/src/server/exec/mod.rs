@@ -76,6 +76,10 @@ pub struct RunOptions {
     /// A process per (case, plan) (`--fresh`), instead of one process kept
     /// for as many cases as can share it.
     pub fresh: bool,
+    /// The write plans made quick ([`Plan::writes_quick`]: pauses that
+    /// only wait for the target to read, `bytewise` a byte at a time for
+    /// each message's first bytes only), for persistent fuzzing.
+    pub quick_writes: bool,
     /// What this run has learnt of the target's start-up. Shared by the
     /// clones of these options: make new options for another target.
     pub readiness: Arc<Readiness>,
@@ -100,6 +104,7 @@ impl Default for RunOptions {
             call: None,
             startup: DEFAULT_STARTUP,
             fresh: false,
+            quick_writes: false,
             readiness: Arc::default(),
         }
     }
@@ -283,6 +288,13 @@ fn run_alone((case, plan): (&Case, Plan), target: &Target, opts: &RunOptions) ->
 }
 
 impl Job {
+    /// The indices (in the suite's work) of the cases run on the process
+    /// the job keeps: the ones a later case may send back to be run again
+    /// alone (none when it keeps none).
+    pub fn cases(&self) -> &[usize] {
+        &self.since
+    }
+
     /// Ends the job: its process, if it kept one, is closed as a process
     /// of its own is at the end of a case, and anything it writes after
     /// its last fence is some earlier case's, come late: then every case
@@ -344,11 +356,7 @@ impl Reused {
 fn needs_own_process(case: &Case, preamble: usize, plan: Plan, framing: &Framing) -> bool {
     case.fresh
         || case.steps.iter().skip(preamble).any(|s| {
-            let bytes: Vec<u8> = plan
-                .writes_in(&s.send, framing)
-                .into_iter()
-                .flat_map(|w| w.bytes)
-                .collect();
+            let bytes = plan.bytes_in(&s.send, framing);
             s.close || s.exit.is_some() || !framing.ends_message(&bytes)
         })
 }

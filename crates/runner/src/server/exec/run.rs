@@ -357,7 +357,11 @@ impl<'o> Run<'o> {
             // shares one prologue.
             let plan = if k < self.preamble { Plan::Whole } else { plan };
             self.begin_step(k);
-            let writes = plan.writes_in(&step.send, &self.opts.framing);
+            let writes = if self.opts.quick_writes {
+                plan.writes_quick(&step.send, &self.opts.framing)
+            } else {
+                plan.writes_in(&step.send, &self.opts.framing)
+            };
             self.send(writes, Some(k));
             // In LSP no barrier may follow an `initialize`, the handshake's
             // or a case's own: "until the server has responded to the
