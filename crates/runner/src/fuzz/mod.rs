@@ -5,7 +5,7 @@
 //! (broken JSON, deep nesting, huge strings and numbers, invalid UTF-8, odd
 //! ids and member types, batches of every shape), sent under a random write
 //! plan to the target: each job keeps its process from one execution to
-//! the next ([`session`], with `rpcspec run`'s guarantees: a finding is
+//! the next (`session.rs`, with `rpcspec run`'s guarantees: a finding is
 //! confirmed on a new process), or starts one per execution with
 //! `--fresh` ([`RunOptions::fresh`]). It is graded exactly as a case with
 //! `expect_any = true`: framing and message rules on everything the target
