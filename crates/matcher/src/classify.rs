@@ -421,7 +421,16 @@ impl Rpc<'_, '_> {
         }
         let Some(id_raw) = self.env.get(Field::Id) else {
             return match method {
-                Some(method) => Kind::Notification { method },
+                Some(method) => {
+                    if self.env.others {
+                        self.push(
+                            &r::REQUEST_OTHER_MEMBERS,
+                            "the notification has members besides `jsonrpc`, `method` and \
+                             `params`: a strict reader may refuse it with -32600, id null",
+                        );
+                    }
+                    Kind::Notification { method }
+                }
                 None => invalid(Shape::Request, None),
             };
         };

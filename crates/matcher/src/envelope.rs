@@ -55,6 +55,9 @@ pub(crate) struct Envelope<'a> {
     fields: [Option<&'a str>; FIELDS],
     /// Bit `f as usize` is set when member `f` appeared more than once.
     duplicates: u16,
+    /// A member not among a Request object's four (`jsonrpc`, `method`,
+    /// `params`, `id`: JSON-RPC 2.0 §4) appeared.
+    pub(crate) others: bool,
 }
 
 impl<'a> Envelope<'a> {
@@ -73,15 +76,25 @@ impl<'a> Envelope<'a> {
         if quoted.len() < 2 {
             return;
         }
+        let decoded;
         let name = if escaped {
             // A name that does not decode (a lone surrogate escape) is
             // none the rules read.
-            serde_json::from_str::<String>(quoted)
-                .ok()
-                .and_then(|n| field(&n, type_field))
+            match serde_json::from_str::<String>(quoted) {
+                Ok(n) => {
+                    decoded = n;
+                    decoded.as_str()
+                }
+                Err(_) => {
+                    self.others = true;
+                    return;
+                }
+            }
         } else {
-            field(&quoted[1..quoted.len() - 1], type_field)
+            &quoted[1..quoted.len() - 1]
         };
+        self.others |= !matches!(name, "jsonrpc" | "method" | "params" | "id");
+        let name = field(name, type_field);
         if let Some(f) = name {
             let slot = &mut self.fields[f as usize];
             if slot.is_some() {

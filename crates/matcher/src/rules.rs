@@ -142,6 +142,8 @@ crate::rule_table! { RULES;
         "method names that begin with `rpc.` are reserved for rpc-internal methods and extensions";
     REQUEST_PARAMS_TYPE = "request.params-type", Must, "JSON-RPC 2.0 §4.2 (\"If present, parameters for the rpc call MUST be provided as a Structured value\")",
         "`params`, if present, is an array or an object";
+    REQUEST_OTHER_MEMBERS = "request.other-members", Info, "JSON-RPC 2.0 §4",
+        "a notification with members §4 does not list (`ID` beside no `id`, say) is still a notification, or, read strictly, an invalid request: it gets no reply, or one -32600 with id null (§4 lists a Request object's members and says nothing of others)";
     REQUEST_ID_TYPE = "request.id-type", Must, "JSON-RPC 2.0 §4 (id: \"MUST contain a String, Number, or NULL value if included\")",
         "`id`, if present, is a string, a number or null";
     REQUEST_ID_NULL = "request.id-null", Should, "JSON-RPC 2.0 §4",

@@ -147,6 +147,16 @@ struct Side {
     unframed: usize,
 }
 
+/// What a message that is not a reply may draw besides a reply by its id.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// It does not parse: an id-null -32700.
+    parse_error: bool,
+    /// A notification with members §4 does not list: perhaps an id-null
+    /// -32600.
+    others: bool,
+}
+
 /// A message beyond a limit and what it awaits.
 #[derive(Debug)]
 struct Refusable {
@@ -183,6 +193,9 @@ struct Entry {
     due: u32,
     /// Invalid, but with a readable id: a reply with id null also answers it.
     invalid: bool,
+    /// Its id was sent again while it awaited its reply: which request a
+    /// reply answers, alone or in a batch, cannot be told.
+    reused: bool,
     cancelled: bool,
     /// Where its replies came. The first is kept inline: most get one.
     first: Option<Reply>,
@@ -202,6 +215,10 @@ impl Entry {
 #[derive(Debug)]
 struct NullSlot {
     parse_error: bool,
+    /// A notification with members §4 does not list
+    /// (`request.other-members`): an id-null -32600 may refuse it, or
+    /// nothing come; it is never unanswered.
+    optional: bool,
     batch: Option<usize>,
     /// The entry of an invalid request whose id was readable.
     key: Option<Key>,
@@ -343,6 +360,9 @@ impl Session {
                 if let Some(e) = null.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
                     e.due = 0;
                 }
+                if null.optional {
+                    continue;
+                }
                 let what = if null.parse_error {
                     "unparseable message"
                 } else {
@@ -379,7 +399,12 @@ impl Session {
     /// How many replies the requests sent `from` one side still await.
     pub fn outstanding(&self, from: Direction) -> usize {
         let side = &self.sides[from.index()];
-        side.due + side.nulls.iter().filter(|n| n.key.is_none()).count()
+        side.due
+            + side
+                .nulls
+                .iter()
+                .filter(|n| n.key.is_none() && !n.optional)
+                .count()
     }
 
     /// The requests the message last fed answered (or, a cancel,
@@ -448,7 +473,14 @@ impl Session {
                         };
                         self.reply(from, kind, ctx, out);
                     } else {
-                        self.request(from, kind, false, Some(b), Some(i), out);
+                        let others = c.findings.iter().any(|f| {
+                            f.rule.id == r::REQUEST_OTHER_MEMBERS.id && f.member == Some(i)
+                        });
+                        let slot = Slot {
+                            parse_error: false,
+                            others,
+                        };
+                        self.request(from, kind, slot, Some(b), Some(i), out);
                     }
                 }
             }
@@ -469,8 +501,11 @@ impl Session {
                 ..
             } if from == Direction::ServerToClient => {}
             kind => {
-                let parse_error = c.breaks(r::JSON_PARSE.id);
-                self.request(from, kind, parse_error, None, None, out);
+                let slot = Slot {
+                    parse_error: c.breaks(r::JSON_PARSE.id),
+                    others: c.breaks(r::REQUEST_OTHER_MEMBERS.id),
+                };
+                self.request(from, kind, slot, None, None, out);
             }
         }
     }
@@ -481,7 +516,7 @@ impl Session {
         &mut self,
         from: Direction,
         kind: &Kind,
-        parse_error: bool,
+        slot: Slot,
         batch: Option<usize>,
         member: Option<usize>,
         out: &mut Vec<Finding>,
@@ -495,6 +530,19 @@ impl Session {
                 side.notifications += 1;
                 if let Some(b) = batch.and_then(|b| side.batch(b)) {
                     b.notifications += 1;
+                }
+                // Read strictly, an invalid request: it may draw one
+                // -32600 with id null (as many as the window holds).
+                if slot.others && !claude {
+                    let null = NullSlot {
+                        parse_error: false,
+                        optional: true,
+                        batch,
+                        key: None,
+                        message,
+                        member,
+                    };
+                    self.await_null(from, null, out);
                 }
             }
             // Claude has no id-null error replies: a malformed control
@@ -510,33 +558,15 @@ impl Session {
                     self.expect(from, id, true, batch, member, out);
                     id.key()
                 });
-                let window = self.window;
-                let side = &mut self.sides[from.index()];
-                side.nulls.push_back(NullSlot {
-                    parse_error,
+                let null = NullSlot {
+                    parse_error: slot.parse_error,
+                    optional: false,
                     batch,
                     key,
                     message,
                     member,
-                });
-                if window.is_some_and(|n| side.nulls.len() > n) {
-                    let old = side.nulls.pop_front().expect("more than n");
-                    if let Some(e) = old.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
-                        side.due -= e.due as usize;
-                        e.due = 0;
-                    }
-                    let detail = format!(
-                        "the {} (message {old_message}, {from}) got no error reply before {} more awaited one (the session's window)",
-                        if old.parse_error {
-                            "unparseable message"
-                        } else {
-                            "invalid request"
-                        },
-                        window.unwrap_or(0),
-                        old_message = old.message,
-                    );
-                    out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
-                }
+                };
+                self.await_null(from, null, out);
             }
             Kind::Success { .. }
             | Kind::Error { .. }
@@ -544,6 +574,38 @@ impl Session {
             | Kind::Event { .. }
             | Kind::Batch(_) => {}
         }
+    }
+
+    /// Records that a message sent `from` one side may draw a reply with
+    /// id null; beyond the window, the oldest such message is given up
+    /// (reported unanswered, unless no reply was its due).
+    fn await_null(&mut self, from: Direction, null: NullSlot, out: &mut Vec<Finding>) {
+        let window = self.window;
+        let member = null.member;
+        let side = &mut self.sides[from.index()];
+        side.nulls.push_back(null);
+        if window.is_none_or(|n| side.nulls.len() <= n) {
+            return;
+        }
+        let old = side.nulls.pop_front().expect("more than n");
+        if let Some(e) = old.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
+            side.due -= e.due as usize;
+            e.due = 0;
+        }
+        if old.optional {
+            return;
+        }
+        let detail = format!(
+            "the {} (message {old_message}, {from}) got no error reply before {} more awaited one (the session's window)",
+            if old.parse_error {
+                "unparseable message"
+            } else {
+                "invalid request"
+            },
+            window.unwrap_or(0),
+            old_message = old.message,
+        );
+        out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
     }
 
     /// Records that a request with `id` sent `from` one side awaits a reply.
@@ -583,6 +645,7 @@ impl Session {
                 );
                 out.push(Finding::new(rule, member, detail));
                 e.due += 1;
+                e.reused = true;
                 side.ids.push_reuse();
                 return;
             }
@@ -603,6 +666,7 @@ impl Session {
             batch,
             due: 1,
             invalid,
+            reused: false,
             cancelled: false,
             first: None,
             more: Vec::new(),

@@ -96,10 +96,13 @@ impl Session {
         // by that id, so an invalid message that only an id-null reply can
         // answer takes it first, whenever it was sent: JSON-RPC orders no
         // replies, and the refusal can take the next id-null reply.
-        let before = |side: &Side, r: &Refusable| {
+        // A notification with other members counts only for the -32600
+        // that would refuse it.
+        let before = |side: &Side, r: &Refusable, code: i64| {
             let alone_with_id = r.batch.is_none() && !r.keys.is_empty();
             side.nulls.iter().any(|n| {
                 n.message != r.message
+                    && (!n.optional || code == -32600)
                     && (n.message < r.message || (alone_with_id && n.key.is_none()))
             })
         };
@@ -117,7 +120,8 @@ impl Session {
             // not be parsed, which pairing would hold against it.
             let code = *code;
             let fits = if key == Key::Null {
-                !before(side, r) && (r.batch.is_some() || !r.keys.is_empty() || code == -32700)
+                !before(side, r, code)
+                    && (r.batch.is_some() || !r.keys.is_empty() || code == -32700)
             } else {
                 r.keys.contains(&key) && (r.batch.is_some() || code == -32700)
             };

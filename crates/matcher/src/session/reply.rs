@@ -57,7 +57,7 @@ impl Session {
         }
         side.nulls.retain(|n| {
             let keep = n.batch != Some(b);
-            if !keep && n.key.is_none() {
+            if !keep && n.key.is_none() && !n.optional {
                 missing.push((n.member, "an invalid request".to_owned()));
             }
             keep
@@ -97,15 +97,19 @@ impl Session {
         let side = &mut self.sides[requester.index()];
         // Where a null slot would suit this reply: in its batch, or of the
         // same kind (alone, or in an array).
+        // A notification with other members only by the -32600 that
+        // refuses it.
         let fits = |n: &NullSlot| {
-            (ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array
+            ((ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array)
+                && (!n.optional || code == Some(-32600))
         };
         // An id-null error meaning "invalid" answers an invalid message
-        // before it answers a request whose id really is null (which is
-        // more likely to get a result or -32601).
+        // whose id could not be read before it answers a request whose id
+        // really is null (which is more likely to get a result or -32601);
+        // one whose id could be read may still get its reply by that id.
         let invalid_answer = key == Key::Null
             && matches!(code, Some(-32600 | -32700))
-            && side.nulls.iter().any(fits);
+            && side.nulls.iter().any(|n| fits(n) && n.key.is_none());
 
         if !invalid_answer
             && let Some(e) = side.ids.get_mut(&key)
@@ -139,6 +143,10 @@ impl Session {
                 );
             }
             let batch = e.batch;
+            // An id sent again while its first request was unanswered
+            // (the sender's fault: `session.id-reused`): which of them
+            // a reply answers, alone or in a batch, cannot be told.
+            let reused = e.reused;
             e.record(ctx.reply(), window);
             self.settled.push(e.message);
             e.due -= 1;
@@ -146,7 +154,9 @@ impl Session {
             if e.due == 0 && e.invalid {
                 side.nulls.retain(|n| n.key.as_ref() != Some(&key));
             }
-            self.check_shape(requester, batch, ctx, out);
+            if !reused {
+                self.check_shape(requester, batch, ctx, out);
+            }
             return;
         }
 
@@ -160,11 +170,23 @@ impl Session {
                 &|n| n.batch.is_none() != ctx.array,
                 &|_| true,
             ];
+            // Within a fit: a message whose id could not be read awaiting
+            // this very code, then one that may draw it (a notification
+            // with other members, refused by -32600), then one whose id
+            // could not be read awaiting another code, then those whose id
+            // could be read (they may still get their reply by it).
+            let want = |n: &NullSlot| Some(if n.parse_error { -32700 } else { -32600 });
+            let classes: [&dyn Fn(&NullSlot) -> bool; 5] = [
+                &|n| !n.optional && n.key.is_none() && want(n) == code,
+                &|n| n.optional && code == Some(-32600),
+                &|n| !n.optional && n.key.is_none(),
+                &|n| !n.optional && want(n) == code,
+                &|n| !n.optional,
+            ];
             let pick = tiers.iter().find_map(|fit| {
-                nulls
+                classes
                     .iter()
-                    .position(|n| fit(n) && n.key.is_none())
-                    .or_else(|| nulls.iter().position(fit))
+                    .find_map(|class| nulls.iter().position(|n| fit(n) && class(n)))
             });
             if let Some(i) = pick {
                 let null = side.nulls.remove(i).expect("picked from nulls");

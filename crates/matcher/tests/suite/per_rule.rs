@@ -43,6 +43,11 @@ const CASES: &[(&str, &str, &str)] = &[
         r#"{"jsonrpc":"2.0","method":"a","id":true}"#,
     ),
     (
+        "request.other-members",
+        "jsonrpc2",
+        r#"{"jsonrpc":"2.0","method":"a","ID":1}"#,
+    ),
+    (
         "request.id-null",
         "jsonrpc2",
         r#"{"jsonrpc":"2.0","method":"a","id":null}"#,

@@ -525,6 +525,97 @@ fn an_unreadable_id_takes_the_null_reply_before_a_refusal_with_an_id() {
     }
 }
 
+/// A notification with a member §4 does not list (`ID`, no `id`) may be
+/// refused as an invalid request with one -32600 with id null, alone or
+/// in a batch, or get no reply; any other reply to it, or a second one,
+/// is a reply to a notification.
+#[test]
+fn a_notification_with_other_members_may_be_refused_with_one_null_error() {
+    let note = r#"> {"jsonrpc":"2.0","method":"notify","ID":1}"#;
+    let refusal = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}"#;
+    let ok = ["request.other-members"];
+    assert_eq!(rules(&Dialect::Jsonrpc2, note), ok);
+    assert_eq!(rules(&Dialect::Jsonrpc2, &[note, refusal].join("\n")), ok);
+    let batch = r#"> [{"jsonrpc":"2.0","method":"a","id":1},{"jsonrpc":"2.0","method":"n","x":0}]"#;
+    let both = r#"< [{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}]"#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, &[batch, both].join("\n")), ok);
+    let one = r#"< [{"jsonrpc":"2.0","result":1,"id":1}]"#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, &[batch, one].join("\n")), ok);
+    // Not by another code, not twice, and not a plain notification.
+    let not_found = r#"< {"jsonrpc":"2.0","error":{"code":-32601,"message":"No"},"id":null}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[note, not_found].join("\n"));
+    assert!(got.contains(&"session.reply-to-notification"), "{got:?}");
+    let got = rules(&Dialect::Jsonrpc2, &[note, refusal, refusal].join("\n"));
+    assert!(got.contains(&"session.reply-to-notification"), "{got:?}");
+    // Beside an unparseable line, each error goes where its code says,
+    // in either order; and a single -32600 goes to the notification, not
+    // to a batch's invalid member.
+    let garbage = r#"> {"id": 1}"id": 1}"#;
+    let parse = r#"< {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse"},"id":null}"#;
+    for replies in [[refusal, parse], [parse, refusal]] {
+        let script = [note, garbage, replies[0], replies[1]].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        assert_eq!(got, ["request.other-members", "json.parse"], "{replies:?}");
+    }
+    let deep = r#"> [[1]]"#;
+    let in_array = r#"< [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}]"#;
+    let got = rules(
+        &Dialect::Jsonrpc2,
+        &[note, deep, refusal, in_array].join("\n"),
+    );
+    assert_eq!(got, ["request.other-members", "message.object"]);
+    // Before a message beyond a limit, sent after it, it takes the
+    // -32600 first, as the older message: the other is refused by the next.
+    let deeper = format!(r#"> [{}{}]"#, "[".repeat(100), "]".repeat(100));
+    let big_id = r#"> {"jsonrpc":"2.0","method":1,"id":-9007199254740993}"#;
+    let by_id =
+        r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":-9007199254740993}"#;
+    for script in [
+        [note, &deeper, refusal, parse].join("\n"),
+        [note, big_id, refusal, by_id].join("\n"),
+    ] {
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        let musts = [
+            "session.reply-to-notification",
+            "session.duplicate-reply",
+            "session.unanswered",
+            "session.batch-reply-missing",
+        ];
+        assert!(!got.iter().any(|r| musts.contains(r)), "{got:?}\n{script}");
+    }
+    // A request with id null and another member, refused with -32600 by
+    // id null, beside an invalid request whose id could be read, which
+    // gets its own.
+    let null_id = r#"> {"jsonrpc":"2.0","method":"m","x":[],"id":null}"#;
+    let keyed = r#"> {"method":1,"id":-9007199254740993}"#;
+    let script = [null_id, keyed, refusal, by_id].join("\n");
+    let got = rules(&Dialect::Jsonrpc2, &script);
+    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    let plain = r#"> {"jsonrpc":"2.0","method":"notify"}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[plain, refusal].join("\n"));
+    assert_eq!(got, ["session.reply-to-notification"]);
+}
+
+/// An id sent alone and again in a batch before its reply came: the
+/// replies, in either order, pair without a finding on the server's side
+/// (which one answers which cannot be told).
+#[test]
+fn a_reused_id_is_answered_alone_and_in_a_batch_in_any_order() {
+    let alone = r#"> {"jsonrpc":"2.0","method":"a","id":1}"#;
+    let batch =
+        r#"> [{"jsonrpc":"2.0","method":"b","id":1},{"jsonrpc":"2.0","method":"c","id":2}]"#;
+    let one = r#"< {"jsonrpc":"2.0","result":1,"id":1}"#;
+    let array = r#"< [{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]"#;
+    for replies in [[one, array], [array, one]] {
+        let script = [alone, batch, replies[0], replies[1]].join("\n");
+        assert_eq!(
+            rules(&Dialect::Jsonrpc2, &script),
+            ["session.id-reused"],
+            "{script}"
+        );
+    }
+}
+
 /// Bytes that carried no message (a damaged Content-Length frame) may
 /// draw one id-null reply, or none; a second one is a reply to nothing.
 #[test]

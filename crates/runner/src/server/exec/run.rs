@@ -485,6 +485,13 @@ impl<'o> Run<'o> {
         };
         let classified = self.session.feed(Direction::ClientToServer, &text);
         self.idless_room += idless_room(&classified.kind);
+        // A notification with members JSON-RPC 2.0 §4 does not list may be
+        // refused with an id-null -32600, alone or in a batch.
+        self.idless_room += classified
+            .findings
+            .iter()
+            .filter(|f| f.rule.id == rpcspec_matcher::rules::REQUEST_OTHER_MEMBERS.id)
+            .count();
         if let Some(k) = step {
             self.step_ids[k].extend(request_ids(&classified.kind));
         }
