@@ -198,7 +198,9 @@ pub enum Msg {
 
 /// Where the writer thread is told what to do.
 enum WriterCommand {
-    Write(Vec<Write>),
+    /// The writes, and whether their end is reported ([`Msg::Wrote`]; a
+    /// failure always is).
+    Write(Vec<Write>, bool),
     /// Write the path to stdin, then the writes into the named pipe there
     /// once the target has opened it (within the duration), then close it.
     Stream(PathBuf, Vec<Write>, Duration),
@@ -329,8 +331,18 @@ impl Running {
 
     /// Queues writes; [`Msg::Wrote`] or [`Msg::WriteFailed`] reports the end.
     pub fn write(&mut self, writes: Vec<Write>) {
+        self.command(WriterCommand::Write(writes, true));
+    }
+
+    /// Queues writes; only a failure is reported ([`Msg::WriteFailed`]):
+    /// for a caller that does not wait for the end, no wake-up for it.
+    pub fn write_unreported(&mut self, writes: Vec<Write>) {
+        self.command(WriterCommand::Write(writes, false));
+    }
+
+    fn command(&mut self, command: WriterCommand) {
         if let Some(w) = &self.writer
-            && w.send(WriterCommand::Write(writes)).is_err()
+            && w.send(command).is_err()
         {
             self.writer = None;
         }
@@ -423,8 +435,12 @@ impl Drop for Running {
 
 fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: SyncSender<Msg>) {
     for command in commands {
+        let mut report = true;
         let result = match command {
-            WriterCommand::Write(writes) => write_all(&mut stdin, writes),
+            WriterCommand::Write(writes, reported) => {
+                report = reported;
+                write_all(&mut stdin, writes)
+            }
             WriterCommand::Stream(path, writes, open_within) => {
                 let mut line = path.as_os_str().as_bytes().to_vec();
                 line.push(b'\n');
@@ -437,6 +453,7 @@ fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case:
             WriterCommand::Close => return,
         };
         let msg = match result {
+            Ok(()) if !report => continue,
             Ok(()) => Msg::Wrote,
             Err(e) => Msg::WriteFailed(e.to_string()),
         };

@@ -33,10 +33,11 @@ impl Session {
                     .is_some_and(|e| e.message == message && e.due > 0)
             })
             .collect();
+        // A notification with other members awaits nothing to refuse.
         let nulls = side
             .nulls
             .iter()
-            .filter(|n| n.message == message && n.key.is_none())
+            .filter(|n| n.message == message && n.key.is_none() && !n.optional)
             .count();
         if keys.is_empty() && nulls == 0 {
             return;
@@ -86,7 +87,7 @@ impl Session {
             }) && side
                 .nulls
                 .iter()
-                .filter(|n| n.message == r.message && n.key.is_none())
+                .filter(|n| n.message == r.message && n.key.is_none() && !n.optional)
                 .count()
                 == r.nulls
         };

@@ -591,6 +591,14 @@ fn a_notification_with_other_members_may_be_refused_with_one_null_error() {
     let script = [null_id, keyed, refusal, by_id].join("\n");
     let got = rules(&Dialect::Jsonrpc2, &script);
     assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    // Beyond a limit it is still a notification, with nothing to refuse:
+    // the parse error that follows is the unparseable line's.
+    let big = r#"> {"jsonrpc":"2.0","method":"n",",id":18446744073709551616}"#;
+    let script = [big, garbage, parse].join("\n");
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, &script),
+        ["request.other-members", "json.parse"]
+    );
     let plain = r#"> {"jsonrpc":"2.0","method":"notify"}"#;
     let got = rules(&Dialect::Jsonrpc2, &[plain, refusal].join("\n"));
     assert_eq!(got, ["session.reply-to-notification"]);

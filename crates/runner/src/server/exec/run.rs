@@ -48,7 +48,6 @@ pub(super) struct Run<'o> {
     pub(super) window: usize,
     pub(super) barriers: Vec<Id>,
     pub(super) evidence: Vec<Evidence>,
-    pub(super) pending_writes: usize,
     /// Some byte was written.
     pub(super) sent_any: bool,
     /// When the writes queued so far are due (time since start): writes
@@ -228,7 +227,6 @@ impl<'o> Run<'o> {
             window: 0,
             barriers: Vec::new(),
             evidence: Vec::new(),
-            pending_writes: 0,
             sent_any: false,
             writes_due: Duration::ZERO,
             stdout_closed: false,
@@ -430,8 +428,7 @@ impl<'o> Run<'o> {
         }
         self.writes_due = at;
         self.note_sent(&timed, step);
-        self.pending_writes += 1;
-        self.running.write(writes);
+        self.running.write_unreported(writes);
     }
 
     /// Keeps what was written when, and feeds it to the session as the
@@ -640,9 +637,8 @@ impl<'o> Run<'o> {
                 self.stdout(&bytes, at);
             }
             Msg::StdoutClosed => self.stdout_closed = true,
-            Msg::Wrote => self.pending_writes = self.pending_writes.saturating_sub(1),
+            Msg::Wrote => {}
             Msg::WriteFailed(e) => {
-                self.pending_writes = self.pending_writes.saturating_sub(1);
                 self.evidence.extend(self.running.write_failed(&e));
                 self.stopped = true;
             }
