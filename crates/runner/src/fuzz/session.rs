@@ -121,12 +121,20 @@ impl Session {
                 Some((ran.execution, ran.scenario.clone(), result))
             })
             .collect();
-        // The kept process's inputs are all of them, this one alone, or
-        // none (it was replaced or given up).
+        // The kept process's inputs are the earlier ones (this one ran on
+        // a process of its own), all of them, this one alone (the process
+        // that confirmed its verdict), or none (it was given up).
         let kept = self.job.cases();
-        if kept.len() < self.ran.len() {
-            self.ran.retain(|i, _| kept.contains(i));
+        let index = self.next - 1;
+        match kept {
+            [] => self.ran.clear(),
+            [only] if *only == index => self.ran.retain(|&i, _| i == index),
+            [.., last] if *last != index => {
+                self.ran.remove(&index);
+            }
+            _ => {}
         }
+        debug_assert_eq!(self.ran.len(), kept.len(), "the inputs on the kept process");
         (reused.result, again)
     }
 }
