@@ -51,8 +51,9 @@
 //! **Bounds.** No execution starts after `--time`; each has the case
 //! deadlines of `exec/`, and a minimisation at most 64 executions, none
 //! started later than `--time` or 30 s after its finding
-//! ([`MINIMISE_GRACE`]), whichever is later. Memory: jobs × `--budget`
-//! plus the corpus (at most `--corpus-max` × 64 KiB).
+//! ([`MINIMISE_GRACE`]), whichever is later. Memory: jobs × (`--budget`
+//! plus the inputs a kept process ran, at most 16 MiB) plus the corpus (at
+//! most `--corpus-max` × 64 KiB).
 
 mod behaviour;
 mod corpus;

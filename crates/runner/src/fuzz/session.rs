@@ -31,6 +31,10 @@ use crate::{
 /// back to be run again alone, stay bounded.
 pub const PER_PROCESS: usize = 1000;
 
+/// The most bytes of inputs one process takes before a new one replaces it
+/// (each input is kept twice: as generated and as the case it runs as).
+pub const PER_PROCESS_BYTES: usize = 16 << 20;
+
 /// One job's kept process and the inputs that ran on it.
 #[derive(Default)]
 pub(super) struct Session {
@@ -38,12 +42,15 @@ pub(super) struct Session {
     /// The inputs run on the kept process, by their index in this session.
     ran: HashMap<usize, Ran>,
     next: usize,
+    /// The bytes of the inputs in `ran`.
+    bytes: usize,
 }
 
 struct Ran {
     execution: u64,
     case: Case,
     scenario: Scenario,
+    bytes: usize,
 }
 
 /// An earlier input run again on a process of its own: its execution
@@ -69,17 +76,20 @@ impl Session {
         opts: &RunOptions,
     ) -> Outcome {
         let mut again = Vec::new();
-        if self.ran.len() >= PER_PROCESS {
+        let bytes = 2 * scenario.steps.iter().flatten().map(Vec::len).sum::<usize>();
+        if self.ran.len() >= PER_PROCESS || self.bytes + bytes > PER_PROCESS_BYTES {
             again = std::mem::take(self).finish(target, opts);
         }
         let index = self.next;
         self.next += 1;
+        self.bytes += bytes;
         self.ran.insert(
             index,
             Ran {
                 execution,
                 case: as_case("input", scenario, &opts.framing),
                 scenario: scenario.clone(),
+                bytes,
             },
         );
         let Session { job, ran, .. } = self;
@@ -127,10 +137,18 @@ impl Session {
         let kept = self.job.cases();
         let index = self.next - 1;
         match kept {
-            [] => self.ran.clear(),
-            [only] if *only == index => self.ran.retain(|&i, _| i == index),
+            [] => {
+                self.ran.clear();
+                self.bytes = 0;
+            }
+            [only] if *only == index => {
+                self.ran.retain(|&i, _| i == index);
+                self.bytes = self.ran.values().map(|r| r.bytes).sum();
+            }
             [.., last] if *last != index => {
-                self.ran.remove(&index);
+                if let Some(gone) = self.ran.remove(&index) {
+                    self.bytes -= gone.bytes;
+                }
             }
             _ => {}
         }
