@@ -61,16 +61,9 @@ pub fn fuzz_bench(root: &Path, args: &[String]) -> ExitCode {
             }
         }
     }
-    eprintln!("==> cargo build --release -p rpcspec");
-    let built = Command::new(env!("CARGO"))
-        .args(["build", "--release", "-p", "rpcspec"])
-        .current_dir(root)
-        .status();
-    if !built.is_ok_and(|s| s.success()) {
-        eprintln!("the release build failed");
+    let Some(rpcspec) = super::build_release(root) else {
         return ExitCode::FAILURE;
-    }
-    let rpcspec = root.join("target/release/rpcspec");
+    };
     let out = std::env::temp_dir().join(format!("rpcspec-fuzz-bench-{}", std::process::id()));
     let mut rows = Vec::new();
     for &(name, argv, bar) in TARGETS {

@@ -103,16 +103,9 @@ pub fn bench(root: &Path, args: &[String]) -> ExitCode {
         lines: parse_workloads(&workloads),
     };
 
-    eprintln!("==> cargo build --release -p rpcspec");
-    let status = Command::new("cargo")
-        .args(["build", "--release", "-p", "rpcspec"])
-        .current_dir(root)
-        .status();
-    if !status.is_ok_and(|s| s.success()) {
-        eprintln!("xtask bench: the release build failed");
+    let Some(rpcspec) = build_release(root) else {
         return ExitCode::FAILURE;
-    }
-    let rpcspec = root.join("target/release/rpcspec");
+    };
 
     eprintln!("==> rpcspec run, {runs} times, and the floor of as many spawns");
     let whole = match whole_run(&rpcspec, runs) {
@@ -159,6 +152,21 @@ pub fn bench(root: &Path, args: &[String]) -> ExitCode {
     }
     // Measurements, not tests: a missed bar is reported, not an error.
     ExitCode::SUCCESS
+}
+
+/// Builds rpcspec in release and returns its path; `None` (said on
+/// stderr) when the build fails.
+fn build_release(root: &Path) -> Option<PathBuf> {
+    eprintln!("==> cargo build --release -p rpcspec");
+    let status = Command::new("cargo")
+        .args(["build", "--release", "-p", "rpcspec"])
+        .current_dir(root)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        eprintln!("xtask: the release build of rpcspec failed");
+        return None;
+    }
+    Some(root.join("target/release/rpcspec"))
 }
 
 fn usage(problem: &str) -> ExitCode {

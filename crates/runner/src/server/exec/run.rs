@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{Capture, Framing};
 use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
-use rpcspec_matcher::{Direction, Finding, Id, IdKind, Kind};
+use rpcspec_matcher::{Classified, Direction, Finding, Id, IdKind, Kind};
 
 use super::{
     Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
@@ -132,14 +132,22 @@ fn sends_initialize(send: &crate::cases::Send) -> bool {
     })
 }
 
-/// How many replies that name no id `kind`, sent by the client, may draw.
-pub(super) fn idless_room(kind: &Kind) -> usize {
-    match kind {
-        Kind::Request { id, .. } => usize::from(id.kind() == IdKind::Null),
-        Kind::Notification { .. } => 0,
-        Kind::Batch(members) => members.len() + 1,
-        _ => 1,
-    }
+/// How many replies that name no id a message, sent by the client, may
+/// draw; a notification with members JSON-RPC 2.0 §4 does not list may be
+/// refused with an id-null -32600, alone or in a batch.
+pub(super) fn idless_room(classified: &Classified) -> usize {
+    let refusable = classified
+        .findings
+        .iter()
+        .filter(|f| f.rule.id == rpcspec_matcher::rules::REQUEST_OTHER_MEMBERS.id)
+        .count();
+    refusable
+        + match &classified.kind {
+            Kind::Request { id, .. } => usize::from(id.kind() == IdKind::Null),
+            Kind::Notification { .. } => 0,
+            Kind::Batch(members) => members.len() + 1,
+            _ => 1,
+        }
 }
 
 /// Most messages an evidence entry lists.
@@ -481,14 +489,7 @@ impl<'o> Run<'o> {
             },
         };
         let classified = self.session.feed(Direction::ClientToServer, &text);
-        self.idless_room += idless_room(&classified.kind);
-        // A notification with members JSON-RPC 2.0 §4 does not list may be
-        // refused with an id-null -32600, alone or in a batch.
-        self.idless_room += classified
-            .findings
-            .iter()
-            .filter(|f| f.rule.id == rpcspec_matcher::rules::REQUEST_OTHER_MEMBERS.id)
-            .count();
+        self.idless_room += idless_room(&classified);
         if let Some(k) = step {
             self.step_ids[k].extend(request_ids(&classified.kind));
         }
