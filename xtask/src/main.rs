@@ -125,6 +125,9 @@ commands:
   fuzz-bench [--seconds N] [--runs N]
           `rpcspec fuzz` with processes kept against a process per execution, two
           servers, one job: executions per second and their ratio (BENCHMARKS.md)
+  fuzz-matrix [--minutes N] [--only NAME]... [--out DIR]
+          `rpcspec fuzz` campaigns against the matrix's real servers (after
+          `matrix --install`), N minutes each: the table of docs/fuzzing.md
   fuzz-regress TARGET ARTIFACT NAME
           minimise a crash and keep it as corpus/TARGET/regress-NAME
   cflite-build [--keep]
@@ -147,6 +150,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::fuzz(&root, &args[1..]),
         Some("bench") => bench::bench(&root, &args[1..]),
         Some("fuzz-bench") => bench::fuzz_bench(&root, &args[1..]),
+        Some("fuzz-matrix") => bench::fuzz_matrix(&root, &args[1..]),
         Some("fuzz-regress") => fuzz::regress(&root, &args[1..]),
         Some("matrix") => matrix::matrix(&root, &args[1..]),
         Some("cflite-build") => cflite::cflite_build(&root, &args[1..]),

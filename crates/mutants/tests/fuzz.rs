@@ -7,7 +7,7 @@ use std::time::Duration;
 use rpcspec::{
     cases,
     exec::{RunOptions, run_case},
-    fuzz::{FuzzOptions, fuzz, seed_lines},
+    fuzz::{FuzzOptions, FuzzReport, fuzz, mcp::Tools, seed_lines},
     report::Verdict,
     target::Target,
 };
@@ -305,4 +305,98 @@ fn correct_servers_have_no_finding_on_kept_processes() {
         );
     }
     assert!(found.is_empty(), "false findings: {found:?}");
+}
+
+const MCP_MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-mcp");
+
+/// `rpcspec fuzz --dialect mcp` against `rpcspec-mutant-mcp NAME`, the
+/// tools `echo`, `add` and `fail` callable.
+fn mcp_fuzz(name: &str, seed: u64, executions: u64, out: &std::path::Path) -> FuzzReport {
+    let (dialect, handshake) = rpcspec::exec::dialect_named("mcp").unwrap();
+    let opts = FuzzOptions {
+        run: RunOptions {
+            timeout: Duration::from_secs(5),
+            dialect,
+            handshake: Some(handshake),
+            ..RunOptions::default()
+        },
+        tools: Tools::Named(vec!["echo".into(), "add".into(), "fail".into()]),
+        ..FuzzOptions::new(seed, Duration::from_secs(120), Some(executions), out)
+    };
+    let target = Target {
+        argv: vec![MCP_MUTANT.into(), name.into()],
+    };
+    let seeds = seed_lines(&cases::builtin().unwrap());
+    fuzz(&target, &seeds, &opts, &mut |_| {}).unwrap()
+}
+
+/// Past the handshake, MCP inputs are drawn from the revision's schema
+/// for what the server declares: against the reference MCP server every
+/// message meant valid is valid by the schema, every declared method is
+/// answered with a result, the callable tools are called, and nothing is
+/// found.
+#[test]
+fn mcp_inputs_reach_every_method_the_reference_declares() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = mcp_fuzz("reference", 4, 200, dir.path());
+    let found: Vec<String> = report
+        .findings
+        .iter()
+        .map(|f| format!("{} in {}", f.signature, f.file.display()))
+        .collect();
+    assert!(found.is_empty(), "false findings: {found:?}");
+    let mcp = report.mcp.expect("the surface was discovered");
+    let declared: Vec<&str> = mcp.coverage.methods.keys().map(String::as_str).collect();
+    assert_eq!(
+        declared,
+        [
+            "completion/complete",
+            "logging/setLevel",
+            "ping",
+            "prompts/get",
+            "prompts/list",
+            "resources/list",
+            "resources/read",
+            "resources/templates/list",
+            "tools/call",
+            "tools/list"
+        ]
+    );
+    let callable: Vec<&str> = mcp
+        .surface
+        .tools
+        .iter()
+        .filter(|t| t.allowed)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(callable, ["echo", "add", "fail"]);
+    let c = &mcp.coverage;
+    assert!(c.inputs > 100, "{c:?}");
+    assert_eq!(c.valid, c.schema_valid, "{:?}", c.first_miss);
+    for (method, count) in &c.methods {
+        assert!(
+            count.results > 0,
+            "{method} never answered with a result: {count:?}"
+        );
+    }
+}
+
+/// What only the drawn MCP inputs send finds what the generic ones
+/// cannot: a server that exits on `notifications/cancelled` (as rmcp
+/// 3.11 does in a 2026-07-28 session) crashes on one.
+#[test]
+fn mcp_inputs_find_a_server_that_exits_on_a_cancel() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = mcp_fuzz("exits-on-cancel", 4, 60, dir.path());
+    let kinds: Vec<(&str, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.signature.as_str(), f.shape))
+        .collect();
+    assert!(
+        kinds.iter().any(|(_, shape)| *shape == "messages"),
+        "{kinds:?}"
+    );
+    let reference = mcp_fuzz("reference", 4, 60, dir.path());
+    assert!(reference.findings.is_empty());
 }

@@ -15,9 +15,11 @@ use std::{
     time::{Duration, Instant},
 };
 
+mod campaign;
 mod fuzz;
 mod speed;
 
+pub use campaign::fuzz_matrix;
 pub use fuzz::fuzz_bench;
 
 use speed::{Speeds, check_speed, side_by_side_rows};

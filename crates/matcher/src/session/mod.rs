@@ -135,6 +135,11 @@ struct Side {
     notifications: usize,
     /// Invalid requests answered with id null so far.
     nulls_answered: usize,
+    /// For each -32600 with id null given to an optional slot while
+    /// invalid requests with a readable id awaited one too: those
+    /// requests' messages. Either may have been what it answered; one of
+    /// them left unanswered at the end takes it back.
+    lent: Vec<Vec<usize>>,
     /// The batches still remembered; `batches[0]` is batch number
     /// `first_batch`.
     batches: VecDeque<Batch>,
@@ -363,6 +368,12 @@ impl Session {
                 if null.optional {
                     continue;
                 }
+                if null.key.is_some()
+                    && let Some(i) = side.lent.iter().position(|m| m.contains(&null.message))
+                {
+                    side.lent.swap_remove(i);
+                    continue;
+                }
                 let what = if null.parse_error {
                     "unparseable message"
                 } else {
@@ -399,7 +410,15 @@ impl Session {
     /// How many replies the requests sent `from` one side still await.
     pub fn outstanding(&self, from: Direction) -> usize {
         let side = &self.sides[from.index()];
-        side.due
+        // A request that may have had its reply lent to a notification
+        // waits for nothing more.
+        let pending = |m: &usize| {
+            side.nulls
+                .iter()
+                .any(|n| n.message == *m && n.key.is_some() && !n.optional)
+        };
+        let lent = side.lent.iter().filter(|l| l.iter().any(pending)).count();
+        side.due.saturating_sub(lent)
             + side
                 .nulls
                 .iter()

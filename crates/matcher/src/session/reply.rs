@@ -7,7 +7,10 @@ impl Session {
     pub(super) fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
         let message = self.messages;
         let requester = from.reverse();
-        // The batch this array answers: that of its first member that pairs.
+        // The batch this array answers: that of its first member that pairs,
+        // else the oldest whose invalid member awaits an error by id null,
+        // else the oldest whose notification with other members may draw
+        // one (an array for that one alone answers the other the same).
         let side = &self.sides[requester.index()];
         let batch = kinds
             .iter()
@@ -19,10 +22,12 @@ impl Session {
                     .map(|e| e.batch)
             })
             .or_else(|| {
-                side.nulls
-                    .iter()
-                    .find(|n| n.batch.is_some())
-                    .map(|n| n.batch)
+                let in_batch = |optional: bool| {
+                    side.nulls
+                        .iter()
+                        .find(|n| n.batch.is_some() && n.optional == optional)
+                };
+                in_batch(false).or_else(|| in_batch(true)).map(|n| n.batch)
             })
             .flatten();
         for (i, kind) in kinds.iter().enumerate() {
@@ -189,6 +194,21 @@ impl Session {
                     .find_map(|class| nulls.iter().position(|n| fit(n) && class(n)))
             });
             if let Some(i) = pick {
+                // Given to a notification that may draw it, it may as well
+                // answer an invalid request whose id could be read.
+                if side.nulls[i].optional {
+                    let fit = tiers.iter().find(|fit| fit(&side.nulls[i]));
+                    let keyed: Vec<usize> = side
+                        .nulls
+                        .iter()
+                        .filter(|n| !n.optional && n.key.is_some())
+                        .filter(|n| fit.is_some_and(|fit| fit(n)))
+                        .map(|n| n.message)
+                        .collect();
+                    if !keyed.is_empty() {
+                        side.lent.push(keyed);
+                    }
+                }
                 let null = side.nulls.remove(i).expect("picked from nulls");
                 side.nulls_answered += 1;
                 self.settled.push(null.message);

@@ -591,6 +591,35 @@ fn a_notification_with_other_members_may_be_refused_with_one_null_error() {
     let script = [null_id, keyed, refusal, by_id].join("\n");
     let got = rules(&Dialect::Jsonrpc2, &script);
     assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    // The one -32600 by id null may as well have answered an invalid
+    // request whose id could be read (an MCP server answers `"id": 1.5`,
+    // not an MCP id, so, the id omitted): it is then not unanswered, and the
+    // notification, which needs no reply, got none. Found by fuzzing
+    // rpcspec's reference MCP server.
+    let fraction = r#"> {"jsonrpc":"2.0","method":"m","params":{},"id":1.5}"#;
+    let omitted = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"}}"#;
+    let got = rules(&Dialect::Mcp, &[note, fraction, omitted].join("\n"));
+    assert!(!got.contains(&"session.unanswered"), "{got:?}");
+    // Still, one reply answers one of them, not both.
+    let got = rules(&Dialect::Mcp, &[note, fraction, big_id, omitted].join("\n"));
+    assert!(got.contains(&"session.unanswered"), "{got:?}");
+    // An array of one id-null -32600 answers the batch with an invalid
+    // member before one whose notification with other members may draw
+    // it: the strict server refused that one, or said nothing to it.
+    // Found by fuzzing rpcspec's reference lenient server.
+    let others =
+        r#"> [{"json0pc":"2.0","method":"n","params":[1]},{"jsonrpc":"2.0","method":"m"}]"#;
+    let deep = r#"> [[[1]]]"#;
+    for script in [
+        [others, deep, in_array].join("\n"),
+        [others, deep, in_array, in_array].join("\n"),
+    ] {
+        let got = rules(&Dialect::Lenient, &script);
+        assert!(
+            !got.iter().any(|r| r.starts_with("session.")),
+            "{got:?}\n{script}"
+        );
+    }
     // Beyond a limit it is still a notification, with nothing to refuse:
     // the parse error that follows is the unparseable line's.
     let big = r#"> {"jsonrpc":"2.0","method":"n",",id":18446744073709551616}"#;

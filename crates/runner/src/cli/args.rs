@@ -177,6 +177,13 @@ pub(crate) struct FuzzArgs {
     /// on a new process either way).
     #[arg(long)]
     pub(crate) fresh: bool,
+    /// With `--dialect mcp`: a tool the fuzzer may call, with arguments
+    /// drawn from its `inputSchema` (repeat it; `'*'`: every tool the
+    /// server lists). A tool can act on the world: name only those safe
+    /// to call with any arguments. Default: none (calls name a tool that
+    /// does not exist).
+    #[arg(long = "tool", value_name = "NAME")]
+    pub(crate) tools: Vec<String>,
     /// The target command and its arguments, run without a shell.
     #[arg(last = true, value_name = "CMD", required = true)]
     pub(crate) target: Vec<OsString>,

@@ -7,7 +7,10 @@ use std::{
     io::{self, IsTerminal},
 };
 
-use rpcspec::fuzz::{FuzzOptions, FuzzReport, Progress};
+use rpcspec::fuzz::{
+    FuzzOptions, FuzzReport, Progress,
+    mcp::{McpReport, Tools},
+};
 
 use rpcspec::{cases, exec::RunOptions, exit, target::Target};
 
@@ -17,6 +20,27 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
     let (dialect, handshake) = match handshake_of(&args.dialect) {
         Ok(d) => d,
         Err(code) => return code,
+    };
+    let pinned = match crate::mcp_cmd::mcp_pin(&args.dialect) {
+        Ok((_, pinned)) => pinned,
+        Err(code) => return code,
+    };
+    let mut preambles = match cases::builtin_preambles() {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("case file error: {e}")),
+    };
+    // A pinned revision that has a handshake is the one it offers.
+    if let Some(revision) = pinned.filter(|r| r.has_initialize()) {
+        for preamble in preambles.iter_mut().filter(|p| p.dialect == "mcp") {
+            preamble.offer_version(revision.as_str());
+        }
+    }
+    let tools = if args.tools.iter().any(|t| t == "*") {
+        Tools::All
+    } else if args.tools.is_empty() {
+        Tools::None
+    } else {
+        Tools::Named(args.tools.clone())
     };
     let builtin = match cases::builtin() {
         Ok(c) => c,
@@ -42,12 +66,14 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
             handshake: Some(handshake),
             budget: args.budget,
             fresh: args.fresh,
+            preambles,
             ..RunOptions::default()
         },
         out: args.out,
         jobs,
         corpus: args.corpus,
         corpus_max: args.corpus_max,
+        tools,
     };
     let tty = io::stderr().is_terminal();
     let shown = target.display();
@@ -175,6 +201,9 @@ fn summary(report: &FuzzReport, jobs: usize) -> String {
         report.known.len(),
         report.seed,
     );
+    if let Some(m) = &report.mcp {
+        mcp_summary(m, &mut out);
+    }
     if let Some(c) = &report.corpus {
         let _ = write!(
             out,
@@ -197,4 +226,55 @@ fn summary(report: &FuzzReport, jobs: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What the MCP inputs drawn past the handshake met and did.
+fn mcp_summary(m: &McpReport, out: &mut String) {
+    let s = &m.surface;
+    let c = &m.coverage;
+    let allowed = s.tools.iter().filter(|t| t.allowed).count();
+    let _ = writeln!(
+        out,
+        "mcp {}: the server lists {} tools ({allowed} callable by --tool), {} prompts, {} resources, {} templates; {} inputs drawn past the handshake",
+        s.revision,
+        s.tools.len(),
+        s.prompts.len(),
+        s.resources.len(),
+        s.templates.len(),
+        c.inputs,
+    );
+    let share = |part: u64, of: u64| 100.0 * part as f64 / of.max(1) as f64;
+    let _ = writeln!(
+        out,
+        "  messages: {} meant valid, {} of them valid by the {} schema ({:.1}%); {} near-valid; {} invalid",
+        c.valid,
+        c.schema_valid,
+        s.revision,
+        share(c.schema_valid, c.valid),
+        c.near,
+        c.invalid,
+    );
+    if let Some(miss) = &c.first_miss {
+        let _ = writeln!(out, "  first miss: {miss}");
+    }
+    let reached = c.methods.values().filter(|m| m.results > 0).count();
+    let _ = writeln!(
+        out,
+        "  methods: {} declared, {reached} reached (answered with a result at least once)",
+        c.methods.len()
+    );
+    for (method, count) in &c.methods {
+        let why = if count.results > 0 {
+            String::new()
+        } else if method == "tools/call" && allowed == 0 {
+            "  not reached: no tool may be called (--tool NAME, or --tool '*')".to_owned()
+        } else {
+            "  not reached".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "    {method:<26} {:>6} sent ({:>6} meant valid), {:>6} results, {:>6} errors{why}",
+            count.sent, count.valid, count.results, count.errors
+        );
+    }
 }

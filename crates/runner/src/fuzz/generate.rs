@@ -26,7 +26,7 @@ impl Rng {
         Rng((z ^ (z >> 31)) | 1)
     }
 
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -34,16 +34,16 @@ impl Rng {
     }
 
     /// Uniform in `0..n` (`n` > 0).
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
     /// True with probability `1/n`.
-    fn one_in(&mut self, n: usize) -> bool {
+    pub(super) fn one_in(&mut self, n: usize) -> bool {
         self.below(n) == 0
     }
 
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(super) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 }
@@ -240,7 +240,7 @@ pub fn scenario_with(seed: u64, n: u64, seeds: &[Vec<u8>], corpus: &[Scenario]) 
 /// (it has no id that can be read): replies to both then carry `null`,
 /// and nothing tells which is which. JSON-RPC 2.0 §4 discourages a `null`
 /// id for that very reason.
-fn reuses_an_id(lines: &[Vec<u8>]) -> bool {
+pub(super) fn reuses_an_id(lines: &[Vec<u8>]) -> bool {
     fn ids(kind: &Kind, out: &mut Vec<Id>, anonymous: &mut usize) {
         match kind {
             Kind::Request { id, .. } | Kind::Invalid { id: Some(id), .. } => out.push(id.clone()),
@@ -347,7 +347,24 @@ pub fn in_framing(mut scenario: Scenario, seed: u64, n: u64, framing: &Framing) 
 /// 3.17), which the `lsp` suite leaves N/A as well; what a language server
 /// does with one is not for rpcspec to grade. Ids of the wrong type stay:
 /// they make a request invalid in LSP as in JSON-RPC.
+///
+/// In MCP and Codex's app-server, without batches (lines that open an
+/// array with members, however deep or broken), as the suite leaves its
+/// batch cases N/A there (`server/exec/dialect.rs` says why): MCP
+/// 2025-06-18 removed them and the app-server protocol has none, so a
+/// server answers one member by member or with one -32600 for the whole
+/// array, and rpcspec cannot grade either without knowing which it means.
 pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
+    if handshake == "mcp" || handshake == "codex" {
+        let batch = |line: &Vec<u8>| {
+            let mut bytes = line.iter().filter(|b| !b" \t\r\n".contains(b));
+            bytes.next() == Some(&b'[') && bytes.next().is_some_and(|&b| b != b']')
+        };
+        for lines in &mut scenario.steps {
+            lines.retain(|l| !batch(l));
+        }
+        return non_empty(scenario);
+    }
     if handshake != "lsp" {
         return scenario;
     }
@@ -367,6 +384,11 @@ pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
     for lines in &mut scenario.steps {
         lines.retain(|l| !no_lsp_id(l));
     }
+    non_empty(scenario)
+}
+
+/// `scenario` without empty steps, and with one request if it has none.
+fn non_empty(mut scenario: Scenario) -> Scenario {
     scenario.steps.retain(|lines| !lines.is_empty());
     if scenario.steps.is_empty() {
         scenario.steps.push(vec![
@@ -510,6 +532,24 @@ fn mutant(rng: &mut Rng, corpus: &[Scenario], seeds: &[Vec<u8>]) -> Option<Scena
 mod tests {
     use super::*;
 
+    #[test]
+    fn same_seed_same_scenarios() {
+        let seeds =
+            vec![b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1}".to_vec()];
+        for n in 0..50 {
+            assert_eq!(scenario(7, n, &seeds), scenario(7, n, &seeds));
+        }
+        assert_ne!(scenario(7, 1, &seeds), scenario(8, 1, &seeds));
+    }
+
+    #[test]
+    fn runs_collapse() {
+        assert_eq!(
+            collapse_runs(b"[\"xxxxxxxxxxxx\", 9999999999]", 3),
+            b"[\"xxx\", 999]"
+        );
+    }
+
     /// In Content-Length framing a line is a message the run frames, and
     /// a damaged frame is sent as it is, ends the input and closes stdin;
     /// every kind of damage is one no well-framed message has.
@@ -575,6 +615,30 @@ mod tests {
         let kept = in_dialect(ids.clone(), "lsp");
         assert_eq!(kept.steps, [&ids.steps[1][1..], &ids.steps[2][..]]);
         assert_eq!(in_dialect(ids.clone(), "jsonrpc2"), ids);
+        // In MCP, no batch, not even a deep or broken one: `[]` stays
+        // (invalid everywhere).
+        let mcp = in_dialect(ids.clone(), "mcp");
+        assert_eq!(mcp.steps[0], ids.steps[0][..1]);
+        assert_eq!(mcp.steps[1..], ids.steps[1..]);
+        let arrays = Scenario {
+            steps: vec![vec![
+                b"[1]\n".to_vec(),
+                b"[ ]\r\n".to_vec(),
+                b"[[[[1]]]]\n".to_vec(),
+                b" [{\"id\": 1\n".to_vec(),
+                b"{\"id\": [1]}\n".to_vec(),
+            ]],
+            plan: Plan::Whole,
+        };
+        assert_eq!(
+            in_dialect(arrays.clone(), "codex"),
+            in_dialect(arrays.clone(), "mcp")
+        );
+        let kept = in_dialect(arrays.clone(), "mcp");
+        assert_eq!(
+            kept.steps[0],
+            [arrays.steps[0][1].clone(), arrays.steps[0][4].clone()]
+        );
         // In NDJSON the same input is its lines, as they are.
         let ndjson = super::super::as_case("x", &scenario, &Framing::ndjson());
         assert_eq!(ndjson.steps.len(), 3);

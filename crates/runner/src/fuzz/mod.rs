@@ -59,7 +59,10 @@ mod behaviour;
 mod corpus;
 mod finding;
 mod generate;
+mod instance;
+pub mod mcp;
 mod session;
+mod surface;
 
 use std::{
     collections::{BTreeSet, HashMap, HashSet},
@@ -117,6 +120,8 @@ pub struct FuzzOptions {
     pub corpus: Option<PathBuf>,
     /// The most inputs the corpus holds.
     pub corpus_max: usize,
+    /// With `--dialect mcp`: the tools whose calls may be drawn.
+    pub tools: mcp::Tools,
 }
 
 impl FuzzOptions {
@@ -132,6 +137,7 @@ impl FuzzOptions {
             jobs: 1,
             corpus: None,
             corpus_max: DEFAULT_MAX_INPUTS,
+            tools: mcp::Tools::None,
         }
     }
 }
@@ -199,6 +205,9 @@ pub struct FuzzReport {
     pub corpus: Option<CorpusSummary>,
     /// What loading skipped, one sentence each.
     pub warnings: Vec<String>,
+    /// With `--dialect mcp`: what the server declared, and what the
+    /// inputs drawn for it did.
+    pub mcp: Option<mcp::McpReport>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -360,6 +369,7 @@ struct Shared {
     findings: Vec<FuzzFinding>,
     full: u64,
     too_big: u64,
+    coverage: Option<mcp::Coverage>,
     error: Option<FuzzError>,
     /// Executions under way, by number.
     running: BTreeSet<u64>,
@@ -384,6 +394,8 @@ struct Run<'a> {
     each: RunOptions,
     seeds: &'a [Vec<u8>],
     opts: &'a FuzzOptions,
+    /// With `--dialect mcp`, what the server declared.
+    surface: Option<&'a mcp::Surface>,
     seed: u64,
     first: u64,
     base_executions: u64,
@@ -420,18 +432,33 @@ impl Run<'_> {
                 break;
             }
             let n = self.first + i;
-            let scenario = {
+            let (scenario, messages) = {
                 let mut shared = self.lock();
                 shared.running.insert(n);
                 shared.next = shared.next.max(n + 1);
-                let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
-                let drawn = scenario_with(self.seed, n, self.seeds, inputs);
-                let handshake = self.opts.run.handshake.as_deref().unwrap_or_default();
-                let drawn = generate::in_dialect(drawn, handshake);
-                generate::in_framing(drawn, self.seed, n, &self.opts.run.framing)
+                match self.surface.filter(|_| mcp::drawn_here(self.seed, n)) {
+                    Some(surface) => {
+                        let (scenario, messages) = mcp::draw(self.seed, n, surface);
+                        (scenario, Some(messages))
+                    }
+                    None => {
+                        let inputs = shared.corpus.as_ref().map_or(&[][..], |c| &c.inputs[..]);
+                        let drawn = scenario_with(self.seed, n, self.seeds, inputs);
+                        let handshake = self.opts.run.handshake.as_deref().unwrap_or_default();
+                        let drawn = generate::in_dialect(drawn, handshake);
+                        let framing = &self.opts.run.framing;
+                        (generate::in_framing(drawn, self.seed, n, framing), None)
+                    }
+                }
             };
             let ran = session.run(n, &scenario, self.target, &self.each);
             self.done.fetch_add(1, Ordering::Relaxed);
+            if let (Some(messages), Some(surface)) = (&messages, self.surface) {
+                let mut shared = self.lock();
+                if let Some(coverage) = shared.coverage.as_mut() {
+                    coverage.tally(surface.revision, messages, &ran.result);
+                }
+            }
             let mut outcome = self.after(n, scenario, &ran.result);
             for (n, scenario, result) in ran.again {
                 outcome = outcome.and_then(|()| self.after(n, scenario, &result));
@@ -559,6 +586,22 @@ pub fn fuzz(
     let mut warnings = corpus
         .as_mut()
         .map_or_else(Vec::new, |c| std::mem::take(&mut c.warnings));
+    // MCP inputs past the handshake need what the server declares.
+    let surface = if opts.run.dialect == rpcspec_matcher::Dialect::Mcp
+        && opts.run.handshake.as_deref().is_none_or(|h| h == "mcp")
+    {
+        match mcp::discover(target, &opts.run, &opts.tools) {
+            Ok(s) => Some(s),
+            Err(why) => {
+                warnings.push(format!(
+                    "no MCP inputs past the handshake: asking the server what it declares failed: {why}"
+                ));
+                None
+            }
+        }
+    } else {
+        None
+    };
     let previous = corpus.as_ref().and_then(|c| c.state.clone());
     let (seed, first) = match (&previous, opts.seed) {
         (Some(state), None) => (state.seed, state.next_execution),
@@ -629,6 +672,7 @@ pub fn fuzz(
         },
         seeds,
         opts,
+        surface: surface.as_ref(),
         seed,
         first,
         base_executions,
@@ -644,6 +688,7 @@ pub fn fuzz(
             findings: Vec::new(),
             full: 0,
             too_big: 0,
+            coverage: surface.as_ref().map(mcp::Coverage::of),
             error: None,
             running: BTreeSet::new(),
             next: first,
@@ -721,6 +766,9 @@ pub fn fuzz(
         }),
         fixed,
         warnings,
+        mcp: surface
+            .zip(shared.coverage)
+            .map(|(surface, coverage)| mcp::McpReport { surface, coverage }),
         elapsed,
     })
 }
@@ -730,28 +778,4 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use generate::collapse_runs;
-
-    #[test]
-    fn same_seed_same_scenarios() {
-        let seeds =
-            vec![b"{\"jsonrpc\":\"2.0\",\"method\":\"sum\",\"params\":[1],\"id\":1}".to_vec()];
-        for n in 0..50 {
-            assert_eq!(scenario(7, n, &seeds), scenario(7, n, &seeds));
-        }
-        assert_ne!(scenario(7, 1, &seeds), scenario(8, 1, &seeds));
-    }
-
-    #[test]
-    fn runs_collapse() {
-        assert_eq!(
-            collapse_runs(b"[\"xxxxxxxxxxxx\", 9999999999]", 3),
-            b"[\"xxx\", 999]"
-        );
-    }
 }

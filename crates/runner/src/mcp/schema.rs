@@ -183,6 +183,20 @@ pub fn definition_of(revision: Revision, method: &str) -> Option<&'static str> {
     compiled(revision).methods.get(method).map(String::as_str)
 }
 
+/// The definition named `name` (`CallToolRequest`) in `revision`'s schema.
+pub fn definition(revision: Revision, name: &str) -> Option<&'static Value> {
+    compiled(revision).defs.get(name)
+}
+
+/// What a `$ref` of `revision`'s schema (`#/$defs/RequestId`, or
+/// `#/definitions/…` in 2025-06-18) points at.
+pub fn resolve(revision: Revision, reference: &str) -> Option<&'static Value> {
+    let name = reference
+        .strip_prefix("#/$defs/")
+        .or_else(|| reference.strip_prefix("#/definitions/"))?;
+    definition(revision, name)
+}
+
 /// Whether `revision`'s schema defines `method`.
 pub fn knows(revision: Revision, method: &str) -> bool {
     definition_of(revision, method).is_some()
