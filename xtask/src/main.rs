@@ -125,7 +125,7 @@ commands:
   fuzz-bench [--seconds N] [--runs N]
           `rpcspec fuzz` with processes kept against a process per execution, two
           servers, one job: executions per second and their ratio (BENCHMARKS.md)
-  fuzz-matrix [--minutes N] [--only NAME]... [--out DIR]
+  fuzz-matrix [--minutes N] [--parallel N] [--only NAME]... [--out DIR]
           `rpcspec fuzz` campaigns against the matrix's real servers (after
           `matrix --install`), N minutes each: the table of docs/fuzzing.md
   fuzz-regress TARGET ARTIFACT NAME

@@ -12,14 +12,14 @@ use std::{
 };
 
 const USAGE: &str = "\
-usage: cargo xtask fuzz-matrix [--minutes N] [--only NAME]... [--out DIR]
+usage: cargo xtask fuzz-matrix [--minutes N] [--parallel N] [--only NAME]... [--out DIR]
 
 Builds rpcspec (release), then runs `rpcspec fuzz --seed 1 --jobs 1` against
 each real server of the matrix (after `cargo xtask matrix --install`) for N
-minutes (default 10), one after the other, each with a corpus of its own
-under DIR (default target/fuzz-matrix, emptied first). Prints the campaign
-table (Markdown) and every finding with its case file, and writes them to
-DIR/report.md. --only runs the named targets alone.";
+minutes (default 10), --parallel campaigns at a time (default 1), each with
+a corpus of its own under DIR (default target/fuzz-matrix, emptied first).
+Prints the campaign table (Markdown) and every finding with its case file,
+and writes them to DIR/report.md. --only runs the named targets alone.";
 
 /// A campaign: the matrix target's name (`xtask/matrix/manifest.toml`),
 /// its command and environment (relative to `xtask/matrix/`), its
@@ -112,6 +112,7 @@ const CAMPAIGNS: &[Campaign] = &[
 
 pub fn fuzz_matrix(root: &Path, args: &[String]) -> ExitCode {
     let mut minutes = 10u64;
+    let mut parallel = 1usize;
     let mut only: Vec<String> = Vec::new();
     let mut out = root.join("target/fuzz-matrix");
     let mut it = args.iter();
@@ -120,6 +121,10 @@ pub fn fuzz_matrix(root: &Path, args: &[String]) -> ExitCode {
             "--minutes" => match it.next().and_then(|v| v.parse::<u64>().ok()) {
                 Some(n) if n > 0 => minutes = n,
                 _ => return usage("--minutes takes a positive number"),
+            },
+            "--parallel" => match it.next().and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n > 0 => parallel = n,
+                _ => return usage("--parallel takes a positive number"),
             },
             "--only" => match it.next() {
                 Some(name) if CAMPAIGNS.iter().any(|c| c.name == name) => only.push(name.clone()),
@@ -152,21 +157,38 @@ pub fn fuzz_matrix(root: &Path, args: &[String]) -> ExitCode {
         eprintln!("xtask fuzz-matrix: cannot create {}: {e}", out.display());
         return ExitCode::FAILURE;
     }
-    let mut rows = Vec::new();
-    for c in CAMPAIGNS
+    let chosen: Vec<&Campaign> = CAMPAIGNS
         .iter()
         .filter(|c| only.is_empty() || only.iter().any(|o| o == c.name))
-    {
-        eprintln!("==> {} for {minutes} min", c.name);
-        match campaign(&rpcspec, &dir, &out, c, minutes) {
-            Ok(row) => rows.push((c, row)),
-            Err(e) => {
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results: Vec<std::sync::Mutex<Option<Result<Row, String>>>> =
+        chosen.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..parallel.min(chosen.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(c) = chosen.get(i) else { break };
+                    eprintln!("==> {} for {minutes} min", c.name);
+                    let row = campaign(&rpcspec, &dir, &out, c, minutes);
+                    *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(row);
+                }
+            });
+        }
+    });
+    let mut rows = Vec::new();
+    for (c, result) in chosen.into_iter().zip(results) {
+        match result.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some(Ok(row)) => rows.push((c, row)),
+            Some(Err(e)) => {
                 eprintln!("xtask fuzz-matrix: {}: {e}", c.name);
                 return ExitCode::FAILURE;
             }
+            None => return ExitCode::FAILURE,
         }
     }
-    let report = report(&rows, minutes);
+    let report = report(&rows, minutes, parallel);
     print!("{report}");
     let path = out.join("report.md");
     if let Err(e) = std::fs::write(&path, &report) {
@@ -273,11 +295,11 @@ fn parse(text: &str) -> Result<Row, String> {
     Ok(row)
 }
 
-fn report(rows: &[(&Campaign, Row)], minutes: u64) -> String {
+fn report(rows: &[(&Campaign, Row)], minutes: u64, parallel: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "`cargo xtask fuzz-matrix --minutes {minutes}`: `rpcspec fuzz --seed 1 --jobs 1 --time {minutes}m --corpus DIR`, one campaign after the other\n"
+        "`cargo xtask fuzz-matrix --minutes {minutes} --parallel {parallel}`: `rpcspec fuzz --seed 1 --jobs 1 --time {minutes}m --corpus DIR`, {parallel} campaigns at a time\n"
     );
     let _ = writeln!(
         out,
@@ -318,7 +340,7 @@ mod tests {
         let text = "\
 FAIL  session.unanswered  on not-json input (execution 4) -> f/seed-1-4.toml
     request id 1 got no reply
-1200 executions (numbers 0 to 1199) in 60.0s on 1 jobs, 1 findings (one per cause: rule and input shape) over 1 rules, 0 known (seed 1)
+1200 executions (numbers 0 to 1199) in 60.0s on 1 jobs, 1 findings (one per cause: rule and input shape) over 1 rules, 0 known, 0 flaky (seed 1)
 mcp 2025-11-25: the server lists 2 tools
   messages: 10 meant valid
 corpus c: 0 -> 37 inputs (at most 1000)

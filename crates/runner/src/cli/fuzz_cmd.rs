@@ -159,6 +159,17 @@ fn summary(report: &FuzzReport, jobs: usize) -> String {
             let _ = writeln!(out, "    {}", e.message);
         }
     }
+    for f in &report.flaky {
+        let _ = writeln!(
+            out,
+            "flaky  {}  on {} input (execution {}): failed once, not in {} runs since with the replay's write plans (timing?) -> {}",
+            f.signature,
+            f.shape,
+            f.execution,
+            rpcspec::fuzz::REPRODUCE_TRIES,
+            f.file.display()
+        );
+    }
     let corpus_dir = report.corpus.as_ref().map(|c| c.dir.clone());
     for k in &report.known {
         let file = corpus_dir.as_ref().map_or_else(
@@ -193,12 +204,13 @@ fn summary(report: &FuzzReport, jobs: usize) -> String {
     };
     let _ = writeln!(
         out,
-        "{} executions{numbers} in {:.1}s on {jobs} jobs, {} findings (one per cause: rule and input shape) over {} rules, {} known (seed {})",
+        "{} executions{numbers} in {:.1}s on {jobs} jobs, {} findings (one per cause: rule and input shape) over {} rules, {} known, {} flaky (seed {})",
         report.executions,
         report.elapsed.as_secs_f64(),
         report.findings.len(),
         rules.len(),
         report.known.len(),
+        report.flaky.len(),
         report.seed,
     );
     if let Some(m) = &report.mcp {

@@ -106,7 +106,11 @@ fn params(rng: &mut Rng) -> Option<String> {
     Some(match rng.below(9) {
         0 => return None,
         1 => "null".into(),
-        2 => "\"bar\"".into(),
+        // Characters of two, three and four bytes, for the write plans
+        // to cut inside.
+        2 => rng
+            .pick(&["\"bar\"", "[\"b\u{e9}r \u{65e5}\u{1f600}\"]"])
+            .to_string(),
         3 => "42".into(),
         4 => format!("[{}, {}]", rng.below(100), rng.below(100)),
         5 => "{\"minuend\": 42, \"subtrahend\": 23}".into(),
