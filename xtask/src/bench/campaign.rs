@@ -19,7 +19,8 @@ each real server of the matrix (after `cargo xtask matrix --install`) for N
 minutes (default 10), --parallel campaigns at a time (default 1), each with
 a corpus of its own under DIR (default target/fuzz-matrix, emptied first).
 Prints the campaign table (Markdown) and every finding with its case file,
-and writes them to DIR/report.md. --only runs the named targets alone.";
+and writes them to DIR/report.md (each campaign's own summary to
+DIR/NAME.txt). --only runs the named targets alone.";
 
 /// A campaign: the matrix target's name (`xtask/matrix/manifest.toml`),
 /// its command and environment (relative to `xtask/matrix/`), its
@@ -172,21 +173,31 @@ pub fn fuzz_matrix(root: &Path, args: &[String]) -> ExitCode {
                     let Some(c) = chosen.get(i) else { break };
                     eprintln!("==> {} for {minutes} min", c.name);
                     let row = campaign(&rpcspec, &dir, &out, c, minutes);
+                    if let Err(e) = &row {
+                        eprintln!("xtask fuzz-matrix: {}: {e}", c.name);
+                    }
                     *results[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(row);
                 }
             });
         }
     });
+    // A campaign that could not run is a row that says why: the others'
+    // numbers still stand.
+    let mut failed = false;
     let mut rows = Vec::new();
     for (c, result) in chosen.into_iter().zip(results) {
-        match result.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            Some(Ok(row)) => rows.push((c, row)),
-            Some(Err(e)) => {
-                eprintln!("xtask fuzz-matrix: {}: {e}", c.name);
-                return ExitCode::FAILURE;
-            }
-            None => return ExitCode::FAILURE,
-        }
+        let row = result
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(|| Err("not run".to_owned()));
+        failed |= row.is_err();
+        rows.push((
+            c,
+            row.unwrap_or_else(|error| Row {
+                error: Some(error),
+                ..Row::default()
+            }),
+        ));
     }
     let report = report(&rows, minutes, parallel);
     print!("{report}");
@@ -196,7 +207,11 @@ pub fn fuzz_matrix(root: &Path, args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     eprintln!("xtask fuzz-matrix: wrote {}", path.display());
-    ExitCode::SUCCESS
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn usage(problem: &str) -> ExitCode {
@@ -215,6 +230,8 @@ struct Row {
     finding_lines: Vec<String>,
     /// The MCP lines of the summary, if any.
     mcp: Vec<String>,
+    /// Why the campaign did not run.
+    error: Option<String>,
 }
 
 fn campaign(
@@ -245,10 +262,14 @@ fn campaign(
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let raw = out.join(format!("{}.txt", c.name));
+    std::fs::write(&raw, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", raw.display()))?;
     if !matches!(output.status.code(), Some(0 | 1)) {
         return Err(format!("`rpcspec fuzz` failed ({})", output.status));
     }
-    parse(&String::from_utf8_lossy(&output.stdout))
+    parse(&text)
 }
 
 /// The numbers of `rpcspec fuzz`'s summary.
@@ -307,6 +328,14 @@ fn report(rows: &[(&Campaign, Row)], minutes: u64, parallel: usize) -> String {
     );
     let _ = writeln!(out, "|---|---|--:|--:|--:|--:|");
     for (c, r) in rows {
+        if let Some(error) = &r.error {
+            let _ = writeln!(
+                out,
+                "| {} | {} | not run: {error} | | | |",
+                c.name, c.dialect
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "| {} | {} | {} | {:.0} | {} | {} |",
@@ -360,6 +389,7 @@ corpus c: 0 -> 37 inputs (at most 1000)
                     "mcp 2025-11-25: the server lists 2 tools".into(),
                     "  messages: 10 meant valid".into()
                 ],
+                error: None,
             }
         );
         assert!(parse("nothing").is_err());
