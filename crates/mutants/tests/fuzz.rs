@@ -31,6 +31,15 @@ fn options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
     }
 }
 
+/// Each finding of `report`: its signature and case file.
+fn findings_of(report: &FuzzReport) -> Vec<String> {
+    report
+        .findings
+        .iter()
+        .map(|f| format!("{} in {}", f.signature, f.file.display()))
+        .collect()
+}
+
 /// The case of `finding`'s file, as `rpcspec run --cases DIR` loads it.
 fn replayed(dir: &std::path::Path, finding: &rpcspec::fuzz::FuzzFinding) -> rpcspec::cases::Case {
     let name = |c: &rpcspec::cases::Case| format!("{}.toml", c.meta.id.rsplit('/').next().unwrap());
@@ -53,11 +62,7 @@ fn the_reference_server_has_no_finding() {
     )
     .unwrap();
     assert_eq!(report.executions, 150);
-    let found: Vec<String> = report
-        .findings
-        .iter()
-        .map(|f| format!("{} in {}", f.signature, f.file.display()))
-        .collect();
+    let found = findings_of(&report);
     assert!(found.is_empty(), "false findings: {found:?}");
 }
 
@@ -339,11 +344,7 @@ fn mcp_fuzz(name: &str, seed: u64, executions: u64, out: &std::path::Path) -> Fu
 fn mcp_inputs_reach_every_method_the_reference_declares() {
     let dir = tempfile::tempdir().unwrap();
     let report = mcp_fuzz("reference", 4, 200, dir.path());
-    let found: Vec<String> = report
-        .findings
-        .iter()
-        .map(|f| format!("{} in {}", f.signature, f.file.display()))
-        .collect();
+    let found = findings_of(&report);
     assert!(found.is_empty(), "false findings: {found:?}");
     let mcp = report.mcp.expect("the surface was discovered");
     let declared: Vec<&str> = mcp.coverage.methods.keys().map(String::as_str).collect();

@@ -352,14 +352,13 @@ pub fn in_framing(mut scenario: Scenario, seed: u64, n: u64, framing: &Framing) 
 /// does with one is not for rpcspec to grade. Ids of the wrong type stay:
 /// they make a request invalid in LSP as in JSON-RPC.
 ///
-/// In MCP and Codex's app-server, without batches (lines that open an
-/// array with members, however deep or broken), as the suite leaves its
-/// batch cases N/A there (`server/exec/dialect.rs` says why): MCP
-/// 2025-06-18 removed them and the app-server protocol has none, so a
-/// server answers one member by member or with one -32600 for the whole
-/// array, and rpcspec cannot grade either without knowing which it means.
+/// In a dialect without batches ([`crate::exec::no_batches`]: MCP, Codex's
+/// app-server), without lines that open an array with members, however
+/// deep or broken, as the suite leaves its batch cases N/A there: a server
+/// answers one member by member or with one -32600 for the whole array,
+/// and rpcspec cannot grade either without knowing which it means.
 pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
-    if handshake == "mcp" || handshake == "codex" {
+    if crate::exec::no_batches(handshake).is_some() {
         let batch = |line: &Vec<u8>| {
             let mut bytes = line.iter().filter(|b| !b" \t\r\n".contains(b));
             bytes.next() == Some(&b'[') && bytes.next().is_some_and(|&b| b != b']')

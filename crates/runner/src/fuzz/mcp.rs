@@ -196,10 +196,7 @@ fn request(rng: &mut Rng, surface: &Surface, method: &str, id: Value, class: Cla
     let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
     match class {
         Class::Valid => {}
-        Class::Near => match &mut params {
-            Some(p) => instance::near(rng, p),
-            None => params = Some(json!([1])),
-        },
+        Class::Near => near(rng, &mut params),
         Class::Invalid => match rng.below(4) {
             0 => {
                 params = Some(
@@ -382,10 +379,7 @@ fn notification(
     let mut message = json!({"jsonrpc": "2.0", "method": method});
     match class {
         Class::Valid => {}
-        Class::Near => match &mut params {
-            Some(p) => instance::near(rng, p),
-            None => params = Some(json!([1])),
-        },
+        Class::Near => near(rng, &mut params),
         Class::Invalid => message["method"] = json!(format!("{method}x")),
     }
     if let Some(p) = params {
@@ -406,6 +400,15 @@ pub struct McpReport {
     pub surface: Surface,
     /// What was drawn for it, and what came of it.
     pub coverage: Coverage,
+}
+
+/// `params` with one thing wrong ([`instance::near`]); absent params
+/// become an array, which no MCP method takes.
+fn near(rng: &mut Rng, params: &mut Option<Value>) {
+    match params {
+        Some(p) => instance::near(rng, p),
+        None => *params = Some(json!([1])),
+    }
 }
 
 /// For one method: requests sent, and what came of them.

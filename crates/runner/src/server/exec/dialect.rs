@@ -11,16 +11,10 @@ use super::{BARRIER_METHOD, Case, Expect, Pattern, Preamble};
 /// app-server and LSP define their own methods; neither MCP nor the
 /// app-server takes batches (LSP's are graded instead: [`for_lsp`]).
 pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
-    let (methods, batches) = match dialect {
-        "lsp" => ("LSP's methods are its own", ""),
-        "mcp" => (
-            "MCP's methods are its own",
-            "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
-        ),
-        "codex" => (
-            "the app-server's methods are its own",
-            "the app-server protocol has no batches (codex-rs/app-server-protocol, jsonrpc_lite.rs: a message is one request, notification or response)",
-        ),
+    let methods = match dialect {
+        "lsp" => "LSP's methods are its own",
+        "mcp" => "MCP's methods are its own",
+        "codex" => "the app-server's methods are its own",
         _ => return None,
     };
     let example: Vec<&str> = case
@@ -36,11 +30,27 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
             example.join("`, `")
         ));
     }
+    let batches = no_batches(dialect)?;
     case.meta
         .requires
         .iter()
-        .any(|r| r == "batch" && !batches.is_empty())
+        .any(|r| r == "batch")
         .then(|| batches.to_owned())
+}
+
+/// Why the dialect (or handshake) named `dialect` has no batches, if it
+/// has none: a server of it may answer one member by member or refuse it
+/// whole, and neither can be graded.
+pub fn no_batches(dialect: &str) -> Option<&'static str> {
+    match dialect {
+        "mcp" => Some(
+            "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
+        ),
+        "codex" => Some(
+            "the app-server protocol has no batches (codex-rs/app-server-protocol, jsonrpc_lite.rs: a message is one request, notification or response)",
+        ),
+        _ => None,
+    }
 }
 
 /// `case` as LSP reads it: a batch is JSON-RPC 2.0's (§6), and LSP 3.17

@@ -30,8 +30,8 @@ mod observed;
 mod received;
 mod run;
 
-pub use dialect::not_applicable;
 use dialect::*;
+pub use dialect::{no_batches, not_applicable};
 use grade::*;
 use run::*;
 
