@@ -1,6 +1,9 @@
 //! Driving a target process: spawn it in its own process group, write with a
 //! writer thread, read stdout and stderr with a thread each, and hand
-//! everything to the case thread over one channel, timestamped.
+//! everything to the case thread over one channel, timestamped. Writes
+//! without a pause, while the writer thread has nothing queued, are
+//! written by the case thread itself, without blocking ([`Running::write`]):
+//! a round trip then wakes one thread fewer.
 //!
 //! Nothing here waits without a deadline, and a kill takes the whole process
 //! group, so `sh -c`, `npx` or `uv run` wrappers cannot keep a pipe open.
@@ -10,6 +13,7 @@
 //! case thread does not wait for them, so the run still finishes.
 
 use std::{
+    collections::VecDeque,
     ffi::OsString,
     fs::File,
     io::{self, Read, Write as _},
@@ -24,6 +28,7 @@ use std::{
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
         Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
         mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender},
     },
     thread,
@@ -218,11 +223,22 @@ const STDERR_TAIL: usize = 16 * 1024;
 /// exit is reported without the rest of it.
 const STDERR_AFTER_EXIT: Duration = Duration::from_millis(100);
 
+/// The target's stdin, shared by the writer thread and the case thread.
+struct Stdin {
+    /// The pipe, until it is closed; locked by whoever writes.
+    pipe: Mutex<Option<ChildStdin>>,
+    /// Commands sent to the writer thread and not yet carried out.
+    queued: AtomicUsize,
+}
+
 /// A running target.
 pub struct Running {
     pid: rustix::process::Pid,
     writer: Option<Sender<WriterCommand>>,
+    stdin: Arc<Stdin>,
     events: Receiver<Msg>,
+    /// What the case thread's own writes reported, handed out first.
+    wrote: Mutex<VecDeque<Msg>>,
     stderr: Arc<Mutex<Vec<u8>>>,
     started: Instant,
     killed: bool,
@@ -260,10 +276,14 @@ impl Running {
         // read in memory (a decoder case kept 24 GB of `yes` this way).
         let (tx, events) = mpsc::sync_channel(EVENTS_IN_FLIGHT);
 
-        let stdin = child.stdin.take().expect("piped");
+        let stdin = Arc::new(Stdin {
+            pipe: Mutex::new(child.stdin.take()),
+            queued: AtomicUsize::new(0),
+        });
         let (writer, commands) = mpsc::channel();
         let to_case = tx.clone();
-        thread::spawn(move || write_loop(stdin, commands, to_case));
+        let shared = Arc::clone(&stdin);
+        thread::spawn(move || write_loop(&shared, commands, to_case));
 
         let mut stdout = child.stdout.take().expect("piped");
         let to_case = tx.clone();
@@ -316,7 +336,9 @@ impl Running {
         Ok(Running {
             pid,
             writer: Some(writer),
+            stdin,
             events,
+            wrote: Mutex::new(VecDeque::new()),
             stderr: tail,
             started,
             killed: false,
@@ -329,22 +351,99 @@ impl Running {
         self.started.elapsed()
     }
 
-    /// Queues writes; [`Msg::Wrote`] or [`Msg::WriteFailed`] reports the end.
+    /// Writes, in order after every earlier write; [`Msg::Wrote`] or
+    /// [`Msg::WriteFailed`] reports the end.
+    ///
+    /// Writes without a pause are written here at once when the writer
+    /// thread has nothing queued, as far as the pipe takes them without
+    /// blocking; the rest, and any write with a pause, go to the writer
+    /// thread.
     pub fn write(&mut self, writes: Vec<Write>) {
-        self.command(WriterCommand::Write(writes, true));
+        self.write_reporting(writes, true);
     }
 
-    /// Queues writes; only a failure is reported ([`Msg::WriteFailed`]):
-    /// for a caller that does not wait for the end, no wake-up for it.
+    /// [`Running::write`], with only a failure reported
+    /// ([`Msg::WriteFailed`]): for a caller that does not wait for the
+    /// end, no wake-up for it.
     pub fn write_unreported(&mut self, writes: Vec<Write>) {
-        self.command(WriterCommand::Write(writes, false));
+        self.write_reporting(writes, false);
+    }
+
+    fn write_reporting(&mut self, mut writes: Vec<Write>, report: bool) {
+        if self.writer.is_none() {
+            return;
+        }
+        if writes.iter().all(|w| w.pause.is_zero()) {
+            match self.write_now(&mut writes) {
+                Ok(true) => {
+                    if report {
+                        self.hand_out(Msg::Wrote);
+                    }
+                    return;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    self.hand_out(Msg::WriteFailed(e.to_string()));
+                    return;
+                }
+            }
+        }
+        self.command(WriterCommand::Write(writes, report));
+    }
+
+    /// Writes from this thread what the pipe takes without blocking, if
+    /// the writer thread has nothing queued; what is left stays in
+    /// `writes`. Whether everything was written.
+    fn write_now(&self, writes: &mut Vec<Write>) -> io::Result<bool> {
+        use rustix::fs::OFlags;
+        if self.stdin.queued.load(Ordering::Acquire) > 0 {
+            return Ok(false);
+        }
+        let Ok(mut pipe) = self.stdin.pipe.try_lock() else {
+            return Ok(false);
+        };
+        let Some(fd) = pipe.as_mut() else {
+            return Ok(false);
+        };
+        // Non-blocking only while this thread writes: the writer thread,
+        // which waits on a full pipe, cannot write while the lock is held.
+        let flags = rustix::fs::fcntl_getfl(&*fd)?;
+        rustix::fs::fcntl_setfl(&*fd, flags | OFlags::NONBLOCK)?;
+        let mut done = 0;
+        let mut result: io::Result<()> = Ok(());
+        'all: for w in writes.iter_mut() {
+            while !w.bytes.is_empty() {
+                match rustix::io::write(&*fd, &w.bytes) {
+                    Ok(n) => drop(w.bytes.drain(..n)),
+                    Err(rustix::io::Errno::AGAIN) => break 'all,
+                    Err(rustix::io::Errno::INTR) => {}
+                    Err(e) => {
+                        result = Err(e.into());
+                        break 'all;
+                    }
+                }
+            }
+            done += 1;
+        }
+        rustix::fs::fcntl_setfl(&*fd, flags)?;
+        result?;
+        writes.drain(..done);
+        Ok(writes.is_empty())
+    }
+
+    fn hand_out(&self, msg: Msg) {
+        self.wrote
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(msg);
     }
 
     fn command(&mut self, command: WriterCommand) {
-        if let Some(w) = &self.writer
-            && w.send(command).is_err()
-        {
-            self.writer = None;
+        if let Some(w) = &self.writer {
+            self.stdin.queued.fetch_add(1, Ordering::AcqRel);
+            if w.send(command).is_err() {
+                self.writer = None;
+            }
         }
     }
 
@@ -354,12 +453,7 @@ impl Running {
     /// named-pipe sessions. [`Msg::Wrote`] or [`Msg::WriteFailed`] reports
     /// the end.
     pub fn write_stream(&mut self, path: &Path, writes: Vec<Write>, open_within: Duration) {
-        if let Some(w) = &self.writer
-            && w.send(WriterCommand::Stream(path.to_owned(), writes, open_within))
-                .is_err()
-        {
-            self.writer = None;
-        }
+        self.command(WriterCommand::Stream(path.to_owned(), writes, open_within));
     }
 
     /// Closes the target's stdin once the queued writes are done.
@@ -376,6 +470,14 @@ impl Running {
 
     /// The next event, or `None` when `deadline` passes first.
     pub fn next(&self, deadline: Instant) -> Option<Msg> {
+        if let Some(msg) = self
+            .wrote
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+        {
+            return Some(msg);
+        }
         let wait = deadline.saturating_duration_since(Instant::now());
         match self.events.recv_timeout(wait) {
             Ok(msg) => Some(msg),
@@ -433,25 +535,31 @@ impl Drop for Running {
     }
 }
 
-fn write_loop(mut stdin: ChildStdin, commands: Receiver<WriterCommand>, to_case: SyncSender<Msg>) {
+fn write_loop(stdin: &Stdin, commands: Receiver<WriterCommand>, to_case: SyncSender<Msg>) {
     for command in commands {
         let mut report = true;
-        let result = match command {
-            WriterCommand::Write(writes, reported) => {
-                report = reported;
-                write_all(&mut stdin, writes)
+        let mut pipe = stdin.pipe.lock().unwrap_or_else(|e| e.into_inner());
+        let result = match (command, pipe.as_mut()) {
+            (WriterCommand::Close, _) => {
+                pipe.take();
+                return;
             }
-            WriterCommand::Stream(path, writes, open_within) => {
+            (_, None) => return,
+            (WriterCommand::Write(writes, reported), Some(fd)) => {
+                report = reported;
+                write_all(fd, writes)
+            }
+            (WriterCommand::Stream(path, writes, open_within), Some(fd)) => {
                 let mut line = path.as_os_str().as_bytes().to_vec();
                 line.push(b'\n');
-                stdin
-                    .write_all(&line)
-                    .and_then(|()| stdin.flush())
+                fd.write_all(&line)
+                    .and_then(|()| fd.flush())
                     .and_then(|()| open_pipe(&path, open_within))
                     .and_then(|mut pipe| write_all(&mut pipe, writes))
             }
-            WriterCommand::Close => return,
         };
+        drop(pipe);
+        stdin.queued.fetch_sub(1, Ordering::AcqRel);
         let msg = match result {
             Ok(()) if !report => continue,
             Ok(()) => Msg::Wrote,
