@@ -27,7 +27,7 @@ use std::{
     path::{Path, PathBuf},
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
-        Arc, Mutex,
+        Arc, Mutex, RwLock,
         atomic::{AtomicUsize, Ordering},
         mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender},
     },
@@ -231,6 +231,26 @@ struct Stdin {
     queued: AtomicUsize,
 }
 
+/// Held for reading while a target is spawned, and for writing while a
+/// file a target may execute is open for writing ([`write_executable`]): a
+/// child forked in between would hold that file open until its own exec,
+/// and whoever executes the file then fails with ETXTBSY ("Text file
+/// busy"). A spawn returns once its child has exec'd.
+static SPAWNING: RwLock<()> = RwLock::new(());
+
+/// Creates `path` (it must not exist), executable by this user alone,
+/// holding `text`; no target spawned meanwhile holds it open.
+pub fn write_executable(path: &Path, text: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let _alone = SPAWNING.write().unwrap_or_else(|e| e.into_inner());
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o700)
+        .open(path)?;
+    f.write_all(text)
+}
+
 /// A running target.
 pub struct Running {
     pid: rustix::process::Pid,
@@ -259,6 +279,7 @@ impl Running {
             .split_first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
         let mark = crate::reap::mark();
+        let spawning = SPAWNING.read().unwrap_or_else(|e| e.into_inner());
         let mut child: Child = Command::new(program)
             .args(args)
             .env(crate::reap::MARK, &mark)
@@ -268,6 +289,7 @@ impl Running {
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()?;
+        drop(spawning);
         let pid = rustix::process::Pid::from_child(&child);
         crate::reap::spawned(pid.as_raw_nonzero().get());
         let started = Instant::now();

@@ -204,7 +204,7 @@ pub fn run_scenario(
     };
     if let Some((name, text)) = launcher {
         let path = listener.path().with_file_name(name);
-        match write_launcher(&path, &text) {
+        match crate::target::write_executable(&path, text.as_bytes()) {
             Ok(()) => server = vec![path.into_os_string()],
             Err(e) => {
                 result.evidence.push(Evidence::note(
@@ -447,17 +447,6 @@ fn send(link: &Link, orders: Vec<ToPeer>, at: Duration, kept: usize, sent: &mut 
         }
         link.send(order);
     }
-}
-
-/// Writes the launcher `text` to `path`, executable by this user alone.
-fn write_launcher(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::{io::Write, os::unix::fs::OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o700)
-        .open(path)?;
-    f.write_all(text.as_bytes())
 }
 
 fn on_client_event(
