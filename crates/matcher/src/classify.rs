@@ -344,6 +344,9 @@ fn describe(raw: &str) -> String {
     }
 }
 
+/// The detail of `message.jsonrpc-version` for a message without `jsonrpc`.
+pub(crate) const JSONRPC_ABSENT: &str = "`jsonrpc` is absent";
+
 fn has_must(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.rule.level == Level::Must)
 }
@@ -369,7 +372,7 @@ impl Rpc<'_, '_> {
         let start = self.out.len();
         match self.env.get(Field::Jsonrpc) {
             None if *self.dialect == Dialect::Lenient => {}
-            None => self.push(&r::MESSAGE_JSONRPC_VERSION, "`jsonrpc` is absent"),
+            None => self.push(&r::MESSAGE_JSONRPC_VERSION, JSONRPC_ABSENT),
             Some("\"2.0\"") => {}
             Some(raw) if raw.contains('\\') && string(Some(raw)).as_deref() == Some("2.0") => {}
             Some(raw) => self.push(

@@ -112,6 +112,27 @@ impl Id {
         }
     }
 
+    /// Whether this number id is `request`'s, an integer beyond 64 bits
+    /// (outside -2^63 to 2^64 - 1), rounded to the nearest double, as a
+    /// reader that parses numbers as doubles echoes it
+    /// (`18446744073709551616` as `18446744073709552000`).
+    pub fn is_rounded(&self, request: &Id) -> bool {
+        if self.kind() != IdKind::Number || !request.is_integer_literal() {
+            return false;
+        }
+        let beyond = request.raw.parse::<i128>().map_or(true, |n| {
+            n < i128::from(i64::MIN) || n > i128::from(u64::MAX)
+        });
+        let double = |raw: &str| raw.parse::<f64>().ok().filter(|d| d.is_finite());
+        // Written as a double prints, the shortest digits that read back
+        // as it (`18446744073709552000`, `1.8446744073709552e+19`).
+        beyond
+            && double(&self.raw).is_some_and(|d| {
+                Some(d) == double(&request.raw)
+                    && canonical_number(&self.raw) == canonical_number(&format!("{d:e}"))
+            })
+    }
+
     /// Whether a number id is written with a fraction part (`1.0`) or has a
     /// value that is not an integer (`1e-1`). `false` for strings and null.
     pub fn is_fractional(&self) -> bool {

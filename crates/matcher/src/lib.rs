@@ -17,11 +17,25 @@
 //!   notification, yet §7 answers `{"jsonrpc":"2.0","method":1,"params":"bar"}`
 //!   and `{"foo":"boo"}` with an id-null `-32600` error. So an invalid object
 //!   is [`Kind::Invalid`] whatever its `id`, and a [`Session`] expects an
-//!   id-null error reply for it.
+//!   id-null error reply for it; but one with `method` and no `id` member
+//!   is a notification to a reader that checks no further, so it may also
+//!   go unanswered (it draws at most one -32600). So may a notification a
+//!   strict reader refuses: members §4 does not list, an `rpc.` name, a
+//!   member named twice.
+//! * **Answered in kind.** A request without `jsonrpc` (a 1.0 object, §2:
+//!   "2.0 implementations should consider trying to handle 1.0 objects")
+//!   may be answered without it: `session.reply-in-kind` (SHOULD), not
+//!   `message.jsonrpc-version`.
+//! * **A line that is not UTF-8** awaits an id-null -32700, or, read with
+//!   U+FFFD as RFC 8259 §9 lets a parser, what it then is
+//!   ([`Session::feed_invalid_utf8`]).
 //! * **Ids compare as the JSON they are.** `"1"` and `1` are different ids
 //!   (a reply that swaps them is `session.id-type-changed`). Numbers compare
 //!   by exact decimal value, never through `f64`, so `9007199254740993` is not
-//!   `9007199254740992`. `1`, `1.0` and `1e0` have the same value: they pair,
+//!   `9007199254740992`; only an id beyond 64 bits may come back as a
+//!   double prints it (`18446744073709551616` as `18446744073709552000`,
+//!   `session.id-number-text`, SHOULD: RFC 8259 §9 lets a parser limit the
+//!   precision of numbers). `1`, `1.0` and `1e0` have the same value: they pair,
 //!   graded `session.id-number-text` (SHOULD), because a client that keeps
 //!   ids as integers cannot match them. Strings compare decoded, `"A"` with
 //!   `"\u0041"`, graded `session.id-string-text` (INFO): escaping is the

@@ -192,6 +192,8 @@ crate::rule_table! { RULES;
         "a batch reply holds a reply for every member that expects one";
     SESSION_SINGLE_REPLY_OBJECT = "session.single-reply-object", Must, "JSON-RPC 2.0 §5 (\"The Response is expressed as a single JSON Object\"), §6",
         "a request sent alone is answered with a response object, not an array";
+    SESSION_REPLY_IN_KIND = "session.reply-in-kind", Should, "JSON-RPC 2.0 §2 (\"2.0 implementations should consider trying to handle 1.0 objects\"), §4, §5",
+        "a request without `jsonrpc` (a JSON-RPC 1.0 object, or an invalid 2.0 one) may be answered in kind, without `jsonrpc`; a reply to a 2.0 request always has it";
     SESSION_ERROR_CODE_MEANING = "session.error-code-meaning", Should, "JSON-RPC 2.0 §5.1",
         "predefined codes keep their meaning: unparseable JSON gets -32700, an invalid request -32600, and parseable JSON never -32700";
 

@@ -9,11 +9,15 @@ use crate::id::{Id, IdKind, IdMatch, Key};
 use crate::limits::Limit;
 use crate::rules::{self as r, Rule};
 
+mod readings;
 mod refusal;
 mod reply;
 mod table;
+mod unanswered;
 
+use readings::breaks;
 use table::Table;
+use unanswered::forget_oldest;
 
 /// Who sent a message.
 ///
@@ -121,6 +125,12 @@ pub struct Session {
     window: Option<usize>,
     /// What the message last fed settled ([`Session::settled`]).
     settled: Vec<usize>,
+    /// Whether a message whose id cannot be read may go unanswered
+    /// ([`Session::silent_to_unreadable`]).
+    unreadable_silent: bool,
+    /// The message last fed answered a request that had no `jsonrpc`
+    /// member: a reply without one is answered in kind.
+    in_kind: bool,
 }
 
 #[derive(Debug, Default)]
@@ -157,9 +167,12 @@ struct Side {
 struct Slot {
     /// It does not parse: an id-null -32700.
     parse_error: bool,
-    /// A notification with members §4 does not list: perhaps an id-null
-    /// -32600.
-    others: bool,
+    /// One reading of the spec answers it with an id-null error and
+    /// another with nothing ([`Session::may_go_unanswered`]).
+    optional: bool,
+    /// It has no `jsonrpc` member: a JSON-RPC 1.0 reader's request, whose
+    /// reply has none either.
+    versionless: bool,
 }
 
 /// A message beyond a limit and what it awaits.
@@ -196,8 +209,12 @@ struct Entry {
     /// Replies still due: more than one when the id was reused, 0 once
     /// answered or cancelled.
     due: u32,
-    /// Invalid, but with a readable id: a reply with id null also answers it.
-    invalid: bool,
+    /// Invalid, but with a readable id: a reply with id null also answers
+    /// it; the code that error should have (-32600, or -32700 for what
+    /// does not parse).
+    invalid: Option<i64>,
+    /// The request had no `jsonrpc` member ([`Slot::versionless`]).
+    versionless: bool,
     /// Its id was sent again while it awaited its reply: which request a
     /// reply answers, alone or in a batch, cannot be told.
     reused: bool,
@@ -220,9 +237,9 @@ impl Entry {
 #[derive(Debug)]
 struct NullSlot {
     parse_error: bool,
-    /// A notification with members §4 does not list
-    /// (`request.other-members`): an id-null -32600 may refuse it, or
-    /// nothing come; it is never unanswered.
+    /// A message one reading answers and another does not
+    /// ([`Session::may_go_unanswered`]): an id-null error may refuse it,
+    /// or nothing come; it is never unanswered.
     optional: bool,
     batch: Option<usize>,
     /// The entry of an invalid request whose id was readable.
@@ -276,6 +293,8 @@ impl Session {
             events: EventsState::default(),
             window: None,
             settled: Vec::new(),
+            unreadable_silent: false,
+            in_kind: false,
         }
     }
 
@@ -322,6 +341,7 @@ impl Session {
     pub fn feed_classified(&mut self, from: Direction, mut classified: Classified) -> Classified {
         self.messages += 1;
         self.settled.clear();
+        self.in_kind = false;
         let mut out = Vec::new();
         match self.dialect {
             // The profile describes the records a producer writes; what it
@@ -335,95 +355,9 @@ impl Session {
                 }
             }
         }
+        self.answered_in_kind(&mut classified);
         classified.findings.append(&mut out);
         classified
-    }
-
-    /// Ends the session: every request still awaiting a reply is reported
-    /// (`session.unanswered`), and in the `events` dialect a stream without
-    /// an end record (`events.interrupted`). Closing twice reports nothing
-    /// new.
-    pub fn close(&mut self) -> Vec<Finding> {
-        let mut out = Vec::new();
-        for from in [Direction::ClientToServer, Direction::ServerToClient] {
-            let side = &mut self.sides[from.index()];
-            let mut left: Vec<(usize, Option<usize>, String)> = Vec::new();
-            for e in side.ids.values_mut().filter(|e| e.due > 0 && !e.invalid) {
-                let times = if e.due > 1 {
-                    format!(" ({} replies missing)", e.due)
-                } else {
-                    String::new()
-                };
-                let detail = format!(
-                    "request id {} (message {}, {from}) got no reply{times}",
-                    e.id, e.message
-                );
-                left.push((e.message, e.member, detail));
-                e.due = 0;
-            }
-            for null in side.nulls.drain(..) {
-                if let Some(e) = null.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
-                    e.due = 0;
-                }
-                if null.optional {
-                    continue;
-                }
-                if null.key.is_some()
-                    && let Some(i) = side.lent.iter().position(|m| m.contains(&null.message))
-                {
-                    side.lent.swap_remove(i);
-                    continue;
-                }
-                let what = if null.parse_error {
-                    "unparseable message"
-                } else {
-                    "invalid request"
-                };
-                let detail = format!(
-                    "the {what} (message {}, {from}) got no error reply",
-                    null.message
-                );
-                left.push((null.message, null.member, detail));
-            }
-            side.due = 0;
-            left.sort();
-            out.extend(left.into_iter().map(|(message, member, detail)| Finding {
-                message: Some(message),
-                ..Finding::new(&r::SESSION_UNANSWERED, member, detail)
-            }));
-        }
-        if let Dialect::Events(cfg) = &self.dialect
-            && self.events.ended.is_none()
-        {
-            let detail = format!(
-                "the stream stopped after {} records without {}",
-                self.events.records,
-                names(&cfg.end)
-            );
-            out.push(Finding::new(&r::EVENTS_INTERRUPTED, None, detail));
-            // Reported once: a second close sees an ended stream.
-            self.events.ended = Some((0, "".into()));
-        }
-        out
-    }
-
-    /// How many replies the requests sent `from` one side still await.
-    pub fn outstanding(&self, from: Direction) -> usize {
-        let side = &self.sides[from.index()];
-        // A request that may have had its reply lent to a notification
-        // waits for nothing more.
-        let pending = |m: &usize| {
-            side.nulls
-                .iter()
-                .any(|n| n.message == *m && n.key.is_some() && !n.optional)
-        };
-        let lent = side.lent.iter().filter(|l| l.iter().any(pending)).count();
-        side.due.saturating_sub(lent)
-            + side
-                .nulls
-                .iter()
-                .filter(|n| n.key.is_none() && !n.optional)
-                .count()
     }
 
     /// The requests the message last fed answered (or, a cancel,
@@ -492,12 +426,10 @@ impl Session {
                         };
                         self.reply(from, kind, ctx, out);
                     } else {
-                        let others = c.findings.iter().any(|f| {
-                            f.rule.id == r::REQUEST_OTHER_MEMBERS.id && f.member == Some(i)
-                        });
                         let slot = Slot {
                             parse_error: false,
-                            others,
+                            optional: self.may_go_unanswered(c, kind, Some(i)),
+                            versionless: breaks(c, &r::MESSAGE_JSONRPC_VERSION, Some(i)),
                         };
                         self.request(from, kind, slot, Some(b), Some(i), out);
                     }
@@ -522,7 +454,8 @@ impl Session {
             kind => {
                 let slot = Slot {
                     parse_error: c.breaks(r::JSON_PARSE.id),
-                    others: c.breaks(r::REQUEST_OTHER_MEMBERS.id),
+                    optional: self.may_go_unanswered(c, kind, None),
+                    versionless: breaks(c, &r::MESSAGE_JSONRPC_VERSION, None),
                 };
                 self.request(from, kind, slot, None, None, out);
             }
@@ -543,7 +476,9 @@ impl Session {
         let claude = self.dialect == Dialect::Claude;
         let message = self.messages;
         match kind {
-            Kind::Request { id, .. } => self.expect(from, id, false, batch, member, out),
+            Kind::Request { id, .. } => {
+                self.expect(from, id, None, slot.versionless, batch, member, out);
+            }
             Kind::Notification { .. } => {
                 let side = &mut self.sides[from.index()];
                 side.notifications += 1;
@@ -552,7 +487,7 @@ impl Session {
                 }
                 // Read strictly, an invalid request: it may draw one
                 // -32600 with id null (as many as the window holds).
-                if slot.others && !claude {
+                if slot.optional && !claude {
                     let null = NullSlot {
                         parse_error: false,
                         optional: true,
@@ -569,17 +504,18 @@ impl Session {
             Kind::Invalid {
                 shape: Shape::Request,
                 id: Some(id),
-            } if claude => self.expect(from, id, false, batch, member, out),
+            } if claude => self.expect(from, id, None, false, batch, member, out),
             Kind::Invalid { .. } if claude => {}
             Kind::Invalid { id, .. } => {
                 let readable = id.as_ref().filter(|id| id.kind() != IdKind::Null);
+                let want = if slot.parse_error { -32700 } else { -32600 };
                 let key = readable.map(|id| {
-                    self.expect(from, id, true, batch, member, out);
+                    self.expect(from, id, Some(want), slot.versionless, batch, member, out);
                     id.key()
                 });
                 let null = NullSlot {
                     parse_error: slot.parse_error,
-                    optional: false,
+                    optional: slot.optional && key.is_none(),
                     batch,
                     key,
                     message,
@@ -595,44 +531,15 @@ impl Session {
         }
     }
 
-    /// Records that a message sent `from` one side may draw a reply with
-    /// id null; beyond the window, the oldest such message is given up
-    /// (reported unanswered, unless no reply was its due).
-    fn await_null(&mut self, from: Direction, null: NullSlot, out: &mut Vec<Finding>) {
-        let window = self.window;
-        let member = null.member;
-        let side = &mut self.sides[from.index()];
-        side.nulls.push_back(null);
-        if window.is_none_or(|n| side.nulls.len() <= n) {
-            return;
-        }
-        let old = side.nulls.pop_front().expect("more than n");
-        if let Some(e) = old.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
-            side.due -= e.due as usize;
-            e.due = 0;
-        }
-        if old.optional {
-            return;
-        }
-        let detail = format!(
-            "the {} (message {old_message}, {from}) got no error reply before {} more awaited one (the session's window)",
-            if old.parse_error {
-                "unparseable message"
-            } else {
-                "invalid request"
-            },
-            window.unwrap_or(0),
-            old_message = old.message,
-        );
-        out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
-    }
-
-    /// Records that a request with `id` sent `from` one side awaits a reply.
+    /// Records that a request with `id` sent `from` one side awaits a reply;
+    /// `invalid`: the code of the id-null error that may answer it instead.
+    #[allow(clippy::too_many_arguments)]
     fn expect(
         &mut self,
         from: Direction,
         id: &Id,
-        invalid: bool,
+        invalid: Option<i64>,
+        versionless: bool,
         batch: Option<usize>,
         member: Option<usize>,
         out: &mut Vec<Finding>,
@@ -685,6 +592,7 @@ impl Session {
             batch,
             due: 1,
             invalid,
+            versionless,
             reused: false,
             cancelled: false,
             first: None,
@@ -709,7 +617,7 @@ fn settle(side: &mut Side, key: &Key) {
     }
     e.due -= 1;
     side.due -= 1;
-    if e.due == 0 && e.invalid {
+    if e.due == 0 && e.invalid.is_some() {
         side.nulls.retain(|n| n.key.as_ref() != Some(key));
     }
 }
@@ -762,33 +670,5 @@ fn names(list: &[String]) -> String {
             let init: Vec<String> = init.iter().map(|n| format!("`{n}`")).collect();
             format!("{} or `{last}`", init.join(", "))
         }
-    }
-}
-
-/// With a window of `n`: forgets the oldest request `side` sent, reporting
-/// it if it still awaits a reply. Entries replaced by a later request with
-/// the same id are skipped: their key now belongs to that one.
-fn forget_oldest(
-    side: &mut Side,
-    from: Direction,
-    n: usize,
-    member: Option<usize>,
-    out: &mut Vec<Finding>,
-) {
-    while let Some(slot) = side.ids.pop_oldest() {
-        // A request whose entry is another's: the next.
-        let Some(e) = slot else { continue };
-        if e.due > 0 {
-            side.due -= e.due as usize;
-            if e.invalid {
-                side.nulls.retain(|n| n.key.as_ref() != Some(&e.key));
-            }
-            let detail = format!(
-                "request id {} (message {}, {from}) got no reply before {n} later requests (the session's window)",
-                e.id, e.message
-            );
-            out.push(Finding::new(&r::SESSION_UNANSWERED, member, detail));
-        }
-        return;
     }
 }

@@ -104,9 +104,10 @@ impl Session {
         // same kind (alone, or in an array).
         // A notification with other members only by the -32600 that
         // refuses it.
+        let refusal = matches!(code, Some(-32600 | -32700));
         let fits = |n: &NullSlot| {
             ((ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array)
-                && (!n.optional || code == Some(-32600))
+                && (!n.optional || refusal)
         };
         // An id-null error meaning "invalid" answers an invalid message
         // whose id could not be read before it answers a request whose id
@@ -135,9 +136,17 @@ impl Session {
                     format!("reply id {id} answers request id {}", e.id),
                 );
             }
-            if e.invalid {
-                if code != Some(-32600) {
-                    let detail = format!("the invalid request got {}, not -32600", code_text(kind));
+            self.in_kind |= e.versionless;
+            // An invalid reply's own findings say what is wrong with it.
+            let usable = !matches!(kind, Kind::Invalid { .. });
+            if let Some(want) = e.invalid {
+                if code != Some(want) && usable {
+                    let what = if want == -32700 {
+                        "unparseable message"
+                    } else {
+                        "invalid request"
+                    };
+                    let detail = format!("the {what} got {}, not {want}", code_text(kind));
                     push(out, &r::SESSION_ERROR_CODE_MEANING, detail);
                 }
             } else if code == Some(-32700) {
@@ -156,7 +165,7 @@ impl Session {
             self.settled.push(e.message);
             e.due -= 1;
             side.due -= 1;
-            if e.due == 0 && e.invalid {
+            if e.due == 0 && e.invalid.is_some() {
                 side.nulls.retain(|n| n.key.as_ref() != Some(&key));
             }
             if !reused {
@@ -183,7 +192,7 @@ impl Session {
             let want = |n: &NullSlot| Some(if n.parse_error { -32700 } else { -32600 });
             let classes: [&dyn Fn(&NullSlot) -> bool; 5] = [
                 &|n| !n.optional && n.key.is_none() && want(n) == code,
-                &|n| n.optional && code == Some(-32600),
+                &|n| n.optional && refusal,
                 &|n| !n.optional && n.key.is_none(),
                 &|n| !n.optional && want(n) == code,
                 &|n| !n.optional,
@@ -215,6 +224,7 @@ impl Session {
                 if let Some(k) = &null.key {
                     if let Some(e) = side.ids.get_mut(k) {
                         e.record(ctx.reply(), window);
+                        self.in_kind |= e.versionless;
                     }
                     settle(side, k);
                 }
@@ -286,6 +296,32 @@ impl Session {
             e.record(ctx.reply(), window);
             self.settled.push(e.message);
             settle(side, &swapped);
+            return;
+        }
+        // An id beyond 64 bits, echoed as the nearest double: RFC 8259 §9
+        // lets a parser limit the range and precision of numbers.
+        let rounded = id.and_then(|id| {
+            let e = side
+                .ids
+                .values_mut()
+                .find(|e| e.due > 0 && id.is_rounded(&e.id))?;
+            Some(e.key.clone())
+        });
+        if let Some(rounded) = rounded
+            && let Some(e) = side.ids.get_mut(&rounded)
+        {
+            push(
+                out,
+                &r::SESSION_ID_NUMBER_TEXT,
+                format!(
+                    "reply id {shown} answers request id {}, beyond 64 bits, rounded to the nearest \
+                     double (RFC 8259 §9 lets a parser limit the precision of numbers)",
+                    e.id
+                ),
+            );
+            e.record(ctx.reply(), window);
+            self.settled.push(e.message);
+            settle(side, &rounded);
             return;
         }
         let Some(e) = side.ids.get_mut(&key) else {

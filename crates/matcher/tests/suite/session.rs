@@ -672,3 +672,136 @@ fn what_carried_no_message_may_draw_one_null_reply() {
     quiet.unframed(ClientToServer);
     assert!(quiet.close().is_empty());
 }
+
+/// The readings the spec allows both ways are no MUST finding either way:
+/// each of these may be refused with an id-null error or go unanswered,
+/// and is answered at most once.
+#[test]
+fn what_reads_both_as_a_notification_and_as_invalid_may_go_unanswered() {
+    let refusal = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}"#;
+    for (message, findings) in [
+        (
+            r#"> {"jsonrpc":"1.0","method":"a"}"#,
+            &["message.jsonrpc-version"][..],
+        ),
+        (r#"> {"method":"a"}"#, &["message.jsonrpc-version"]),
+        (
+            r#"> {"jsonrpc":"2.0","method":"a","params":42}"#,
+            &["request.params-type"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":1}"#,
+            &["request.method-type"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":"rpc.a"}"#,
+            &["request.method-reserved"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":"a","method":"b"}"#,
+            &["message.duplicate-member"],
+        ),
+    ] {
+        assert_eq!(rules(&Dialect::Jsonrpc2, message), findings, "{message}");
+        let refused = [message, refusal].join("\n");
+        assert_eq!(rules(&Dialect::Jsonrpc2, &refused), findings, "{message}");
+        let twice = [message, refusal, refusal].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &twice);
+        assert_eq!(got.len(), findings.len() + 1, "{message}: {got:?}");
+    }
+    // An id member that is no id is no notification: it is owed its error.
+    let unreadable = r#"> {"jsonrpc":"2.0","method":"a","id":[1]}"#;
+    let got = rules(&Dialect::Jsonrpc2, unreadable);
+    assert_eq!(got, ["request.id-type", "session.unanswered"]);
+}
+
+#[test]
+fn a_request_without_jsonrpc_may_be_answered_in_kind() {
+    for reply in [
+        r#"< {"error":{"code":-32600,"message":"Unsupported version"},"id":1}"#,
+        r#"< {"result":1,"id":1}"#,
+    ] {
+        let script = [r#"> {"method":"a","id":1}"#, reply].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        assert!(got.contains(&"session.reply-in-kind"), "{reply}: {got:?}");
+        assert_eq!(
+            got.iter()
+                .filter(|r| **r == "message.jsonrpc-version")
+                .count(),
+            1,
+            "only the request's: {got:?}"
+        );
+    }
+    // A 2.0 request's reply has it.
+    let script = [
+        r#"> {"jsonrpc":"2.0","method":"a","id":1}"#,
+        r#"< {"result":1,"id":1}"#,
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert_eq!(got, ["message.jsonrpc-version"]);
+}
+
+#[test]
+fn an_id_beyond_64_bits_may_come_back_as_a_double_prints_it() {
+    let request = r#"> {"jsonrpc":"2.0","method":"a","id":18446744073709551616}"#;
+    for echoed in ["18446744073709552000", "1.8446744073709552e+19"] {
+        let reply = format!(r#"< {{"jsonrpc":"2.0","result":1,"id":{echoed}}}"#);
+        let got = rules(&Dialect::Jsonrpc2, &[request, &reply].join("\n"));
+        assert_eq!(got, ["session.id-number-text"], "{echoed}");
+    }
+    // Within 64 bits a double's rounding is a changed id.
+    let request = r#"> {"jsonrpc":"2.0","method":"a","id":-9007199254740993}"#;
+    let reply = r#"< {"jsonrpc":"2.0","result":1,"id":-9007199254740992}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[request, reply].join("\n"));
+    assert_eq!(got, ["session.unknown-id", "session.unanswered"]);
+}
+
+#[test]
+fn a_line_that_is_not_utf8_may_be_read_with_replacement_characters() {
+    let lossy = "{\"jsonrpc\":\"2.0\",\"method\":\"a\u{FFFD}\",\"id\":1}";
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let answer = r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"No"},"id":1}"#;
+    let ids_of = |f: &[rpcspec_matcher::Finding]| ids(f);
+    for (reply, findings) in [
+        (parse, &[][..]),
+        (answer, &["session.error-code-meaning"][..]),
+    ] {
+        let mut s = Session::new(Dialect::Jsonrpc2);
+        let c = s.feed_invalid_utf8(ClientToServer, lossy);
+        assert_eq!(ids_of(&c.findings), ["json.parse"]);
+        assert_eq!(s.outstanding(ClientToServer), 1);
+        assert_eq!(ids_of(&s.feed(ServerToClient, reply).findings), findings);
+        assert_eq!(s.outstanding(ClientToServer), 0);
+        assert_eq!(s.close(), [], "{reply}");
+    }
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, lossy);
+    assert_eq!(ids_of(&s.close()), ["session.unanswered"]);
+    // Read as a notification, it is owed nothing, and may get a -32700.
+    let note = "{\"jsonrpc\":\"2.0\",\"method\":\"a\u{FFFD}\"}";
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, note);
+    assert_eq!(s.outstanding(ClientToServer), 0);
+    assert_eq!(s.close(), []);
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, note);
+    assert_eq!(s.feed(ServerToClient, parse).findings, []);
+}
+
+#[test]
+fn silent_to_unreadable_owes_nothing_to_what_has_no_readable_id() {
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    for strict in [true, false] {
+        let session = Session::new(Dialect::Lenient);
+        let mut s = if strict {
+            session
+        } else {
+            session.silent_to_unreadable()
+        };
+        s.feed(ClientToServer, r#"{"method":"a","id":1"#);
+        s.feed(ClientToServer, r#"{"method":"a","id":{}}"#);
+        assert_eq!(s.outstanding(ClientToServer), if strict { 2 } else { 0 });
+        assert_eq!(s.feed(ServerToClient, parse).findings, []);
+        assert_eq!(s.close().len(), usize::from(strict), "{strict}");
+    }
+}

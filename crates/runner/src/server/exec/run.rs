@@ -228,7 +228,13 @@ impl<'o> Run<'o> {
             server,
             // Blank lines are counted: a target may answer them.
             client: Capture::new(strict),
-            session: Session::new(opts.dialect.clone()),
+            session: if opts.handshake.as_deref() == Some("codex") {
+                // Its errors carry a string or integer id, never null
+                // (`super::dialect::for_codex`).
+                Session::new(opts.dialect.clone()).silent_to_unreadable()
+            } else {
+                Session::new(opts.dialect.clone())
+            },
             got: Vec::new(),
             sent: Vec::new(),
             step_ids: Vec::new(),
@@ -460,14 +466,18 @@ impl<'o> Run<'o> {
     }
 
     pub(super) fn feed_client(&mut self, event: Event<'_>, step: Option<usize>) {
+        let lossy = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
         let text = match &event {
             Event::Line(line) => match line.as_str() {
                 Ok(text) => text.to_owned(),
-                Err(_) => "<invalid utf-8>".to_owned(),
+                Err(_) => return self.feed_invalid_utf8(&lossy(&line.bytes), step),
             },
             Event::Problem(p) => match p.kind {
-                // Unparseable for the session, so it awaits a parse error.
-                ProblemKind::InvalidUtf8 { .. } => "<invalid utf-8>".to_owned(),
+                // Unparseable for the session, so it awaits a parse error,
+                // or what the line read with U+FFFD awaits.
+                ProblemKind::InvalidUtf8 { .. } => {
+                    return self.feed_invalid_utf8(&lossy(&p.bytes), step);
+                }
                 // An unterminated last line may still be read as a message.
                 ProblemKind::Truncated if !self.framed() => {
                     String::from_utf8_lossy(&p.bytes).into_owned()
@@ -489,6 +499,16 @@ impl<'o> Run<'o> {
             },
         };
         let classified = self.session.feed(Direction::ClientToServer, &text);
+        self.idless_room += idless_room(&classified);
+        if let Some(k) = step {
+            self.step_ids[k].extend(request_ids(&classified.kind));
+        }
+    }
+
+    fn feed_invalid_utf8(&mut self, lossy: &str, step: Option<usize>) {
+        let classified = self
+            .session
+            .feed_invalid_utf8(Direction::ClientToServer, lossy);
         self.idless_room += idless_room(&classified);
         if let Some(k) = step {
             self.step_ids[k].extend(request_ids(&classified.kind));
