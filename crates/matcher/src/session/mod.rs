@@ -131,6 +131,9 @@ pub struct Session {
     /// The message last fed answered a request that had no `jsonrpc`
     /// member: a reply without one is answered in kind.
     in_kind: bool,
+    /// The message being fed ended its stream without its terminator
+    /// ([`Session::feed_unterminated`]).
+    tail: bool,
 }
 
 #[derive(Debug, Default)]
@@ -160,6 +163,9 @@ struct Side {
     /// Bytes that carried no message ([`Session::unframed`]), each of
     /// which may draw one reply with id null.
     unframed: usize,
+    /// How many requests were fed as an unterminated tail
+    /// ([`Entry::droppable`]).
+    tails: usize,
 }
 
 /// What a message that is not a reply may draw besides a reply by its id.
@@ -213,8 +219,14 @@ struct Entry {
     /// it; the code that error should have (-32600, or -32700 for what
     /// does not parse).
     invalid: Option<i64>,
+    /// A reply with id null may answer it too: it is invalid, or a reader
+    /// may refuse it as invalid (an `rpc.` method).
+    null_too: bool,
     /// The request had no `jsonrpc` member ([`Slot::versionless`]).
     versionless: bool,
+    /// It came in the unterminated tail of the stream
+    /// ([`Session::feed_unterminated`]): its reply may never come.
+    droppable: bool,
     /// Its id was sent again while it awaited its reply: which request a
     /// reply answers, alone or in a batch, cannot be told.
     reused: bool,
@@ -244,6 +256,8 @@ struct NullSlot {
     batch: Option<usize>,
     /// The entry of an invalid request whose id was readable.
     key: Option<Key>,
+    /// The message had no `jsonrpc` member ([`Slot::versionless`]).
+    versionless: bool,
     message: usize,
     member: Option<usize>,
 }
@@ -295,6 +309,7 @@ impl Session {
             settled: Vec::new(),
             unreadable_silent: false,
             in_kind: false,
+            tail: false,
         }
     }
 
@@ -478,6 +493,26 @@ impl Session {
         match kind {
             Kind::Request { id, .. } => {
                 self.expect(from, id, None, slot.versionless, batch, member, out);
+                // A reserved `rpc.` method may be refused as an invalid
+                // request, with id null ([`Session::may_go_unanswered`]).
+                let key = id.key();
+                let side = &mut self.sides[from.index()];
+                if slot.optional
+                    && !claude
+                    && let Some(e) = side.ids.get_mut(&key)
+                {
+                    e.null_too = true;
+                    let null = NullSlot {
+                        versionless: false,
+                        parse_error: false,
+                        optional: true,
+                        batch,
+                        key: Some(key),
+                        message,
+                        member,
+                    };
+                    self.await_null(from, null, out);
+                }
             }
             Kind::Notification { .. } => {
                 let side = &mut self.sides[from.index()];
@@ -487,8 +522,9 @@ impl Session {
                 }
                 // Read strictly, an invalid request: it may draw one
                 // -32600 with id null (as many as the window holds).
-                if slot.optional && !claude {
+                if (slot.optional || self.tail) && !claude {
                     let null = NullSlot {
+                        versionless: false,
                         parse_error: false,
                         optional: true,
                         batch,
@@ -514,8 +550,9 @@ impl Session {
                     id.key()
                 });
                 let null = NullSlot {
+                    versionless: slot.versionless,
                     parse_error: slot.parse_error,
-                    optional: slot.optional && key.is_none(),
+                    optional: (slot.optional && key.is_none()) || self.tail,
                     batch,
                     key,
                     message,
@@ -558,6 +595,7 @@ impl Session {
             forget_oldest(side, from, n, member, out);
         }
         side.due += 1;
+        side.tails += usize::from(self.tail);
         let held = match side.ids.get_mut(&key) {
             Some(e) if e.due > 0 => {
                 let rule = if mcp {
@@ -592,7 +630,9 @@ impl Session {
             batch,
             due: 1,
             invalid,
+            null_too: invalid.is_some(),
             versionless,
+            droppable: self.tail,
             reused: false,
             cancelled: false,
             first: None,
@@ -617,7 +657,7 @@ fn settle(side: &mut Side, key: &Key) {
     }
     e.due -= 1;
     side.due -= 1;
-    if e.due == 0 && e.invalid.is_some() {
+    if e.due == 0 && e.null_too {
         side.nulls.retain(|n| n.key.as_ref() != Some(key));
     }
 }

@@ -4,7 +4,7 @@
 //! strictly or with U+FFFD ([`Session::feed_invalid_utf8`]), a reply in
 //! kind to a request without `jsonrpc` ([`Session::answered_in_kind`]).
 
-use super::{Direction, Session, Slot};
+use super::{Direction, NullSlot, Session, Slot};
 use crate::classify::{Classified, Finding, JSONRPC_ABSENT, Kind, Shape, classify};
 use crate::dialect::Dialect;
 use crate::id::IdKind;
@@ -27,11 +27,47 @@ impl Session {
     /// lossily (RFC 8259 §9 lets a parser accept non-JSON forms) reads
     /// `lossy`, so a reply by the id it has then answers it too (graded
     /// `session.error-code-meaning`, SHOULD), and if it then reads as a
-    /// notification, no reply is due. The kind returned is an invalid
+    /// notification, no reply is due; as a batch, an array answering it
+    /// stands for the -32700 (what the array leaves out is still reported,
+    /// `session.batch-reply-missing`). The kind returned is an invalid
     /// message, with no id.
     pub fn feed_invalid_utf8(&mut self, from: Direction, lossy: &str) -> Classified {
         let read = classify(lossy, &self.dialect);
+        if let Kind::Batch(members) = &read.kind
+            && !matches!(self.dialect, Dialect::Events(_))
+        {
+            // Read with U+FFFD, a batch, answered with an array (what it
+            // awaits is then due only if the array comes), or strictly,
+            // one -32700.
+            let detail = format!(
+                "the line is not UTF-8; decoded with U+FFFD it is a batch of {}",
+                members.len()
+            );
+            self.tail = true;
+            self.feed_classified(from, read);
+            self.tail = false;
+            let null = NullSlot {
+                versionless: false,
+                parse_error: true,
+                optional: self.unreadable_silent,
+                batch: None,
+                key: None,
+                message: self.messages,
+                member: None,
+            };
+            let mut findings = vec![Finding::new(&r::JSON_PARSE, None, detail)];
+            self.await_null(from, null, &mut findings);
+            return Classified {
+                kind: Kind::Invalid {
+                    shape: Shape::Other,
+                    id: None,
+                },
+                findings,
+                limit: None,
+            };
+        }
         let notification = matches!(read.kind, Kind::Notification { .. });
+        let versionless = read.breaks(r::MESSAGE_JSONRPC_VERSION.id);
         let id = match read.kind {
             Kind::Request { id, .. } => Some(id),
             Kind::Invalid {
@@ -64,7 +100,7 @@ impl Session {
             let slot = Slot {
                 parse_error: true,
                 optional: notification || self.unreadable_silent,
-                versionless: false,
+                versionless,
             };
             self.request(from, &strict.kind, slot, None, None, &mut out);
         }
@@ -85,8 +121,13 @@ impl Session {
     ///
     /// * a notification with members §4 does not list
     ///   (`request.other-members`), a reserved `rpc.` method (§4: "reserved
-    ///   for rpc-internal methods") or a member named twice (RFC 8259 §4
-    ///   leaves duplicate names to the parser) may be refused with -32600;
+    ///   for rpc-internal methods ... MUST NOT be used for anything else")
+    ///   or a member named twice (RFC 8259 §4 leaves duplicate names to the
+    ///   parser) may be refused with -32600;
+    /// * so may a request of an `rpc.` method, as an invalid request, with
+    ///   id null (§5: null "if there was an error in detecting the id in the
+    ///   Request object (e.g. Parse error/Invalid Request)"); it is still
+    ///   owed a reply, by its id or that one;
     /// * an invalid object with `method` and no `id` member (`"jsonrpc":
     ///   "1.0"`, `"method": 1`, `"params": 42`) is "a Request object
     ///   without an id member", a notification (§4.1), to a reader that
@@ -100,6 +141,7 @@ impl Session {
         member: Option<usize>,
     ) -> bool {
         match kind {
+            Kind::Request { .. } => breaks(c, &r::REQUEST_METHOD_RESERVED, member),
             Kind::Notification { .. } => {
                 breaks(c, &r::REQUEST_OTHER_MEMBERS, member)
                     || breaks(c, &r::REQUEST_METHOD_RESERVED, member)
@@ -114,6 +156,20 @@ impl Session {
             }
             _ => false,
         }
+    }
+
+    /// Feeds the last message of a stream that ended without its
+    /// terminator (an NDJSON line without `\n` before EOF). Writers MUST
+    /// end each line, and what a reader does with such a tail is left open
+    /// (NDJSON 1.0 says nothing of EOF): it may be read and answered, or
+    /// dropped, so nothing it would await is due, though a reply to it
+    /// pairs as usual.
+    pub fn feed_unterminated(&mut self, from: Direction, text: &str) -> Classified {
+        let classified = classify(text, &self.dialect);
+        self.tail = true;
+        let classified = self.feed_classified(from, classified);
+        self.tail = false;
+        classified
     }
 
     /// After a message that answered a request without `jsonrpc`: its own

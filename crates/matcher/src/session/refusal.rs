@@ -40,6 +40,29 @@ impl Session {
             .filter(|n| n.message == message && n.key.is_none() && !n.optional)
             .count();
         if keys.is_empty() && nulls == 0 {
+            // Notifications beyond a limit: a reader that cannot parse them
+            // cannot tell they are notifications, and its one id-null
+            // error (§5.1: -32700, "an error occurred on the server while
+            // parsing the JSON text") is no reply to a notification.
+            let notifications = match kind {
+                Kind::Notification { .. } => true,
+                Kind::Batch(members) => members
+                    .iter()
+                    .all(|m| matches!(m, Kind::Notification { .. })),
+                _ => false,
+            };
+            if notifications {
+                let null = NullSlot {
+                    versionless: false,
+                    parse_error: true,
+                    optional: true,
+                    batch: None,
+                    key: None,
+                    message,
+                    member: None,
+                };
+                self.await_null(from, null, &mut Vec::new());
+            }
             return;
         }
         side.refusable.push_back(Refusable {
@@ -99,12 +122,21 @@ impl Session {
         // replies, and the refusal can take the next id-null reply.
         // A notification with other members counts only for the -32600
         // that would refuse it.
+        // So does an unparseable message, whenever it was sent, for the
+        // -32700 it awaits, before a batch (which an array may answer).
         let before = |side: &Side, r: &Refusable, code: i64| {
             let alone_with_id = r.batch.is_none() && !r.keys.is_empty();
             side.nulls.iter().any(|n| {
+                let unparseable = code == -32700
+                    && n.parse_error
+                    && !n.optional
+                    && n.key.is_none()
+                    && n.batch.is_none();
                 n.message != r.message
                     && (!n.optional || code == -32600)
-                    && (n.message < r.message || (alone_with_id && n.key.is_none()))
+                    && (n.message < r.message
+                        || (alone_with_id && n.key.is_none())
+                        || (unparseable && r.batch.is_some()))
             })
         };
         let mut i = 0;

@@ -49,6 +49,10 @@ impl Session {
         let Some(entry) = side.batch(b) else { return };
         let batch_message = entry.message;
         let keys = std::mem::take(&mut entry.keys);
+        // A batch read with U+FFFD is answered: not the -32700 its strict
+        // reading awaited ([`Session::feed_invalid_utf8`]).
+        side.nulls
+            .retain(|n| !(n.parse_error && n.batch.is_none() && n.message == batch_message));
         let mut missing: Vec<(Option<usize>, String)> = Vec::new();
         for key in keys {
             if let Some(e) = side.ids.get_mut(&key)
@@ -165,7 +169,7 @@ impl Session {
             self.settled.push(e.message);
             e.due -= 1;
             side.due -= 1;
-            if e.due == 0 && e.invalid.is_some() {
+            if e.due == 0 && e.null_too {
                 side.nulls.retain(|n| n.key.as_ref() != Some(&key));
             }
             if !reused {
@@ -190,11 +194,17 @@ impl Session {
             // could not be read awaiting another code, then those whose id
             // could be read (they may still get their reply by it).
             let want = |n: &NullSlot| Some(if n.parse_error { -32700 } else { -32600 });
-            let classes: [&dyn Fn(&NullSlot) -> bool; 5] = [
+            // One whose id could be read and that may have been answered
+            // already (an earlier id-null error went to a notification
+            // that may draw it: `lent`) comes after one that cannot have.
+            let lent = |n: &NullSlot| side.lent.iter().any(|m| m.contains(&n.message));
+            let classes: [&dyn Fn(&NullSlot) -> bool; 7] = [
                 &|n| !n.optional && n.key.is_none() && want(n) == code,
                 &|n| n.optional && refusal,
                 &|n| !n.optional && n.key.is_none(),
+                &|n| !n.optional && want(n) == code && !lent(n),
                 &|n| !n.optional && want(n) == code,
+                &|n| !n.optional && !lent(n),
                 &|n| !n.optional,
             ];
             let pick = tiers.iter().find_map(|fit| {
@@ -228,8 +238,10 @@ impl Session {
                     }
                     settle(side, k);
                 }
+                self.in_kind |= null.versionless;
                 let want = if null.parse_error { -32700 } else { -32600 };
-                if code != Some(want) {
+                // An invalid reply's own findings say what is wrong with it.
+                if code != Some(want) && !matches!(kind, Kind::Invalid { .. }) {
                     let what = if null.parse_error {
                         "unparseable message"
                     } else {

@@ -66,6 +66,11 @@ impl Table {
     }
 
     /// Every request still held, oldest first.
+    pub(super) fn values(&self) -> impl Iterator<Item = &Entry> {
+        self.queue.iter().flatten()
+    }
+
+    /// Every request still held, oldest first.
     pub(super) fn values_mut(&mut self) -> impl Iterator<Item = &mut Entry> {
         self.queue.iter_mut().flatten()
     }

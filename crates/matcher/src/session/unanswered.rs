@@ -21,6 +21,10 @@ impl Session {
                 .values_mut()
                 .filter(|e| e.due > 0 && e.invalid.is_none())
             {
+                if e.droppable {
+                    e.due = 0;
+                    continue;
+                }
                 let times = if e.due > 1 {
                     format!(" ({} replies missing)", e.due)
                 } else {
@@ -90,7 +94,17 @@ impl Session {
                 .any(|n| n.message == *m && n.key.is_some() && !n.optional)
         };
         let lent = side.lent.iter().filter(|l| l.iter().any(pending)).count();
-        side.due.saturating_sub(lent)
+        // Nor does the unterminated tail of a stream.
+        let droppable = match side.tails {
+            0 => 0,
+            _ => side
+                .ids
+                .values()
+                .filter(|e| e.droppable)
+                .map(|e| e.due as usize)
+                .sum(),
+        };
+        side.due.saturating_sub(lent + droppable)
             + side
                 .nulls
                 .iter()
@@ -146,7 +160,7 @@ pub(super) fn forget_oldest(
         let Some(e) = slot else { continue };
         if e.due > 0 {
             side.due -= e.due as usize;
-            if e.invalid.is_some() {
+            if e.null_too {
                 side.nulls.retain(|n| n.key.as_ref() != Some(&e.key));
             }
             let detail = format!(

@@ -4,6 +4,7 @@
 mod examples;
 mod malformed;
 mod per_rule;
+mod readings;
 mod session;
 
 use rpcspec_matcher::{Dialect, Direction, Finding, Kind, Session, classify};

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rpcspec_matcher::{Classified, Direction, Id, Kind, Rule};
+use rpcspec_matcher::{Direction, Kind, Rule};
 
 /// The marks of a transcript line: its sender, and the bytes of the mark
 /// (`--> `). `None` for a line without one.
@@ -32,24 +32,6 @@ pub(super) struct Progress {
     done: HashSet<String>,
     /// The order tokens were first seen, for forgetting the oldest.
     order: VecDeque<String>,
-}
-
-/// MCP's `notifications/cancelled` withdraws the request `params.requestId`
-/// (MCP Cancellation: "The receiver SHOULD NOT send a response for the
-/// cancelled request"): the session takes it as a cancel, so the request
-/// is not reported unanswered.
-pub(super) fn cancel(text: &str, classified: &mut Classified) {
-    if !matches!(&classified.kind, Kind::Notification { method } if &**method == "notifications/cancelled")
-    {
-        return;
-    }
-    let id = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| v.pointer("/params/requestId").map(|id| id.to_string()))
-        .and_then(|raw| Id::parse(&raw));
-    if let Some(id) = id {
-        classified.kind = Kind::Cancel { id };
-    }
 }
 
 impl Progress {

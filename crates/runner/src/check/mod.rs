@@ -38,7 +38,7 @@ mod types;
 
 use ahead::Ahead;
 pub use diagram::Diagram;
-use follow::{Progress, cancel, mark};
+use follow::{Progress, mark};
 use lane::{Lane, Slow};
 use notes::Notes;
 pub use two::{PATIENCE, check_two};
@@ -528,7 +528,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         }
         let mcp = *session.dialect() == Dialect::Mcp;
         if mcp {
-            cancel(text, &mut classified);
+            crate::mcp::cancel(text, &mut classified);
             let found = self
                 .progress
                 .message(from, &classified.kind, text, self.opts.window);

@@ -195,7 +195,8 @@ fn mutate(rng: &mut Rng, line: &mut Vec<u8>) {
 /// A generated conversation: steps of terminated lines, and a plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scenario {
-    /// Each step's lines, each with its terminator.
+    /// Each step's lines, each with its terminator, but for the input's
+    /// last line, which may have none ([`in_framing`]).
     pub steps: Vec<Vec<Vec<u8>>>,
     /// How the bytes are written.
     pub plan: Plan,
@@ -314,16 +315,33 @@ fn draw(seed: u64, n: u64, seeds: &[Vec<u8>]) -> Scenario {
     Scenario { steps, plan }
 }
 
+/// One NDJSON input in this many ends without its last newline. Such an
+/// input needs a process of its own (its stdin is closed to end the line),
+/// which costs as much as a few dozen inputs on a kept process.
+pub(super) const UNTERMINATED: usize = 256;
+
 /// Mixed into the seed for the damaged frames of Content-Length framing,
 /// so that the lines drawn stay those of [`scenario_with`].
 const FRAME_SALT: u64 = 0x6672_616d_6573_0001;
 
 /// The input of execution `n` in `framing`: in Content-Length framing, one
 /// time in five a last step holding one damaged frame ([`damaged_frame`])
-/// of a notification.
-/// In NDJSON, `scenario` itself.
+/// of a notification. In NDJSON, one time in [`UNTERMINATED`] the input's
+/// last line without its terminator, stdin closed after it: writers MUST
+/// end each line, and what a reader does with an unterminated tail is open
+/// (read, or dropped at EOF; the session owes it nothing,
+/// `Session::feed_unterminated`).
 pub fn in_framing(mut scenario: Scenario, seed: u64, n: u64, framing: &Framing) -> Scenario {
     let mut rng = Rng::new(seed ^ FRAME_SALT, n);
+    if matches!(framing, Framing::Ndjson(_))
+        && rng.one_in(UNTERMINATED)
+        && let Some(last) = scenario.steps.last_mut().and_then(|s| s.last_mut())
+    {
+        while last.last().is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+            last.pop();
+        }
+        return scenario;
+    }
     if matches!(framing, Framing::ContentLength(_))
         && rng.one_in(5)
         && scenario.steps.len() < MAX_MUTANT_STEPS
@@ -550,6 +568,28 @@ mod tests {
         assert_eq!(
             collapse_runs(b"[\"xxxxxxxxxxxx\", 9999999999]", 3),
             b"[\"xxx\", 999]"
+        );
+    }
+
+    /// In NDJSON some inputs end with a line without its terminator, and
+    /// only the last line: every other line keeps its `\n`.
+    #[test]
+    fn some_ndjson_inputs_end_without_a_newline() {
+        let framing = Framing::ndjson();
+        let mut cut = 0;
+        for n in 0..4000 {
+            let drawn = in_framing(scenario(5, n, &[]), 5, n, &framing);
+            let lines: Vec<&Vec<u8>> = drawn.steps.iter().flatten().collect();
+            let (last, before) = lines.split_last().expect("a line");
+            assert!(before.iter().all(|l| l.ends_with(b"\n")), "{n}");
+            if !last.ends_with(b"\n") {
+                assert!(!last.ends_with(b"\r"), "{n}: {last:?}");
+                cut += 1;
+            }
+        }
+        assert!(
+            (5..40).contains(&cut),
+            "{cut} of 4000 end without a newline"
         );
     }
 

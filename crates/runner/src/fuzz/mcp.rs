@@ -15,9 +15,11 @@
 //! thing wrong: a member dropped, a type changed, a member added, a
 //! boundary number, a long string, deep nesting), one invalid (params of
 //! the wrong type, a misspelt method, a bad `jsonrpc`, an id of the
-//! wrong type). One in eight is a notification: a cancel of an answered
-//! request or of an id never sent, `initialized` again, `roots/list_changed`,
-//! a progress for no token. One request in sixteen reuses an answered id.
+//! wrong type). One in eight is a notification: a cancel of a request in
+//! flight (sent earlier in the same step: the server may then answer it or
+//! not, MCP Cancellation), of an answered one or of an id never sent,
+//! `initialized` again, `roots/list_changed`, a progress for no token. One
+//! request in sixteen reuses an answered id.
 //!
 //! [`Coverage`] counts what was drawn and what came of it: how many
 //! messages meant valid the schema's validator accepts, and for each
@@ -125,7 +127,7 @@ fn attempt_draw(seed: u64, k: u64, n: u64, surface: &Surface) -> (Scenario, Vec<
                 _ => Class::Invalid,
             };
             let one = if rng.one_in(8) {
-                notification(&mut rng, surface, &answered, n, class)
+                notification(&mut rng, surface, [&answered, &sent], n, class)
             } else {
                 let id = if !answered.is_empty() && rng.one_in(16) {
                     rng.pick(&answered).clone()
@@ -343,10 +345,12 @@ fn expand(template: &str) -> String {
     out
 }
 
+/// A notification; a cancel names one of `[answered, in_flight]`, or an
+/// id never sent.
 fn notification(
     rng: &mut Rng,
     surface: &Surface,
-    answered: &[Value],
+    [answered, in_flight]: [&[Value]; 2],
     n: u64,
     class: Class,
 ) -> Drawn {
@@ -365,13 +369,13 @@ fn notification(
     if let Some(Value::Object(p)) = &mut params {
         p.remove("_meta");
         if method == "notifications/cancelled" {
-            // An answered request (its cancel crossed the reply, as MCP
-            // allows) or one never sent; never one in flight, whose reply
-            // the server may then withhold.
-            let id = if !answered.is_empty() && rng.one_in(2) {
-                rng.pick(answered).clone()
-            } else {
-                json!(format!("rpcspec-never-sent-{n}"))
+            // A request in flight (its reply may then never come), an
+            // answered one (the cancel crossed the reply, as MCP allows),
+            // or one never sent.
+            let id = match rng.below(3) {
+                0 if !in_flight.is_empty() => rng.pick(in_flight).clone(),
+                1 if !answered.is_empty() => rng.pick(answered).clone(),
+                _ => json!(format!("rpcspec-never-sent-{n}")),
             };
             p.insert("requestId".into(), id);
         }

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{Capture, Framing};
 use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
-use rpcspec_matcher::{Classified, Direction, Finding, Id, IdKind, Kind};
+use rpcspec_matcher::{
+    Classified, Dialect, Direction, Finding, Id, IdKind, IdMatch, Kind, classify,
+};
 
 use super::{
     Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
@@ -133,15 +135,31 @@ fn sends_initialize(send: &crate::cases::Send) -> bool {
 }
 
 /// How many replies that name no id a message, sent by the client, may
-/// draw; a notification with members JSON-RPC 2.0 §4 does not list may be
-/// refused with an id-null -32600, alone or in a batch.
+/// draw; a notification a strict reader refuses (members JSON-RPC 2.0 §4
+/// does not list, an `rpc.` name, a member named twice) may be refused
+/// with an id-null -32600, alone or in a batch.
 pub(super) fn idless_room(classified: &Classified) -> usize {
+    use rpcspec_matcher::rules::{
+        MESSAGE_DUPLICATE_MEMBER, REQUEST_METHOD_RESERVED, REQUEST_OTHER_MEMBERS,
+    };
     let refusable = classified
         .findings
         .iter()
-        .filter(|f| f.rule.id == rpcspec_matcher::rules::REQUEST_OTHER_MEMBERS.id)
+        .filter(|f| {
+            [
+                &REQUEST_OTHER_MEMBERS,
+                &REQUEST_METHOD_RESERVED,
+                &MESSAGE_DUPLICATE_MEMBER,
+            ]
+            .iter()
+            .any(|r| r.id == f.rule.id)
+        })
         .count();
+    // What is beyond a parser's limit may be refused with one id-null
+    // error, notification or not.
+    let limit = usize::from(classified.limit.is_some());
     refusable
+        + limit
         + match &classified.kind {
             Kind::Request { id, .. } => usize::from(id.kind() == IdKind::Null),
             Kind::Notification { .. } => 0,
@@ -478,9 +496,17 @@ impl<'o> Run<'o> {
                 ProblemKind::InvalidUtf8 { .. } => {
                     return self.feed_invalid_utf8(&lossy(&p.bytes), step);
                 }
-                // An unterminated last line may still be read as a message.
+                // An unterminated last line may still be read as a
+                // message, or dropped: nothing it awaits is due.
                 ProblemKind::Truncated if !self.framed() => {
-                    String::from_utf8_lossy(&p.bytes).into_owned()
+                    let classified = self
+                        .session
+                        .feed_unterminated(Direction::ClientToServer, &lossy(&p.bytes));
+                    self.idless_room += idless_room(&classified);
+                    if let Some(k) = step {
+                        self.step_ids[k].extend(request_ids(&classified.kind));
+                    }
+                    return;
                 }
                 // Nothing for the session; a target may answer it with an
                 // error that names no id: a blank line, and in
@@ -498,7 +524,21 @@ impl<'o> Run<'o> {
                 _ => return,
             },
         };
-        let classified = self.session.feed(Direction::ClientToServer, &text);
+        let classified = if *self.session.dialect() == Dialect::Mcp {
+            // MCP's `notifications/cancelled` withdraws a request: its
+            // reply may never come (MCP Cancellation).
+            let mut classified = classify(&text, &Dialect::Mcp);
+            crate::mcp::cancel(&text, &mut classified);
+            if let Kind::Cancel { id } = &classified.kind {
+                for ids in &mut self.step_ids {
+                    ids.retain(|sent| sent.compare(id) == IdMatch::Different);
+                }
+            }
+            self.session
+                .feed_classified(Direction::ClientToServer, classified)
+        } else {
+            self.session.feed(Direction::ClientToServer, &text)
+        };
         self.idless_room += idless_room(&classified);
         if let Some(k) = step {
             self.step_ids[k].extend(request_ids(&classified.kind));

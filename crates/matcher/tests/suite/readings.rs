@@ -1,0 +1,286 @@
+//! Where the spec reads two ways: the session takes either reading
+//! (the crate docs' "Readings of the specification").
+
+use rpcspec_matcher::{Dialect, Direction::*, Kind, Session};
+
+use crate::{findings, ids};
+
+fn rules(dialect: &Dialect, script: &str) -> Vec<&'static str> {
+    ids(&findings(dialect, script))
+}
+
+/// The readings the spec allows both ways are no MUST finding either way:
+/// each of these may be refused with an id-null error or go unanswered,
+/// and is answered at most once.
+#[test]
+fn what_reads_both_as_a_notification_and_as_invalid_may_go_unanswered() {
+    let refusal = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}"#;
+    for (message, findings) in [
+        (
+            r#"> {"jsonrpc":"1.0","method":"a"}"#,
+            &["message.jsonrpc-version"][..],
+        ),
+        (r#"> {"method":"a"}"#, &["message.jsonrpc-version"]),
+        (
+            r#"> {"jsonrpc":"2.0","method":"a","params":42}"#,
+            &["request.params-type"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":1}"#,
+            &["request.method-type"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":"rpc.a"}"#,
+            &["request.method-reserved"],
+        ),
+        (
+            r#"> {"jsonrpc":"2.0","method":"a","method":"b"}"#,
+            &["message.duplicate-member"],
+        ),
+    ] {
+        assert_eq!(rules(&Dialect::Jsonrpc2, message), findings, "{message}");
+        let refused = [message, refusal].join("\n");
+        assert_eq!(rules(&Dialect::Jsonrpc2, &refused), findings, "{message}");
+        let twice = [message, refusal, refusal].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &twice);
+        assert_eq!(got.len(), findings.len() + 1, "{message}: {got:?}");
+    }
+    // An id member that is no id is no notification: it is owed its error.
+    let unreadable = r#"> {"jsonrpc":"2.0","method":"a","id":[1]}"#;
+    let got = rules(&Dialect::Jsonrpc2, unreadable);
+    assert_eq!(got, ["request.id-type", "session.unanswered"]);
+}
+
+#[test]
+fn a_request_without_jsonrpc_may_be_answered_in_kind() {
+    for reply in [
+        r#"< {"error":{"code":-32600,"message":"Unsupported version"},"id":1}"#,
+        r#"< {"result":1,"id":1}"#,
+    ] {
+        let script = [r#"> {"method":"a","id":1}"#, reply].join("\n");
+        let got = rules(&Dialect::Jsonrpc2, &script);
+        assert!(got.contains(&"session.reply-in-kind"), "{reply}: {got:?}");
+        assert_eq!(
+            got.iter()
+                .filter(|r| **r == "message.jsonrpc-version")
+                .count(),
+            1,
+            "only the request's: {got:?}"
+        );
+    }
+    // A 2.0 request's reply has it.
+    let script = [
+        r#"> {"jsonrpc":"2.0","method":"a","id":1}"#,
+        r#"< {"result":1,"id":1}"#,
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert_eq!(got, ["message.jsonrpc-version"]);
+}
+
+#[test]
+fn an_id_beyond_64_bits_may_come_back_as_a_double_prints_it() {
+    let request = r#"> {"jsonrpc":"2.0","method":"a","id":18446744073709551616}"#;
+    for echoed in ["18446744073709552000", "1.8446744073709552e+19"] {
+        let reply = format!(r#"< {{"jsonrpc":"2.0","result":1,"id":{echoed}}}"#);
+        let got = rules(&Dialect::Jsonrpc2, &[request, &reply].join("\n"));
+        assert_eq!(got, ["session.id-number-text"], "{echoed}");
+    }
+    // Within 64 bits a double's rounding is a changed id.
+    let request = r#"> {"jsonrpc":"2.0","method":"a","id":-9007199254740993}"#;
+    let reply = r#"< {"jsonrpc":"2.0","result":1,"id":-9007199254740992}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[request, reply].join("\n"));
+    assert_eq!(got, ["session.unknown-id", "session.unanswered"]);
+}
+
+#[test]
+fn a_line_that_is_not_utf8_may_be_read_with_replacement_characters() {
+    let lossy = "{\"jsonrpc\":\"2.0\",\"method\":\"a\u{FFFD}\",\"id\":1}";
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let answer = r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"No"},"id":1}"#;
+    let ids_of = |f: &[rpcspec_matcher::Finding]| ids(f);
+    for (reply, findings) in [
+        (parse, &[][..]),
+        (answer, &["session.error-code-meaning"][..]),
+    ] {
+        let mut s = Session::new(Dialect::Jsonrpc2);
+        let c = s.feed_invalid_utf8(ClientToServer, lossy);
+        assert_eq!(ids_of(&c.findings), ["json.parse"]);
+        assert_eq!(s.outstanding(ClientToServer), 1);
+        assert_eq!(ids_of(&s.feed(ServerToClient, reply).findings), findings);
+        assert_eq!(s.outstanding(ClientToServer), 0);
+        assert_eq!(s.close(), [], "{reply}");
+    }
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, lossy);
+    assert_eq!(ids_of(&s.close()), ["session.unanswered"]);
+    // Read as a notification, it is owed nothing, and may get a -32700.
+    let note = "{\"jsonrpc\":\"2.0\",\"method\":\"a\u{FFFD}\"}";
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, note);
+    assert_eq!(s.outstanding(ClientToServer), 0);
+    assert_eq!(s.close(), []);
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(ClientToServer, note);
+    assert_eq!(s.feed(ServerToClient, parse).findings, []);
+}
+
+#[test]
+fn silent_to_unreadable_owes_nothing_to_what_has_no_readable_id() {
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    for strict in [true, false] {
+        let session = Session::new(Dialect::Lenient);
+        let mut s = if strict {
+            session
+        } else {
+            session.silent_to_unreadable()
+        };
+        s.feed(ClientToServer, r#"{"method":"a","id":1"#);
+        s.feed(ClientToServer, r#"{"method":"a","id":{}}"#);
+        assert_eq!(s.outstanding(ClientToServer), if strict { 2 } else { 0 });
+        assert_eq!(s.feed(ServerToClient, parse).findings, []);
+        assert_eq!(s.close().len(), usize::from(strict), "{strict}");
+    }
+}
+
+#[test]
+fn an_unterminated_tail_may_be_answered_or_dropped() {
+    let reply = r#"{"jsonrpc":"2.0","result":1,"id":1}"#;
+    for answered in [true, false] {
+        let mut s = Session::new(Dialect::Jsonrpc2);
+        s.feed(ClientToServer, r#"{"jsonrpc":"2.0","method":"a","id":2}"#);
+        let c = s.feed_unterminated(ClientToServer, r#"{"jsonrpc":"2.0","method":"a","id":1}"#);
+        assert!(matches!(c.kind, Kind::Request { .. }));
+        // The terminated request is still owed its reply.
+        assert_eq!(s.outstanding(ClientToServer), 1);
+        if answered {
+            assert_eq!(s.feed(ServerToClient, reply).findings, []);
+        }
+        let left = s.close();
+        assert_eq!(ids(&left), ["session.unanswered"], "{answered}");
+        assert!(left[0].detail.contains("id 2"), "{}", left[0].detail);
+    }
+    // Answered twice, it is a duplicate as any request.
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_unterminated(ClientToServer, r#"{"jsonrpc":"2.0","method":"a","id":1}"#);
+    s.feed(ServerToClient, reply);
+    assert_eq!(
+        ids(&s.feed(ServerToClient, reply).findings),
+        ["session.duplicate-reply"]
+    );
+    // An invalid tail may draw its error, or nothing.
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_unterminated(ClientToServer, r#"{"jsonrpc":"2.0","method":"a","#);
+    assert_eq!(s.outstanding(ClientToServer), 0);
+    assert_eq!(s.close(), []);
+}
+
+#[test]
+fn a_request_of_a_reserved_method_may_be_refused_as_invalid() {
+    let request = r#"> {"jsonrpc":"2.0","method":"rpc.discover","id":"\u00503"}"#;
+    let reserved = ["request.method-reserved"];
+    for reply in [
+        r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#,
+        r#"< {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":"P3"}"#,
+        r#"< {"jsonrpc":"2.0","result":{},"id":"\u00503"}"#,
+    ] {
+        let got = rules(&Dialect::Jsonrpc2, &[request, reply].join("\n"));
+        let got: Vec<_> = got
+            .into_iter()
+            .filter(|r| *r != "session.id-string-text")
+            .collect();
+        assert_eq!(got, reserved, "{reply}");
+    }
+    // Still owed a reply, and only one.
+    let got = rules(&Dialect::Jsonrpc2, request);
+    assert_eq!(got, ["request.method-reserved", "session.unanswered"]);
+    let null =
+        r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let by_id = r#"< {"jsonrpc":"2.0","result":{},"id":"P3"}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[request, null, by_id].join("\n"));
+    assert!(got.contains(&"session.duplicate-reply"), "{got:?}");
+}
+
+#[test]
+fn a_batch_that_is_not_utf8_may_be_answered_as_read_with_replacement_characters() {
+    let lossy = "[{\"jsonrpc\":\"2.0\",\"method\":\"a\u{FFFD}\",\"id\":1},{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]";
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let array = r#"[{"jsonrpc":"2.0","error":{"code":-32601,"message":"No"},"id":1}]"#;
+    for (reply, findings) in [
+        (Some(parse), &[][..]),
+        (Some(array), &[][..]),
+        (None, &["session.unanswered"][..]),
+    ] {
+        let mut s = Session::new(Dialect::Jsonrpc2);
+        s.feed_invalid_utf8(ClientToServer, lossy);
+        assert_eq!(s.outstanding(ClientToServer), 1);
+        let mut got = Vec::new();
+        if let Some(reply) = reply {
+            got.extend(s.feed(ServerToClient, reply).findings);
+            assert_eq!(s.outstanding(ClientToServer), 0, "{reply}");
+        }
+        got.extend(s.close());
+        assert_eq!(ids(&got), findings, "{reply:?}");
+    }
+}
+
+#[test]
+fn a_notification_beyond_a_limit_may_be_refused_as_unparseable() {
+    let huge = format!(
+        r#"> {{"jsonrpc":"2.0","method":"n","params":[{}]}}"#,
+        "9".repeat(400)
+    );
+    let refusal =
+        r#"< {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    assert_eq!(rules(&Dialect::Jsonrpc2, &huge), [] as [&str; 0]);
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, &[&huge, refusal].join("\n")),
+        [] as [&str; 0]
+    );
+    let twice = rules(&Dialect::Jsonrpc2, &[&huge, refusal, refusal].join("\n"));
+    assert_eq!(twice, ["session.reply-to-notification"]);
+    // Within the limits, a notification is not refused.
+    let small = r#"> {"jsonrpc":"2.0","method":"n","params":[9]}"#;
+    let got = rules(&Dialect::Jsonrpc2, &[small, refusal].join("\n"));
+    assert_eq!(got, ["session.reply-to-notification"]);
+}
+
+/// An id-null error given to a notification that may draw it may have
+/// answered an invalid request whose id could be read; the next one goes
+/// to an invalid request that cannot have been answered yet.
+#[test]
+fn a_later_id_null_error_goes_to_what_cannot_have_been_answered() {
+    let refusal = r#"< {"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid"},"id":null}"#;
+    let script = [
+        r#"> {"jsonrpc":"2.0","method":"update","params":null,"id":"f2"}"#,
+        r#"> {"jsonrpc":"2.0","method":"rpc.discover","params":["x"]}"#,
+        refusal,
+        r#"> {"id":1,"method":"initialize"}"#,
+        refusal,
+    ];
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, &script.join("\n")),
+        [
+            "request.params-type",
+            "request.method-reserved",
+            "message.jsonrpc-version"
+        ]
+    );
+}
+
+/// A batch nested beyond a parser's limit may be refused with one -32700,
+/// or answered with an array; an unparseable message sent after it awaits
+/// exactly that -32700, and takes it first (replies come in any order).
+#[test]
+fn an_unparseable_message_takes_its_minus_32700_before_a_deep_batch() {
+    let deep = format!("> {}{}", "[".repeat(300), "]".repeat(300));
+    let script = [
+        deep.as_str(),
+        r#"> {"jsonrpc": "2.0", "method"#,
+        r#"< {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#,
+        r#"< [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}]"#,
+    ];
+    assert_eq!(
+        rules(&Dialect::Jsonrpc2, &script.join("\n")),
+        ["message.object", "json.parse"]
+    );
+}
