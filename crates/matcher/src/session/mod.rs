@@ -491,6 +491,22 @@ impl Session {
         let claude = self.dialect == Dialect::Claude;
         let message = self.messages;
         match kind {
+            // With `silent_to_unreadable` (Codex), a request whose id is no
+            // string or integer is one whose id cannot be read.
+            Kind::Request { id, .. }
+                if self.unreadable_silent && (id.kind() == IdKind::Null || id.is_fractional()) =>
+            {
+                let null = NullSlot {
+                    versionless: false,
+                    parse_error: false,
+                    optional: true,
+                    batch,
+                    key: None,
+                    message,
+                    member,
+                };
+                self.await_null(from, null, out);
+            }
             Kind::Request { id, .. } => {
                 self.expect(from, id, None, slot.versionless, batch, member, out);
                 // A reserved `rpc.` method may be refused as an invalid
@@ -543,7 +559,11 @@ impl Session {
             } if claude => self.expect(from, id, None, false, batch, member, out),
             Kind::Invalid { .. } if claude => {}
             Kind::Invalid { id, .. } => {
-                let readable = id.as_ref().filter(|id| id.kind() != IdKind::Null);
+                // With `silent_to_unreadable` (Codex), only a string or an
+                // integer is an id: its `RequestId` holds no `1.5`.
+                let readable = id.as_ref().filter(|id| {
+                    id.kind() != IdKind::Null && !(self.unreadable_silent && id.is_fractional())
+                });
                 let want = if slot.parse_error { -32700 } else { -32600 };
                 let key = readable.map(|id| {
                     self.expect(from, id, Some(want), slot.versionless, batch, member, out);

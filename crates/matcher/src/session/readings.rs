@@ -152,7 +152,10 @@ impl Session {
                 id: None,
             } if !breaks(c, &r::REQUEST_ID_TYPE, member) => true,
             Kind::Invalid { id, .. } => {
-                self.unreadable_silent && id.as_ref().is_none_or(|id| id.kind() == IdKind::Null)
+                self.unreadable_silent
+                    && id
+                        .as_ref()
+                        .is_none_or(|id| id.kind() == IdKind::Null || id.is_fractional())
             }
             _ => false,
         }

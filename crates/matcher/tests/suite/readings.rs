@@ -284,3 +284,22 @@ fn an_unparseable_message_takes_its_minus_32700_before_a_deep_batch() {
         ["message.object", "json.parse"]
     );
 }
+
+/// Codex's `RequestId` is a string or an integer: with
+/// `silent_to_unreadable`, an id `1.5` or `null` cannot be read either.
+#[test]
+fn silent_to_unreadable_reads_only_strings_and_integers() {
+    for message in [
+        r#"{"method":"a","id":1.5}"#,
+        r#"{"method":"a","id":null}"#,
+        r#"{"jsonrpc":"1.0","method":"","id":1.5}"#,
+    ] {
+        let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
+        s.feed(ClientToServer, message);
+        assert_eq!(s.outstanding(ClientToServer), 0, "{message}");
+        assert_eq!(s.close(), [], "{message}");
+    }
+    let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
+    s.feed(ClientToServer, r#"{"method":1,"id":""}"#);
+    assert_eq!(ids(&s.close()), ["session.unanswered"]);
+}
