@@ -227,6 +227,9 @@ struct Entry {
     /// It came in the unterminated tail of the stream
     /// ([`Session::feed_unterminated`]): its reply may never come.
     droppable: bool,
+    /// The id of a line that is not UTF-8, read with U+FFFD
+    /// ([`Session::feed_invalid_utf8`]): a reply to it answers that line.
+    lossy: bool,
     /// Its id was sent again while it awaited its reply: which request a
     /// reply answers, alone or in a batch, cannot be told.
     reused: bool,
@@ -258,6 +261,10 @@ struct NullSlot {
     key: Option<Key>,
     /// The message had no `jsonrpc` member ([`Slot::versionless`]).
     versionless: bool,
+    /// Read strictly, it awaits this reply, though another reading lets it
+    /// go unanswered (a line that is not UTF-8, read with U+FFFD as a
+    /// notification).
+    strict: bool,
     message: usize,
     member: Option<usize>,
 }
@@ -498,6 +505,7 @@ impl Session {
             {
                 let null = NullSlot {
                     versionless: false,
+                    strict: false,
                     parse_error: false,
                     optional: true,
                     batch,
@@ -520,6 +528,7 @@ impl Session {
                     e.null_too = true;
                     let null = NullSlot {
                         versionless: false,
+                        strict: false,
                         parse_error: false,
                         optional: true,
                         batch,
@@ -541,6 +550,7 @@ impl Session {
                 if (slot.optional || self.tail) && !claude {
                     let null = NullSlot {
                         versionless: false,
+                        strict: false,
                         parse_error: false,
                         optional: true,
                         batch,
@@ -571,6 +581,7 @@ impl Session {
                 });
                 let null = NullSlot {
                     versionless: slot.versionless,
+                    strict: false,
                     parse_error: slot.parse_error,
                     optional: (slot.optional && key.is_none()) || self.tail,
                     batch,
@@ -591,7 +602,7 @@ impl Session {
     /// Records that a request with `id` sent `from` one side awaits a reply;
     /// `invalid`: the code of the id-null error that may answer it instead.
     #[allow(clippy::too_many_arguments)]
-    fn expect(
+    pub(super) fn expect(
         &mut self,
         from: Direction,
         id: &Id,
@@ -616,6 +627,16 @@ impl Session {
         }
         side.due += 1;
         side.tails += usize::from(self.tail);
+        // An id only a line read with U+FFFD, or a tail, may have carried
+        // is given up to a request that surely carries it.
+        if let Some(e) = side.ids.get_mut(&key)
+            && e.due > 0
+            && e.droppable
+            && !self.tail
+        {
+            side.due -= e.due as usize;
+            e.due = 0;
+        }
         let held = match side.ids.get_mut(&key) {
             Some(e) if e.due > 0 => {
                 let rule = if mcp {
@@ -653,6 +674,7 @@ impl Session {
             null_too: invalid.is_some(),
             versionless,
             droppable: self.tail,
+            lossy: false,
             reused: false,
             cancelled: false,
             first: None,

@@ -4,7 +4,7 @@
 //! strictly or with U+FFFD ([`Session::feed_invalid_utf8`]), a reply in
 //! kind to a request without `jsonrpc` ([`Session::answered_in_kind`]).
 
-use super::{Direction, NullSlot, Session, Slot};
+use super::{Direction, NullSlot, Session};
 use crate::classify::{Classified, Finding, JSONRPC_ABSENT, Kind, Shape, classify};
 use crate::dialect::Dialect;
 use crate::id::IdKind;
@@ -48,6 +48,7 @@ impl Session {
             self.tail = false;
             let null = NullSlot {
                 versionless: false,
+                strict: true,
                 parse_error: true,
                 optional: self.unreadable_silent,
                 batch: None,
@@ -97,12 +98,29 @@ impl Session {
         self.settled.clear();
         let mut out = Vec::new();
         if !matches!(self.dialect, Dialect::Events(_)) {
-            let slot = Slot {
+            // Strictly, one -32700, awaited by the line (its id unread);
+            // read with U+FFFD, a request whose reply, if it comes, stands
+            // for it: an entry the session owes nothing for (a tail's),
+            // which takes the -32700's place when answered.
+            if let Some(id) = id.as_ref().filter(|id| id.kind() != IdKind::Null) {
+                self.tail = true;
+                self.expect(from, id, Some(-32700), versionless, None, None, &mut out);
+                self.tail = false;
+                if let Some(e) = self.sides[from.index()].ids.get_mut(&id.key()) {
+                    e.lossy = true;
+                }
+            }
+            let null = NullSlot {
+                versionless,
+                strict: true,
                 parse_error: true,
                 optional: notification || self.unreadable_silent,
-                versionless,
+                batch: None,
+                key: None,
+                message: self.messages,
+                member: None,
             };
-            self.request(from, &strict.kind, slot, None, None, &mut out);
+            self.await_null(from, null, &mut out);
         }
         let mut classified = Classified {
             kind: Kind::Invalid {

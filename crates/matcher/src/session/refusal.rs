@@ -54,6 +54,7 @@ impl Session {
             if notifications {
                 let null = NullSlot {
                     versionless: false,
+                    strict: false,
                     parse_error: true,
                     optional: true,
                     batch: None,
@@ -120,8 +121,8 @@ impl Session {
         // by that id, so an invalid message that only an id-null reply can
         // answer takes it first, whenever it was sent: JSON-RPC orders no
         // replies, and the refusal can take the next id-null reply.
-        // A notification with other members counts only for the -32600
-        // that would refuse it.
+        // A notification that may draw one counts only for the code that
+        // would refuse it (-32600, or -32700 for one that is not UTF-8).
         // So does an unparseable message, whenever it was sent, for the
         // -32700 it awaits, before a batch (which an array may answer).
         let before = |side: &Side, r: &Refusable, code: i64| {
@@ -132,8 +133,14 @@ impl Session {
                     && !n.optional
                     && n.key.is_none()
                     && n.batch.is_none();
+                // One that may draw this very code counts too: a -32600, or
+                // a -32700 (a notification that is not UTF-8, or beyond a
+                // limit) where the refusal's message may still be answered
+                // by its own id.
+                let drawn = if n.parse_error { -32700 } else { -32600 };
                 n.message != r.message
-                    && (!n.optional || code == -32600)
+                    && (!n.optional
+                        || (code == drawn && (drawn == -32600 || alone_with_id || n.strict)))
                     && (n.message < r.message
                         || (alone_with_id && n.key.is_none())
                         || (unparseable && r.batch.is_some()))

@@ -22,12 +22,48 @@ impl Session {
                     .map(|e| e.batch)
             })
             .or_else(|| {
-                let in_batch = |optional: bool| {
-                    side.nulls
-                        .iter()
-                        .find(|n| n.batch.is_some() && n.optional == optional)
+                // An invalid member whose id could be read may still get
+                // its reply by that id: one whose could not comes first.
+                let in_batch = |optional: bool, keyed: bool| {
+                    side.nulls.iter().find(|n| {
+                        n.batch.is_some() && n.optional == optional && n.key.is_some() == keyed
+                    })
                 };
-                in_batch(false).or_else(|| in_batch(true)).map(|n| n.batch)
+                // First the oldest batch this array's id-null members can
+                // answer whole: as many as it awaits, at most as many as
+                // it may draw.
+                let nulls = kinds
+                    .iter()
+                    .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
+                    .count();
+                // (One that awaits exactly that many, then one that
+                // awaits some, then one that only may draw them.)
+                let fit = |exact: bool, some: bool| {
+                    side.nulls.iter().filter_map(|n| n.batch).find(|&b| {
+                        let of = side.nulls.iter().filter(|n| n.batch == Some(b));
+                        let awaited = of
+                            .clone()
+                            .filter(|n| !n.optional && n.key.is_none())
+                            .count();
+                        let fits = if exact {
+                            awaited == nulls
+                        } else {
+                            awaited <= nulls && nulls <= of.count()
+                        };
+                        fits && (awaited > 0 || !some)
+                    })
+                };
+                let whole = fit(true, true)
+                    .or_else(|| fit(false, true))
+                    .or_else(|| fit(false, false));
+                whole
+                    .map(Some)
+                    .or_else(|| in_batch(false, false).map(|n| n.batch))
+                    .or_else(|| in_batch(true, false).map(|n| n.batch))
+                    .or_else(|| in_batch(false, true).map(|n| n.batch))
+                    .or_else(|| in_batch(true, true).map(|n| n.batch))
+                    .flatten()
+                    .map(Some)
             })
             .flatten();
         for (i, kind) in kinds.iter().enumerate() {
@@ -161,6 +197,12 @@ impl Session {
                 );
             }
             let batch = e.batch;
+            // A line read with U+FFFD, answered as read: not the -32700.
+            if e.lossy {
+                let line = e.message;
+                side.nulls
+                    .retain(|n| !(n.message == line && n.parse_error && n.key.is_none()));
+            }
             // An id sent again while its first request was unanswered
             // (the sender's fault: `session.id-reused`): which of them
             // a reply answers, alone or in a batch, cannot be told.
@@ -198,12 +240,16 @@ impl Session {
             // already (an earlier id-null error went to a notification
             // that may draw it: `lent`) comes after one that cannot have.
             let lent = |n: &NullSlot| side.lent.iter().any(|m| m.contains(&n.message));
-            let classes: [&dyn Fn(&NullSlot) -> bool; 7] = [
+            // A request that may draw one (an `rpc.` method) comes after
+            // those that await one: it may still be answered by its id.
+            let classes: [&dyn Fn(&NullSlot) -> bool; 9] = [
                 &|n| !n.optional && n.key.is_none() && want(n) == code,
-                &|n| n.optional && refusal,
+                &|n| n.optional && n.key.is_none() && want(n) == code,
                 &|n| !n.optional && n.key.is_none(),
                 &|n| !n.optional && want(n) == code && !lent(n),
                 &|n| !n.optional && want(n) == code,
+                &|n| n.optional && n.key.is_none() && refusal,
+                &|n| n.optional && refusal,
                 &|n| !n.optional && !lent(n),
                 &|n| !n.optional,
             ];

@@ -303,3 +303,119 @@ fn silent_to_unreadable_reads_only_strings_and_integers() {
     s.feed(ClientToServer, r#"{"method":1,"id":""}"#);
     assert_eq!(ids(&s.close()), ["session.unanswered"]);
 }
+
+/// A notification that is not UTF-8 may draw a -32700; an invalid request
+/// beyond a limit sent after it takes its -32600 by its id, not that -32700.
+#[test]
+fn a_minus_32700_goes_to_an_earlier_line_that_is_not_utf8_before_a_refusal() {
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(
+        ClientToServer,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":[\"\u{FFFD}\"]}",
+    );
+    let deep = format!(
+        r#"{{"jsonrpc":2.0,"method":1,"params":[{}],"id":-9007199254740993}}"#,
+        "9".repeat(400)
+    );
+    s.feed(ClientToServer, &deep);
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let invalid = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":-9007199254740993}"#;
+    assert_eq!(s.feed(ServerToClient, parse).findings, []);
+    assert_eq!(s.feed(ServerToClient, invalid).findings, []);
+    assert_eq!(s.close(), []);
+}
+
+/// Two invalid messages may each draw an id-null error: the one whose id
+/// cannot be read takes it, and the other its reply by its id.
+#[test]
+fn an_id_null_error_goes_where_no_reply_by_id_can_come() {
+    for script in [
+        [
+            r#"> [{"jsonrpc":"1.0","method":"","params":"bar"}]"#,
+            r#"> [{"method":1,"id":"","jsonrpc":"2.0"}]"#,
+            r#"< [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}]"#,
+            r#"< [{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":""}]"#,
+        ],
+        [
+            r#"> {"jsonrpc":"2.0","method":"a","id":79,,}"#,
+            r#"> {"jsonrpc":"2.0","method":"rpc.discover","id":4}"#,
+            r#"< {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#,
+            r#"< {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":4}"#,
+        ],
+    ] {
+        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+        assert!(
+            !got.iter().any(|r| r.starts_with("session.")),
+            "{script:?}: {got:?}"
+        );
+    }
+}
+
+/// A notification beyond a limit may draw a -32700, but a batch beyond a
+/// limit sent after it, whose member awaits an id-null error, is refused
+/// by it first.
+#[test]
+fn a_minus_32700_refuses_a_deep_batch_before_a_notification_that_may_draw_it() {
+    let note = format!(
+        r#"> {{"jsonrpc":"2.0","method":"n","params":[{}]}}"#,
+        "9".repeat(400)
+    );
+    let deep = format!("> {}{}", "[".repeat(300), "]".repeat(300));
+    let parse = r#"< {"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let got = rules(
+        &Dialect::Jsonrpc2,
+        &[note.as_str(), &deep, parse].join("\n"),
+    );
+    assert_eq!(got, ["message.object", "limit.refused"]);
+}
+
+/// Found fuzzing the built-in server: an id-null reply goes to what awaits
+/// exactly it before what only may draw it, and an array to the batch it
+/// answers whole.
+#[test]
+fn replies_go_where_they_answer_exactly() {
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    s.feed_invalid_utf8(
+        ClientToServer,
+        "{\"jsonrpc\": \"2.0\", \"method\": \"p\", \"id\": \"\u{FFFD}\"}",
+    );
+    let mut got = Vec::new();
+    for (d, m) in [
+        (
+            ClientToServer,
+            r#"{"jsonrpc": "1.0", "method": "subtract"}"#,
+        ),
+        (
+            ClientToServer,
+            r#"{"jsonrpc": "2.1", "method": "p", "id": 2}"#,
+        ),
+        (
+            ServerToClient,
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#,
+        ),
+        (
+            ServerToClient,
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#,
+        ),
+        (
+            ServerToClient,
+            r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":2}"#,
+        ),
+    ] {
+        got.extend(s.feed(d, m).findings);
+    }
+    got.extend(s.close());
+    assert!(
+        !ids(&got).iter().any(|r| r.starts_with("session.")),
+        "{got:?}"
+    );
+    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let script = [
+        r#"> [{"method": "sum", "method": "sum"}]"#.to_owned(),
+        "> [1,2,3]".to_owned(),
+        format!("< [{null}]"),
+        format!("< [{null},{null},{null}]"),
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+}
