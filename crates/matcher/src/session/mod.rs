@@ -269,6 +269,28 @@ struct NullSlot {
     member: Option<usize>,
 }
 
+impl NullSlot {
+    /// A message that only may draw an id-null -32600 (a reader may refuse
+    /// it, or say nothing): never unanswered.
+    fn may_draw(
+        batch: Option<usize>,
+        key: Option<Key>,
+        message: usize,
+        member: Option<usize>,
+    ) -> NullSlot {
+        NullSlot {
+            versionless: false,
+            strict: false,
+            parse_error: false,
+            optional: true,
+            batch,
+            key,
+            message,
+            member,
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Batch {
     message: usize,
@@ -503,16 +525,7 @@ impl Session {
             Kind::Request { id, .. }
                 if self.unreadable_silent && (id.kind() == IdKind::Null || id.is_fractional()) =>
             {
-                let null = NullSlot {
-                    versionless: false,
-                    strict: false,
-                    parse_error: false,
-                    optional: true,
-                    batch,
-                    key: None,
-                    message,
-                    member,
-                };
+                let null = NullSlot::may_draw(batch, None, message, member);
                 self.await_null(from, null, out);
             }
             Kind::Request { id, .. } => {
@@ -526,16 +539,7 @@ impl Session {
                     && let Some(e) = side.ids.get_mut(&key)
                 {
                     e.null_too = true;
-                    let null = NullSlot {
-                        versionless: false,
-                        strict: false,
-                        parse_error: false,
-                        optional: true,
-                        batch,
-                        key: Some(key),
-                        message,
-                        member,
-                    };
+                    let null = NullSlot::may_draw(batch, Some(key), message, member);
                     self.await_null(from, null, out);
                 }
             }
@@ -548,16 +552,7 @@ impl Session {
                 // Read strictly, an invalid request: it may draw one
                 // -32600 with id null (as many as the window holds).
                 if (slot.optional || self.tail) && !claude {
-                    let null = NullSlot {
-                        versionless: false,
-                        strict: false,
-                        parse_error: false,
-                        optional: true,
-                        batch,
-                        key: None,
-                        message,
-                        member,
-                    };
+                    let null = NullSlot::may_draw(batch, None, message, member);
                     self.await_null(from, null, out);
                 }
             }
