@@ -482,13 +482,16 @@ impl Session {
             kind if is_reply(kind) => self.reply(from, kind, alone, out),
             Kind::Cancel { id } => {
                 let side = &mut self.sides[from.index()];
-                if let Some(e) = side.ids.get_mut(&id.key())
+                let key = id.key();
+                if let Some(e) = side.ids.get_mut(&key)
                     && e.due > 0
                 {
                     side.due -= e.due as usize;
                     e.due = 0;
                     e.cancelled = true;
                     self.settled.push(e.message);
+                    // Nor is its id-null error due, if it was invalid.
+                    side.nulls.retain(|n| n.key.as_ref() != Some(&key));
                 }
             }
             Kind::Invalid {
@@ -521,12 +524,20 @@ impl Session {
         let message = self.messages;
         match kind {
             // With `silent_to_unreadable` (Codex), a request whose id is no
-            // string or integer is one whose id cannot be read.
+            // string or integer is one whose id cannot be read: it is owed
+            // nothing, yet a reader that reads it anyway may answer it by
+            // that id (an entry the session owes nothing for, a tail's), or
+            // refuse it with an id-null error.
             Kind::Request { id, .. }
                 if self.unreadable_silent && (id.kind() == IdKind::Null || id.is_fractional()) =>
             {
-                let null = NullSlot::may_draw(batch, None, message, member);
-                self.await_null(from, null, out);
+                self.tail = true;
+                self.expect(from, id, None, slot.versionless, batch, member, out);
+                self.tail = false;
+                if id.kind() != IdKind::Null {
+                    let null = NullSlot::may_draw(batch, None, message, member);
+                    self.await_null(from, null, out);
+                }
             }
             Kind::Request { id, .. } => {
                 self.expect(from, id, None, slot.versionless, batch, member, out);
@@ -574,6 +585,16 @@ impl Session {
                     self.expect(from, id, Some(want), slot.versionless, batch, member, out);
                     id.key()
                 });
+                // A reader that reads `1.5` anyway may answer by it, as for a
+                // request (above): an entry owed nothing.
+                if let Some(id) = id
+                    .as_ref()
+                    .filter(|id| readable.is_none() && id.is_fractional())
+                {
+                    self.tail = true;
+                    self.expect(from, id, Some(want), slot.versionless, batch, member, out);
+                    self.tail = false;
+                }
                 let null = NullSlot {
                     versionless: slot.versionless,
                     strict: false,

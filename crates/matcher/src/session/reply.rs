@@ -30,32 +30,40 @@ impl Session {
                     })
                 };
                 // First the oldest batch this array's id-null members can
-                // answer whole: as many as it awaits, at most as many as
-                // it may draw.
+                // answer whole: at least as many as it awaits, at most as
+                // many as it may draw. The oldest, not the closest count:
+                // a reader answers its batches in turn, and a batch that
+                // may draw more than it awaits cannot be told by count
+                // from one that awaits them all.
                 let nulls = kinds
                     .iter()
                     .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
                     .count();
-                // (One that awaits exactly that many, then one that
-                // awaits some, then one that only may draw them.)
-                let fit = |exact: bool, some: bool| {
+                // A batch with a request only its id can answer is not
+                // answered whole by an array without that id.
+                let owed = |b: usize| {
+                    side.ids.values().any(|e| {
+                        e.batch == Some(b)
+                            && e.due > 0
+                            && !e.droppable
+                            && !side.nulls.iter().any(|n| n.key.as_ref() == Some(&e.key))
+                    })
+                };
+                // (One that awaits some, then one that only may draw them.)
+                let fit = |some: bool| {
                     side.nulls.iter().filter_map(|n| n.batch).find(|&b| {
                         let of = side.nulls.iter().filter(|n| n.batch == Some(b));
                         let awaited = of
                             .clone()
                             .filter(|n| !n.optional && n.key.is_none())
                             .count();
-                        let fits = if exact {
-                            awaited == nulls
-                        } else {
-                            awaited <= nulls && nulls <= of.count()
-                        };
-                        fits && (awaited > 0 || !some)
+                        awaited <= nulls
+                            && nulls <= of.count()
+                            && (awaited > 0 || !some)
+                            && !owed(b)
                     })
                 };
-                let whole = fit(true, true)
-                    .or_else(|| fit(false, true))
-                    .or_else(|| fit(false, false));
+                let whole = fit(true).or_else(|| fit(false));
                 whole
                     .map(Some)
                     .or_else(|| in_batch(false, false).map(|n| n.batch))

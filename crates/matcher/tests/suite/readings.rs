@@ -299,6 +299,55 @@ fn silent_to_unreadable_reads_only_strings_and_integers() {
         assert_eq!(s.outstanding(ClientToServer), 0, "{message}");
         assert_eq!(s.close(), [], "{message}");
     }
+    // Yet a reader may read them and answer by that id, or refuse them,
+    // once each.
+    for (message, reply) in [
+        (r#"{"method":"a","id":1.5}"#, r#"{"result":1,"id":1.5}"#),
+        (
+            r#"{"method":"a","id":1.5}"#,
+            r#"{"error":{"code":-32600,"message":"x"},"id":null}"#,
+        ),
+        (
+            r#"{"method":"a","id":null}"#,
+            r#"{"error":{"code":-32601,"message":"x"},"id":null}"#,
+        ),
+        (
+            r#"{"jsonrpc":2.0,"method":"a","id":1.5}"#,
+            r#"{"error":{"code":-32600,"message":"x"},"id":1.5}"#,
+        ),
+    ] {
+        let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
+        s.feed(ClientToServer, message);
+        assert_eq!(s.feed(ServerToClient, reply).findings, [], "{reply}");
+        assert_eq!(s.close(), [], "{message}");
+        let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
+        s.feed(ClientToServer, message);
+        s.feed(ServerToClient, reply);
+        let again = s.feed(ServerToClient, reply).findings;
+        assert!(!again.is_empty(), "{message} answered twice by {reply}");
+    }
+    // Found fuzzing the reference: `1.5` again, in an invalid request.
+    let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
+    let mut got = Vec::new();
+    for (from, message) in [
+        (ClientToServer, r#"{"method":"a","id":1.5}"#),
+        (
+            ServerToClient,
+            r#"{"error":{"code":-32601,"message":"x"},"id":1.5}"#,
+        ),
+        (ClientToServer, r#"{"method":"","params":42,"id":1.5}"#),
+        (
+            ServerToClient,
+            r#"{"error":{"code":-32600,"message":"x"},"id":1.5}"#,
+        ),
+    ] {
+        got.extend(s.feed(from, message).findings);
+    }
+    got.extend(s.close());
+    assert!(
+        !got.iter().any(|f| f.rule.id.starts_with("session.")),
+        "{got:?}"
+    );
     let mut s = Session::new(Dialect::Lenient).silent_to_unreadable();
     s.feed(ClientToServer, r#"{"method":1,"id":""}"#);
     assert_eq!(ids(&s.close()), ["session.unanswered"]);
@@ -418,4 +467,75 @@ fn replies_go_where_they_answer_exactly() {
     ];
     let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
     assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+}
+
+/// Found fuzzing the built-in server: an array of id-null errors goes to
+/// the oldest batch it can answer whole, not to a later one that awaits
+/// exactly as many; the later batch's own array then pairs by its ids.
+#[test]
+fn an_array_of_id_null_errors_goes_to_the_oldest_batch_it_fits() {
+    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let missing =
+        r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":31}"#;
+    let script = [
+        r#"> [{"params":[],"jsonrpc":"2.0"},{"jsonrpc":"1.0","method":""},{"jsonrpc":"2.0","method":"n"}]"#.to_owned(),
+        r#"> [{"jsonrpc":"2.0","method":"n","params":42},{"jsonrpc":"2.0","method":"m","id":31,"jsonrpc":"2.0"},{"jsonrpc":"2.0","params":"bar"},{"method":"u","id":{}}]"#.to_owned(),
+        format!("< [{null},{null}]"),
+        format!("< [{null},{missing},{null},{null}]"),
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+}
+
+/// Found fuzzing the built-in server: an array of id-null errors alone
+/// does not answer a batch whole that holds a request only its id can
+/// answer; it goes to an older batch that may draw it.
+#[test]
+fn an_array_without_an_id_does_not_answer_a_batch_owed_that_id() {
+    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let f30 = r#"{"jsonrpc":"2.0","result":null,"id":"f30"}"#;
+    let script = [
+        r#"> [{"jsonrpc":2.0,"method":"sum"}]"#.to_owned(),
+        r#"> [{"id":"f30","jsonrpc":"2.0","method":"update","params":[]},{"jsonrpc":"2.0","method":"foobar","id":{}}]"#.to_owned(),
+        format!("< [{null}]"),
+        format!("< [{f30},{null}]"),
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+}
+
+/// Found fuzzing the reference MCP server: a cancel of an invalid request
+/// whose id could be read withdraws its id-null error too; a reply by its
+/// id may still cross the cancel.
+#[test]
+fn a_cancelled_invalid_request_awaits_nothing() {
+    use rpcspec_matcher::{Id, classify};
+    for reply in [
+        None,
+        Some(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request"}}"#),
+    ] {
+        let mut s = Session::new(Dialect::Mcp);
+        let request = s.feed(
+            ClientToServer,
+            r#"{"id":7,"jsonrpc":"1.0","method":"tools/call","params":{}}"#,
+        );
+        assert_eq!(ids(&request.findings), ["message.jsonrpc-version"]);
+        let text =
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#;
+        let mut cancel = classify(text, &Dialect::Mcp);
+        cancel.kind = Kind::Cancel {
+            id: Id::parse("7").expect("an id"),
+        };
+        s.feed_classified(ClientToServer, cancel);
+        assert_eq!(s.outstanding(ClientToServer), 0);
+        if let Some(reply) = reply {
+            let got = s.feed(ServerToClient, reply).findings;
+            assert!(
+                !got.iter()
+                    .any(|f| f.rule.level == rpcspec_matcher::Level::Must),
+                "{got:?}"
+            );
+        }
+        assert_eq!(s.close(), [], "{reply:?}");
+    }
 }
