@@ -74,6 +74,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
         corpus: args.corpus,
         corpus_max: args.corpus_max,
         tools,
+        replay_dialect: pinned.map(|_| args.dialect.clone()),
     };
     let tty = io::stderr().is_terminal();
     let shown = target.display();

@@ -497,13 +497,14 @@ fn escaped(bytes: &[u8]) -> String {
 }
 
 /// The case file for a finding, as the run sent it (`opts`: its framing,
-/// and the dialect its replay needs).
+/// and the dialect its replay needs, unless `replay_dialect` names it).
 pub fn case_file(
     name: &str,
     scenario: &Scenario,
     result: &CaseResult,
     origin: &str,
     opts: &RunOptions,
+    replay_dialect: Option<&str>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Found by {origin}.");
@@ -527,8 +528,8 @@ pub fn case_file(
     }
     let handshake = opts.handshake.as_deref().unwrap_or(opts.dialect.name());
     let mut args = String::new();
-    if handshake != "jsonrpc2" {
-        let _ = write!(args, " --dialect {handshake}");
+    if let Some(named) = replay_dialect.or(Some(handshake).filter(|h| *h != "jsonrpc2")) {
+        let _ = write!(args, " --dialect {named}");
     }
     if crate::dialect::framing_of(handshake) != opts.framing {
         let _ = write!(args, " --framing {}", opts.framing.name());

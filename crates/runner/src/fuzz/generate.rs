@@ -318,7 +318,7 @@ fn draw(seed: u64, n: u64, seeds: &[Vec<u8>]) -> Scenario {
 /// One NDJSON input in this many ends without its last newline. Such an
 /// input needs a process of its own (its stdin is closed to end the line),
 /// which costs as much as a few dozen inputs on a kept process.
-pub(super) const UNTERMINATED: usize = 256;
+pub(super) const UNTERMINATED: usize = 1024;
 
 /// Mixed into the seed for the damaged frames of Content-Length framing,
 /// so that the lines drawn stay those of [`scenario_with`].
@@ -577,7 +577,7 @@ mod tests {
     fn some_ndjson_inputs_end_without_a_newline() {
         let framing = Framing::ndjson();
         let mut cut = 0;
-        for n in 0..4000 {
+        for n in 0..16000 {
             let drawn = in_framing(scenario(5, n, &[]), 5, n, &framing);
             let lines: Vec<&Vec<u8>> = drawn.steps.iter().flatten().collect();
             let (last, before) = lines.split_last().expect("a line");
@@ -589,7 +589,7 @@ mod tests {
         }
         assert!(
             (5..40).contains(&cut),
-            "{cut} of 4000 end without a newline"
+            "{cut} of 16000 end without a newline"
         );
     }
 

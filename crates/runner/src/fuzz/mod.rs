@@ -119,6 +119,9 @@ pub struct FuzzOptions {
     pub corpus_max: usize,
     /// With `--dialect mcp`: the tools whose calls may be drawn.
     pub tools: mcp::Tools,
+    /// The `--dialect` a finding's replay names when it says more than
+    /// the run's dialect: a pinned MCP revision (`mcp@2025-06-18`).
+    pub replay_dialect: Option<String>,
 }
 
 impl FuzzOptions {
@@ -135,6 +138,7 @@ impl FuzzOptions {
             corpus: None,
             corpus_max: DEFAULT_MAX_INPUTS,
             tools: mcp::Tools::None,
+            replay_dialect: None,
         }
     }
 }
@@ -406,7 +410,15 @@ impl Run<'_> {
         let (small, result) = minimise(scenario, &sig, self.target, &self.opts.run, until);
         let reproduced = signature(&result).as_deref() == Some(sig.as_str());
         let name = format!("seed-{}-{n}", self.seed);
-        let text = case_file(&name, &small, &result, &self.origin(n), &self.opts.run);
+        let replay = self.opts.replay_dialect.as_deref();
+        let text = case_file(
+            &name,
+            &small,
+            &result,
+            &self.origin(n),
+            &self.opts.run,
+            replay,
+        );
         let file = self.opts.out.join(format!("{name}.toml"));
         std::fs::create_dir_all(&self.opts.out).map_err(|error| FuzzError::Write {
             path: self.opts.out.clone(),
