@@ -29,6 +29,26 @@
 //! * **A line that is not UTF-8** awaits an id-null -32700, or, read with
 //!   U+FFFD as RFC 8259 §9 lets a parser, what it then is
 //!   ([`Session::feed_invalid_utf8`]).
+//! * **An id-null error names nothing it answers.** It goes to the message
+//!   most likely to have drawn it: one whose id could not be read before
+//!   one that may still be answered by its id, the code it awaits before
+//!   another. An array of them goes to a batch it can answer whole (as
+//!   many as the batch awaits, each request of it still due refusable by
+//!   id null, no more than it may draw), the oldest, since a reader
+//!   answers its batches in turn: first one whose members could get no
+//!   other reply, then one that only may draw them, then one whose
+//!   invalid requests may yet get their replies by id. If it went to one
+//!   that only may draw them and a later batch awaiting as many gets no
+//!   array, the array may have been the later one's: [`Session::close`]
+//!   reads it so.
+//! * **Codex ids are strings or integers**
+//!   ([`Session::silent_to_unreadable`]): a message whose id is `1.5` or
+//!   `null` is owed nothing, yet a reader that reads it anyway may answer
+//!   it once, by that id or with an id-null error.
+//! * **A cancel** (Claude's `control_cancel_request`, MCP's
+//!   `notifications/cancelled` as the runner reads it) withdraws what its
+//!   request awaited, an invalid request's id-null error included; one
+//!   reply may still cross it.
 //! * **Ids compare as the JSON they are.** `"1"` and `1` are different ids
 //!   (a reply that swaps them is `session.id-type-changed`). Numbers compare
 //!   by exact decimal value, never through `f64`, so `9007199254740993` is not

@@ -166,6 +166,11 @@ struct Side {
     /// How many requests were fed as an unterminated tail
     /// ([`Entry::droppable`]).
     tails: usize,
+    /// For each array of id-null errors given to a batch that only may
+    /// draw them (the oldest it fits), their number: a batch left
+    /// awaiting as many at the end takes it back
+    /// ([`Session::close`](super::Session::close)).
+    spare: Vec<usize>,
 }
 
 /// What a message that is not a reply may draw besides a reply by its id.

@@ -8,10 +8,10 @@ impl Session {
         let message = self.messages;
         let requester = from.reverse();
         // The batch this array answers: that of its first member that pairs,
-        // else the oldest whose invalid member awaits an error by id null,
-        // else the oldest whose notification with other members may draw
-        // one (an array for that one alone answers the other the same).
+        // else the oldest its id-null errors answer whole, else the oldest
+        // with a member that awaits or may draw one.
         let side = &self.sides[requester.index()];
+        let mut spare = None;
         let batch = kinds
             .iter()
             .filter_map(|k| k.id().filter(|id| id.kind() != IdKind::Null))
@@ -30,40 +30,38 @@ impl Session {
                     })
                 };
                 // First the oldest batch this array's id-null members can
-                // answer whole: at least as many as it awaits, at most as
-                // many as it may draw. The oldest, not the closest count:
-                // a reader answers its batches in turn, and a batch that
-                // may draw more than it awaits cannot be told by count
-                // from one that awaits them all.
+                // answer whole ([`Side::answers_whole`]): a reader answers
+                // its batches in turn. Given to one that only may draw
+                // them, the array is spare: a batch left awaiting as many
+                // at the end may have been what it answered.
                 let nulls = kinds
                     .iter()
                     .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
                     .count();
-                // A batch with a request only its id can answer is not
-                // answered whole by an array without that id.
-                let owed = |b: usize| {
-                    side.ids.values().any(|e| {
-                        e.batch == Some(b)
-                            && e.due > 0
-                            && !e.droppable
-                            && !side.nulls.iter().any(|n| n.key.as_ref() == Some(&e.key))
-                    })
+                // (First one whose members awaiting them can get no other
+                // reply, their ids unread; then one that only may draw
+                // them; then one with invalid requests whose ids could be
+                // read, which may yet be answered by id.)
+                let unkeyed = |b: usize| {
+                    let of = side.nulls.iter().filter(|n| n.batch == Some(b));
+                    of.filter(|n| !n.optional && n.key.is_none()).count()
                 };
-                // (One that awaits some, then one that only may draw them.)
-                let fit = |some: bool| {
+                let fit = |tier: u8| {
                     side.nulls.iter().filter_map(|n| n.batch).find(|&b| {
-                        let of = side.nulls.iter().filter(|n| n.batch == Some(b));
-                        let awaited = of
-                            .clone()
-                            .filter(|n| !n.optional && n.key.is_none())
-                            .count();
-                        awaited <= nulls
-                            && nulls <= of.count()
-                            && (awaited > 0 || !some)
-                            && !owed(b)
+                        side.answers_whole(b, nulls).is_some_and(|awaited| {
+                            let tier_of = match awaited {
+                                0 => 1,
+                                n if n == unkeyed(b) => 0,
+                                _ => 2,
+                            };
+                            tier_of == tier
+                        })
                     })
                 };
-                let whole = fit(true).or_else(|| fit(false));
+                let whole = fit(0).or_else(|| fit(1)).or_else(|| fit(2));
+                if whole.and_then(|b| side.answers_whole(b, nulls)) == Some(0) {
+                    spare = Some(nulls);
+                }
                 whole
                     .map(Some)
                     .or_else(|| in_batch(false, false).map(|n| n.batch))
@@ -86,6 +84,14 @@ impl Session {
             }
         }
         let Some(b) = batch else { return };
+        if let Some(nulls) = spare {
+            let side = &mut self.sides[requester.index()];
+            // As many as the window holds batches.
+            if self.window.is_some_and(|n| side.spare.len() >= n) {
+                side.spare.remove(0);
+            }
+            side.spare.push(nulls);
+        }
         // The one array is the whole answer: what it left out will not come.
         // Findings carry member indexes of the message fed (the reply), so
         // the request batch's member indexes go in the detail.
@@ -481,5 +487,32 @@ impl Session {
         if cfg.end.iter().any(|e| **e == **name) {
             state.ended = Some((n, name.clone()));
         }
+    }
+}
+
+impl Side {
+    /// Whether an array of `nulls` id-null errors, pairing no id of batch
+    /// `b`, can be its whole answer: it must hold a reply to each request
+    /// of the batch still due (here by id null) and an error to each
+    /// member whose id could not be read, and no more than the batch may
+    /// draw. `Some`: how many of them the batch awaits; `None`: it does
+    /// not fit, or a request of it only its id can answer.
+    pub(super) fn answers_whole(&self, b: usize, nulls: usize) -> Option<usize> {
+        let mut awaited = 0;
+        for e in self.ids.values() {
+            // (A request of a batch read with U+FFFD, or of a tail, is
+            // owed nothing, unless the batch is answered: then it was read.)
+            if e.batch != Some(b) || e.due == 0 {
+                continue;
+            }
+            if !self.nulls.iter().any(|n| n.key.as_ref() == Some(&e.key)) {
+                return None;
+            }
+            awaited += 1;
+        }
+        let of = self.nulls.iter().filter(|n| n.batch == Some(b));
+        let may = of.clone().count();
+        awaited += of.filter(|n| !n.optional && n.key.is_none()).count();
+        (awaited <= nulls && nulls <= may).then_some(awaited)
     }
 }

@@ -494,14 +494,26 @@ fn an_array_of_id_null_errors_goes_to_the_oldest_batch_it_fits() {
 fn an_array_without_an_id_does_not_answer_a_batch_owed_that_id() {
     let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let f30 = r#"{"jsonrpc":"2.0","result":null,"id":"f30"}"#;
-    let script = [
-        r#"> [{"jsonrpc":2.0,"method":"sum"}]"#.to_owned(),
-        r#"> [{"id":"f30","jsonrpc":"2.0","method":"update","params":[]},{"jsonrpc":"2.0","method":"foobar","id":{}}]"#.to_owned(),
-        format!("< [{null}]"),
-        format!("< [{f30},{null}]"),
-    ];
-    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    // Nor one that holds an invalid request with an id it has not paired,
+    // and another member the array's one id-null error may answer.
+    let half = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":1.5}"#;
+    for script in [
+        [
+            r#"> [{"jsonrpc":2.0,"method":"sum"}]"#.to_owned(),
+            r#"> [{"id":"f30","jsonrpc":"2.0","method":"update","params":[]},{"jsonrpc":"2.0","method":"foobar","id":{}}]"#.to_owned(),
+            format!("< [{null}]"),
+            format!("< [{f30},{null}]"),
+        ],
+        [
+            r#"> [{"method":"","params":null,"jsonrpc":"2.0"}]"#.to_owned(),
+            r#"> [{"params":[68,3],"id":1.5,"jsonrpc":"1.0","method":"foobar"},{}]"#.to_owned(),
+            format!("< [{null}]"),
+            format!("< [{half},{null}]"),
+        ],
+    ] {
+        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+        assert!(!got.iter().any(|r| r.starts_with("session.")), "{script:?}: {got:?}");
+    }
 }
 
 /// Found fuzzing the reference MCP server: a cancel of an invalid request
@@ -538,4 +550,87 @@ fn a_cancelled_invalid_request_awaits_nothing() {
         }
         assert_eq!(s.close(), [], "{reply:?}");
     }
+}
+
+/// Found fuzzing the built-in server: an array of id-null errors goes to
+/// the oldest batch it can answer whole even when it only may draw them;
+/// and if a later batch that awaits as many gets no array, the array may
+/// have been that batch's.
+#[test]
+fn an_array_a_batch_only_may_draw_is_taken_back_by_one_left_awaiting_it() {
+    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let f41 = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":"f41"}"#;
+    let refusable =
+        r#"> [{"jsonrpc":"2.0","method":1,"params":{}},{"jsonrpc":"1.0","method":1,"params":42}]"#;
+    let awaiting = r#"> [{"method":1,"jsonrpc":"2.0"},{"method":1,"id":"f41","jsonrpc":"2.0"},{"jsonrpc":"1.0","method":"n","id":{}},{"jsonrpc":"2.0","method":"n"}]"#;
+    for script in [
+        // Both answered, in turn.
+        vec![
+            refusable.to_owned(),
+            awaiting.to_owned(),
+            format!("< [{null},{null}]"),
+            format!("< [{null},{f41},{null}]"),
+        ],
+        // The first drew nothing; one array for the second.
+        vec![
+            r#"> [{"jsonrpc":"2.0","method":"n","params":42}]"#.to_owned(),
+            r#"> [{"jsonrpc":"2.0","method":"n"},{"id":{}}]"#.to_owned(),
+            format!("< [{null}]"),
+        ],
+    ] {
+        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+        assert!(
+            !got.iter().any(|r| r.starts_with("session.")),
+            "{script:?}: {got:?}"
+        );
+    }
+    // Still, a batch that awaits an error and got none is reported when no
+    // such array came.
+    let script = [
+        r#"> [{"jsonrpc":"2.0","method":"n","params":42}]"#.to_owned(),
+        r#"> [{"jsonrpc":"2.0","method":"n"},{"id":{}}]"#.to_owned(),
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert!(got.contains(&"session.unanswered"), "{got:?}");
+}
+
+/// Found fuzzing the built-in server: a batch that is not UTF-8, refused
+/// with -32700, is not answered whole by a later array that lacks the ids
+/// its U+FFFD reading holds; nor is a deep batch passed over for one that
+/// only may draw the array.
+#[test]
+fn an_array_goes_past_a_batch_whose_reading_it_does_not_answer() {
+    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+    let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
+    let mut s = Session::new(Dialect::Jsonrpc2);
+    let mut got = Vec::new();
+    got.extend(
+        s.feed_invalid_utf8(
+            ClientToServer,
+            "[{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"\u{FFFD}arams\":[7]},{\"jsonrpc\":\"2.0\",\"method\":\"p\",\"id\":1}]",
+        )
+        .findings,
+    );
+    got.extend(
+        s.feed(ClientToServer, r#"[{"jsonrpc":"2.0","method":1,"id":5}]"#)
+            .findings,
+    );
+    got.extend(s.feed(ServerToClient, parse).findings);
+    got.extend(s.feed(ServerToClient, &format!("[{null}]")).findings);
+    got.extend(s.close());
+    assert!(
+        !got.iter().any(|f| f.rule.id.starts_with("session.")),
+        "{got:?}"
+    );
+
+    let deep = format!("> [{}{}]", "[".repeat(200), "]".repeat(200));
+    let script = [
+        r#"> [{"jsonrpc":"2.0","method":"rpc.discover"}]"#.to_owned(),
+        deep,
+        r#"> {"jsonrpc":"1.0","params":[]}"#.to_owned(),
+        format!("< [{null}]"),
+        format!("< {null}"),
+    ];
+    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
 }
