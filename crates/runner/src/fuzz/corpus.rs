@@ -594,6 +594,35 @@ mod tests {
         }
     }
 
+    /// A finding's replay names the dialect the run used: none for
+    /// JSON-RPC 2.0, the handshake's otherwise, a pinned revision whole.
+    #[test]
+    fn the_replay_line_names_the_dialect_the_run_used() {
+        let result = CaseResult::new("x".into(), "whole".into(), "x".into(), "x".into());
+        let replay = |handshake: &str, pinned: Option<&str>| {
+            let opts = RunOptions {
+                handshake: Some(handshake.to_owned()),
+                ..RunOptions::default()
+            };
+            let text = case_file("x", &odd_input(), &result, "a test", &opts, pinned);
+            let line = text.lines().find(|l| l.starts_with("# Replay:"));
+            line.expect("a replay line").to_owned()
+        };
+        let tail = "--filter '*/x' -- TARGET";
+        assert_eq!(
+            replay("jsonrpc2", None),
+            format!("# Replay: rpcspec run --cases DIR {tail}")
+        );
+        assert_eq!(
+            replay("mcp", None),
+            format!("# Replay: rpcspec run --cases DIR --dialect mcp {tail}")
+        );
+        assert_eq!(
+            replay("mcp", Some("mcp@2025-06-18")),
+            format!("# Replay: rpcspec run --cases DIR --dialect mcp@2025-06-18 {tail}")
+        );
+    }
+
     /// An input comes back from its file byte for byte, with its plan and
     /// behaviour; a second offer of the same behaviour keeps nothing.
     #[test]
