@@ -7,6 +7,70 @@ impl Session {
     pub(super) fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
         let message = self.messages;
         let requester = from.reverse();
+        let (batch, spare) = self.array_batch(requester, kinds);
+        for (i, kind) in kinds.iter().enumerate() {
+            let ctx = ReplyCtx {
+                array: true,
+                batch,
+                member: Some(i),
+                message,
+            };
+            if is_reply(kind) || matches!(kind, Kind::Invalid { .. }) {
+                self.reply(from, kind, ctx, out);
+            }
+        }
+        let Some(b) = batch else { return };
+        if let Some(nulls) = spare {
+            let side = &mut self.sides[requester.index()];
+            // As many as the window holds batches.
+            if self.window.is_some_and(|n| side.spare.len() >= n) {
+                side.spare.remove(0);
+            }
+            side.spare.push(nulls);
+        }
+        // The one array is the whole answer: what it left out will not come.
+        // Findings carry member indexes of the message fed (the reply), so
+        // the request batch's member indexes go in the detail.
+        let side = &mut self.sides[requester.index()];
+        let Some(entry) = side.batch(b) else { return };
+        let batch_message = entry.message;
+        let keys = std::mem::take(&mut entry.keys);
+        // A batch read with U+FFFD is answered: not the -32700 its strict
+        // reading awaited ([`Session::feed_invalid_utf8`]).
+        side.nulls
+            .retain(|n| !(n.parse_error && n.batch.is_none() && n.message == batch_message));
+        let mut missing: Vec<(Option<usize>, String)> = Vec::new();
+        for key in keys {
+            if let Some(e) = side.ids.get_mut(&key)
+                && e.due > 0
+                && e.batch == Some(b)
+            {
+                side.due -= e.due as usize;
+                e.due = 0;
+                missing.push((e.member, format!("request id {}", e.id)));
+            }
+        }
+        side.nulls.retain(|n| {
+            let keep = n.batch != Some(b);
+            if !keep && n.key.is_none() && !n.optional {
+                missing.push((n.member, "an invalid request".to_owned()));
+            }
+            keep
+        });
+        missing.sort();
+        for (member, what) in missing {
+            let at = member.map_or(String::new(), |i| format!(" (member {i})"));
+            let detail = format!(
+                "the reply to the batch of message {batch_message} has nothing for {what}{at}"
+            );
+            out.push(Finding::new(&r::SESSION_BATCH_REPLY_MISSING, None, detail));
+        }
+    }
+
+    /// The batch an array sent to `requester` answers, and, when it went
+    /// to one that only may draw its id-null errors, their number (a
+    /// spare, [`Side::spare`]).
+    fn array_batch(&self, requester: Direction, kinds: &[Kind]) -> (Option<usize>, Option<usize>) {
         // The batch this array answers: that of its first member that pairs,
         // else the oldest its id-null errors answer whole, else the oldest
         // with a member that awaits or may draw one.
@@ -72,63 +136,7 @@ impl Session {
                     .map(Some)
             })
             .flatten();
-        for (i, kind) in kinds.iter().enumerate() {
-            let ctx = ReplyCtx {
-                array: true,
-                batch,
-                member: Some(i),
-                message,
-            };
-            if is_reply(kind) || matches!(kind, Kind::Invalid { .. }) {
-                self.reply(from, kind, ctx, out);
-            }
-        }
-        let Some(b) = batch else { return };
-        if let Some(nulls) = spare {
-            let side = &mut self.sides[requester.index()];
-            // As many as the window holds batches.
-            if self.window.is_some_and(|n| side.spare.len() >= n) {
-                side.spare.remove(0);
-            }
-            side.spare.push(nulls);
-        }
-        // The one array is the whole answer: what it left out will not come.
-        // Findings carry member indexes of the message fed (the reply), so
-        // the request batch's member indexes go in the detail.
-        let side = &mut self.sides[requester.index()];
-        let Some(entry) = side.batch(b) else { return };
-        let batch_message = entry.message;
-        let keys = std::mem::take(&mut entry.keys);
-        // A batch read with U+FFFD is answered: not the -32700 its strict
-        // reading awaited ([`Session::feed_invalid_utf8`]).
-        side.nulls
-            .retain(|n| !(n.parse_error && n.batch.is_none() && n.message == batch_message));
-        let mut missing: Vec<(Option<usize>, String)> = Vec::new();
-        for key in keys {
-            if let Some(e) = side.ids.get_mut(&key)
-                && e.due > 0
-                && e.batch == Some(b)
-            {
-                side.due -= e.due as usize;
-                e.due = 0;
-                missing.push((e.member, format!("request id {}", e.id)));
-            }
-        }
-        side.nulls.retain(|n| {
-            let keep = n.batch != Some(b);
-            if !keep && n.key.is_none() && !n.optional {
-                missing.push((n.member, "an invalid request".to_owned()));
-            }
-            keep
-        });
-        missing.sort();
-        for (member, what) in missing {
-            let at = member.map_or(String::new(), |i| format!(" (member {i})"));
-            let detail = format!(
-                "the reply to the batch of message {batch_message} has nothing for {what}{at}"
-            );
-            out.push(Finding::new(&r::SESSION_BATCH_REPLY_MISSING, None, detail));
-        }
+        (batch, spare)
     }
 
     /// Pairs one reply sent `from` one side with a request of the other.

@@ -16,6 +16,17 @@ use rpcspec::{cases, exec::RunOptions, exit, target::Target};
 
 use crate::{args::FuzzArgs, emit, fail, handshake_of, startable};
 
+/// `--tool` as given: `'*'` for every tool listed, none by default.
+fn tools_of(named: &[String]) -> Tools {
+    if named.iter().any(|t| t == "*") {
+        Tools::All
+    } else if named.is_empty() {
+        Tools::None
+    } else {
+        Tools::Named(named.to_vec())
+    }
+}
+
 pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
     let (dialect, handshake) = match handshake_of(&args.dialect) {
         Ok(d) => d,
@@ -35,13 +46,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
             preamble.offer_version(revision.as_str());
         }
     }
-    let tools = if args.tools.iter().any(|t| t == "*") {
-        Tools::All
-    } else if args.tools.is_empty() {
-        Tools::None
-    } else {
-        Tools::Named(args.tools.clone())
-    };
+    let tools = tools_of(&args.tools);
     let builtin = match cases::builtin() {
         Ok(c) => c,
         Err(e) => return fail(&format!("case file error: {e}")),
