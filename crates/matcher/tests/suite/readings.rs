@@ -9,6 +9,18 @@ fn rules(dialect: &Dialect, script: &str) -> Vec<&'static str> {
     ids(&findings(dialect, script))
 }
 
+/// An id-null -32600, as the built-in server refuses an invalid message.
+const REFUSAL: &str =
+    r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
+
+/// The `session.` rules a JSON-RPC 2.0 script breaks: none, where every
+/// reply goes where a correct reader sends it.
+fn session_rules<S: std::borrow::Borrow<str>>(script: &[S]) -> Vec<&'static str> {
+    let mut got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
+    got.retain(|r| r.starts_with("session."));
+    got
+}
+
 /// The readings the spec allows both ways are no MUST finding either way:
 /// each of these may be refused with an id-null error or go unanswered,
 /// and is answered at most once.
@@ -392,11 +404,7 @@ fn an_id_null_error_goes_where_no_reply_by_id_can_come() {
             r#"< {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":4}"#,
         ],
     ] {
-        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-        assert!(
-            !got.iter().any(|r| r.starts_with("session.")),
-            "{script:?}: {got:?}"
-        );
+        assert_eq!(session_rules(&script), Vec::<&str>::new(), "{script:?}");
     }
 }
 
@@ -458,15 +466,13 @@ fn replies_go_where_they_answer_exactly() {
         !ids(&got).iter().any(|r| r.starts_with("session.")),
         "{got:?}"
     );
-    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let script = [
         r#"> [{"method": "sum", "method": "sum"}]"#.to_owned(),
         "> [1,2,3]".to_owned(),
-        format!("< [{null}]"),
-        format!("< [{null},{null},{null}]"),
+        format!("< [{REFUSAL}]"),
+        format!("< [{REFUSAL},{REFUSAL},{REFUSAL}]"),
     ];
-    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    assert_eq!(session_rules(&script), Vec::<&str>::new());
 }
 
 /// Found fuzzing the built-in server: an array of id-null errors goes to
@@ -474,17 +480,15 @@ fn replies_go_where_they_answer_exactly() {
 /// exactly as many; the later batch's own array then pairs by its ids.
 #[test]
 fn an_array_of_id_null_errors_goes_to_the_oldest_batch_it_fits() {
-    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let missing =
         r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},"id":31}"#;
     let script = [
         r#"> [{"params":[],"jsonrpc":"2.0"},{"jsonrpc":"1.0","method":""},{"jsonrpc":"2.0","method":"n"}]"#.to_owned(),
         r#"> [{"jsonrpc":"2.0","method":"n","params":42},{"jsonrpc":"2.0","method":"m","id":31,"jsonrpc":"2.0"},{"jsonrpc":"2.0","params":"bar"},{"method":"u","id":{}}]"#.to_owned(),
-        format!("< [{null},{null}]"),
-        format!("< [{null},{missing},{null},{null}]"),
+        format!("< [{REFUSAL},{REFUSAL}]"),
+        format!("< [{REFUSAL},{missing},{REFUSAL},{REFUSAL}]"),
     ];
-    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    assert_eq!(session_rules(&script), Vec::<&str>::new());
 }
 
 /// Found fuzzing the built-in server: an array of id-null errors alone
@@ -492,7 +496,6 @@ fn an_array_of_id_null_errors_goes_to_the_oldest_batch_it_fits() {
 /// answer; it goes to an older batch that may draw it.
 #[test]
 fn an_array_without_an_id_does_not_answer_a_batch_owed_that_id() {
-    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let f30 = r#"{"jsonrpc":"2.0","result":null,"id":"f30"}"#;
     // Nor one that holds an invalid request with an id it has not paired,
     // and another member the array's one id-null error may answer.
@@ -501,18 +504,17 @@ fn an_array_without_an_id_does_not_answer_a_batch_owed_that_id() {
         [
             r#"> [{"jsonrpc":2.0,"method":"sum"}]"#.to_owned(),
             r#"> [{"id":"f30","jsonrpc":"2.0","method":"update","params":[]},{"jsonrpc":"2.0","method":"foobar","id":{}}]"#.to_owned(),
-            format!("< [{null}]"),
-            format!("< [{f30},{null}]"),
+            format!("< [{REFUSAL}]"),
+            format!("< [{f30},{REFUSAL}]"),
         ],
         [
             r#"> [{"method":"","params":null,"jsonrpc":"2.0"}]"#.to_owned(),
             r#"> [{"params":[68,3],"id":1.5,"jsonrpc":"1.0","method":"foobar"},{}]"#.to_owned(),
-            format!("< [{null}]"),
-            format!("< [{half},{null}]"),
+            format!("< [{REFUSAL}]"),
+            format!("< [{half},{REFUSAL}]"),
         ],
     ] {
-        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-        assert!(!got.iter().any(|r| r.starts_with("session.")), "{script:?}: {got:?}");
+        assert_eq!(session_rules(&script), Vec::<&str>::new(), "{script:?}");
     }
 }
 
@@ -558,7 +560,6 @@ fn a_cancelled_invalid_request_awaits_nothing() {
 /// have been that batch's.
 #[test]
 fn an_array_a_batch_only_may_draw_is_taken_back_by_one_left_awaiting_it() {
-    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let f41 = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":"f41"}"#;
     let refusable =
         r#"> [{"jsonrpc":"2.0","method":1,"params":{}},{"jsonrpc":"1.0","method":1,"params":42}]"#;
@@ -568,21 +569,17 @@ fn an_array_a_batch_only_may_draw_is_taken_back_by_one_left_awaiting_it() {
         vec![
             refusable.to_owned(),
             awaiting.to_owned(),
-            format!("< [{null},{null}]"),
-            format!("< [{null},{f41},{null}]"),
+            format!("< [{REFUSAL},{REFUSAL}]"),
+            format!("< [{REFUSAL},{f41},{REFUSAL}]"),
         ],
         // The first drew nothing; one array for the second.
         vec![
             r#"> [{"jsonrpc":"2.0","method":"n","params":42}]"#.to_owned(),
             r#"> [{"jsonrpc":"2.0","method":"n"},{"id":{}}]"#.to_owned(),
-            format!("< [{null}]"),
+            format!("< [{REFUSAL}]"),
         ],
     ] {
-        let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-        assert!(
-            !got.iter().any(|r| r.starts_with("session.")),
-            "{script:?}: {got:?}"
-        );
+        assert_eq!(session_rules(&script), Vec::<&str>::new(), "{script:?}");
     }
     // Still, a batch that awaits an error and got none is reported when no
     // such array came.
@@ -600,7 +597,6 @@ fn an_array_a_batch_only_may_draw_is_taken_back_by_one_left_awaiting_it() {
 /// only may draw the array.
 #[test]
 fn an_array_goes_past_a_batch_whose_reading_it_does_not_answer() {
-    let null = r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request"},"id":null}"#;
     let parse = r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"},"id":null}"#;
     let mut s = Session::new(Dialect::Jsonrpc2);
     let mut got = Vec::new();
@@ -616,7 +612,7 @@ fn an_array_goes_past_a_batch_whose_reading_it_does_not_answer() {
             .findings,
     );
     got.extend(s.feed(ServerToClient, parse).findings);
-    got.extend(s.feed(ServerToClient, &format!("[{null}]")).findings);
+    got.extend(s.feed(ServerToClient, &format!("[{REFUSAL}]")).findings);
     got.extend(s.close());
     assert!(
         !got.iter().any(|f| f.rule.id.starts_with("session.")),
@@ -628,9 +624,8 @@ fn an_array_goes_past_a_batch_whose_reading_it_does_not_answer() {
         r#"> [{"jsonrpc":"2.0","method":"rpc.discover"}]"#.to_owned(),
         deep,
         r#"> {"jsonrpc":"1.0","params":[]}"#.to_owned(),
-        format!("< [{null}]"),
-        format!("< {null}"),
+        format!("< [{REFUSAL}]"),
+        format!("< {REFUSAL}"),
     ];
-    let got = rules(&Dialect::Jsonrpc2, &script.join("\n"));
-    assert!(!got.iter().any(|r| r.starts_with("session.")), "{got:?}");
+    assert_eq!(session_rules(&script), Vec::<&str>::new());
 }
