@@ -536,9 +536,7 @@ impl Session {
             Kind::Request { id, .. }
                 if self.unreadable_silent && (id.kind() == IdKind::Null || id.is_fractional()) =>
             {
-                self.tail = true;
-                self.expect(from, id, None, slot.versionless, batch, member, out);
-                self.tail = false;
+                self.expect_owed_nothing(from, id, None, slot.versionless, batch, member, out);
                 if id.kind() != IdKind::Null {
                     let null = NullSlot::may_draw(batch, None, message, member);
                     self.await_null(from, null, out);
@@ -596,9 +594,8 @@ impl Session {
                     .as_ref()
                     .filter(|id| readable.is_none() && id.is_fractional())
                 {
-                    self.tail = true;
-                    self.expect(from, id, Some(want), slot.versionless, batch, member, out);
-                    self.tail = false;
+                    let versionless = slot.versionless;
+                    self.expect_owed_nothing(from, id, Some(want), versionless, batch, member, out);
                 }
                 let null = NullSlot {
                     versionless: slot.versionless,
@@ -618,6 +615,25 @@ impl Session {
             | Kind::Event { .. }
             | Kind::Batch(_) => {}
         }
+    }
+
+    /// [`Session::expect`] for a request the session owes nothing for, as
+    /// it does a tail's ([`Entry::droppable`]): a reply by its id answers
+    /// it, and none is no finding.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn expect_owed_nothing(
+        &mut self,
+        from: Direction,
+        id: &Id,
+        invalid: Option<i64>,
+        versionless: bool,
+        batch: Option<usize>,
+        member: Option<usize>,
+        out: &mut Vec<Finding>,
+    ) {
+        let tail = std::mem::replace(&mut self.tail, true);
+        self.expect(from, id, invalid, versionless, batch, member, out);
+        self.tail = tail;
     }
 
     /// Records that a request with `id` sent `from` one side awaits a reply;

@@ -103,9 +103,7 @@ impl Session {
             // for it: an entry the session owes nothing for (a tail's),
             // which takes the -32700's place when answered.
             if let Some(id) = id.as_ref().filter(|id| id.kind() != IdKind::Null) {
-                self.tail = true;
-                self.expect(from, id, Some(-32700), versionless, None, None, &mut out);
-                self.tail = false;
+                self.expect_owed_nothing(from, id, Some(-32700), versionless, None, None, &mut out);
                 if let Some(e) = self.sides[from.index()].ids.get_mut(&id.key()) {
                     e.lossy = true;
                 }

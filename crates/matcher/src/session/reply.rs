@@ -93,41 +93,23 @@ impl Session {
                         n.batch.is_some() && n.optional == optional && n.key.is_some() == keyed
                     })
                 };
-                // First the oldest batch this array's id-null members can
-                // answer whole ([`Side::answers_whole`]): a reader answers
-                // its batches in turn. Given to one that only may draw
-                // them, the array is spare: a batch left awaiting as many
-                // at the end may have been what it answered.
+                // First a batch this array's id-null members can answer
+                // whole ([`Side::answerable_whole`]), by [`Whole::tier`],
+                // then the oldest: a reader answers its batches in turn.
+                // Given to one that only may draw them, the array is
+                // spare: a batch left awaiting as many at the end may
+                // have been what it answered.
                 let nulls = kinds
                     .iter()
                     .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
                     .count();
-                // (First one whose members awaiting them can get no other
-                // reply, their ids unread; then one that only may draw
-                // them; then one with invalid requests whose ids could be
-                // read, which may yet be answered by id.)
-                let unkeyed = |b: usize| {
-                    let of = side.nulls.iter().filter(|n| n.batch == Some(b));
-                    of.filter(|n| !n.optional && n.key.is_none()).count()
-                };
-                let fit = |tier: u8| {
-                    side.nulls.iter().filter_map(|n| n.batch).find(|&b| {
-                        side.answers_whole(b, nulls).is_some_and(|awaited| {
-                            let tier_of = match awaited {
-                                0 => 1,
-                                n if n == unkeyed(b) => 0,
-                                _ => 2,
-                            };
-                            tier_of == tier
-                        })
-                    })
-                };
-                let whole = fit(0).or_else(|| fit(1)).or_else(|| fit(2));
-                if whole.and_then(|b| side.answers_whole(b, nulls)) == Some(0) {
+                let fits = side.answerable_whole(nulls);
+                let whole = (0..3).find_map(|tier| fits.iter().find(|w| w.tier() == tier));
+                if whole.is_some_and(|w| w.awaited == 0) {
                     spare = Some(nulls);
                 }
                 whole
-                    .map(Some)
+                    .map(|w| Some(w.batch))
                     .or_else(|| in_batch(false, false).map(|n| n.batch))
                     .or_else(|| in_batch(true, false).map(|n| n.batch))
                     .or_else(|| in_batch(false, true).map(|n| n.batch))
@@ -498,15 +480,53 @@ impl Session {
     }
 }
 
+/// A batch an array of id-null errors, pairing none of its ids, can
+/// answer whole: the array holds a reply to each request of the batch
+/// still due (here by id null) and an error to each member whose id could
+/// not be read, and no more than the batch may draw.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Whole {
+    pub(super) batch: usize,
+    /// How many of the array's errors the batch awaits.
+    pub(super) awaited: usize,
+    /// How many of those go to members whose id could not be read.
+    unkeyed: usize,
+}
+
+impl Whole {
+    /// Which such batch an array goes to first (the lowest, then the
+    /// oldest): 0, one whose members awaiting the errors can get no other
+    /// reply; 1, one that only may draw them; 2, one with invalid requests
+    /// whose ids could be read, which may yet be answered by id.
+    fn tier(&self) -> u8 {
+        match self.awaited {
+            0 => 1,
+            n if n == self.unkeyed => 0,
+            _ => 2,
+        }
+    }
+}
+
 impl Side {
-    /// Whether an array of `nulls` id-null errors, pairing no id of batch
-    /// `b`, can be its whole answer: it must hold a reply to each request
-    /// of the batch still due (here by id null) and an error to each
-    /// member whose id could not be read, and no more than the batch may
-    /// draw. `Some`: how many of them the batch awaits; `None`: it does
-    /// not fit, or a request of it only its id can answer.
-    pub(super) fn answers_whole(&self, b: usize, nulls: usize) -> Option<usize> {
-        let mut awaited = 0;
+    /// The batches, oldest first, that an array of `nulls` id-null errors
+    /// can answer whole ([`Whole`]).
+    pub(super) fn answerable_whole(&self, nulls: usize) -> Vec<Whole> {
+        let mut batches: Vec<usize> = Vec::new();
+        for b in self.nulls.iter().filter_map(|n| n.batch) {
+            if !batches.contains(&b) {
+                batches.push(b);
+            }
+        }
+        batches
+            .into_iter()
+            .filter_map(|b| self.answers_whole(b, nulls))
+            .collect()
+    }
+
+    /// Batch `b` as an array of `nulls` id-null errors answers it whole;
+    /// `None`: it does not fit, or a request of it only its id can answer.
+    fn answers_whole(&self, b: usize, nulls: usize) -> Option<Whole> {
+        let mut due = 0;
         for e in self.ids.values() {
             // (A request of a batch read with U+FFFD, or of a tail, is
             // owed nothing, unless the batch is answered: then it was read.)
@@ -516,11 +536,16 @@ impl Side {
             if !self.nulls.iter().any(|n| n.key.as_ref() == Some(&e.key)) {
                 return None;
             }
-            awaited += 1;
+            due += 1;
         }
         let of = self.nulls.iter().filter(|n| n.batch == Some(b));
         let may = of.clone().count();
-        awaited += of.filter(|n| !n.optional && n.key.is_none()).count();
-        (awaited <= nulls && nulls <= may).then_some(awaited)
+        let unkeyed = of.filter(|n| !n.optional && n.key.is_none()).count();
+        let awaited = due + unkeyed;
+        (awaited <= nulls && nulls <= may).then_some(Whole {
+            batch: b,
+            awaited,
+            unkeyed,
+        })
     }
 }

@@ -11,12 +11,8 @@ use crate::rules as r;
 /// array: such a batch, awaiting as many, takes it back.
 fn take_back_spares(side: &mut Side) {
     for nulls in std::mem::take(&mut side.spare) {
-        let mut batches: Vec<usize> = side.nulls.iter().filter_map(|n| n.batch).collect();
-        batches.dedup();
-        let Some(b) = batches.into_iter().find(|&b| {
-            side.answers_whole(b, nulls)
-                .is_some_and(|awaited| awaited > 0)
-        }) else {
+        let fits = side.answerable_whole(nulls);
+        let Some(b) = fits.iter().find(|w| w.awaited > 0).map(|w| w.batch) else {
             continue;
         };
         side.nulls.retain(|n| {
