@@ -347,13 +347,21 @@ fn descendants(pid: u32) -> Vec<u32> {
 /// Rewrites `docs/rules.md` by running the test that checks it, in write mode.
 fn rules(root: &Path) -> ExitCode {
     let status = Command::new("cargo")
-        .args(["test", "-p", "rpcspec", "--test", "rules"])
+        .args([
+            "test",
+            "-p",
+            "rpcspec",
+            "--test",
+            "rules",
+            "--test",
+            "mcp_conformance",
+        ])
         .env("UPDATE_RULES", "1")
         .current_dir(root)
         .status();
     match status {
         Ok(s) if s.success() => {
-            eprintln!("xtask rules: wrote docs/rules.md and docs/mcp.md");
+            eprintln!("xtask rules: wrote docs/rules.md, docs/mcp.md and docs/mcp-conformance.md");
             ExitCode::SUCCESS
         }
         Ok(s) => {

@@ -1,6 +1,7 @@
 //! MCP over stdio in depth: the protocol's revisions as data, its official
 //! JSON Schemas, and the reference server every MCP check must pass.
 
+pub mod conformance;
 pub mod conn;
 pub mod grade;
 pub mod reference;
