@@ -365,7 +365,9 @@ fn mcp_inputs_reach_every_method_the_reference_declares() {
             "prompts/list",
             "resources/list",
             "resources/read",
+            "resources/subscribe",
             "resources/templates/list",
+            "resources/unsubscribe",
             "tools/call",
             "tools/list"
         ]

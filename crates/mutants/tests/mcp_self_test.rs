@@ -38,12 +38,15 @@ fn calls() -> ToolCalls {
         slow: call("slow", json!({"ms": 600})),
         failing: call("fail", json!({})),
         asks_client: call("roots", json!({})),
+        fixtures: true,
     }
 }
 
+/// Mutant `name`, serving the conformance suite's fixtures too (the
+/// `mcp/fixtures/…` checks call them).
 fn target(name: &str) -> Target {
     Target {
-        argv: vec![MUTANT.into(), name.into()],
+        argv: vec![MUTANT.into(), name.into(), "--fixtures".into()],
     }
 }
 
@@ -216,6 +219,77 @@ const MUTANTS: &[Mutant] = &[
     m("discover-missing", MODERN, &["mcp/lifecycle/discover"]),
     m("embedded-newline", None, &["mcp/stdio/messages-only"]),
     m("no-completion", None, &["mcp/completion/complete"]),
+    m(
+        "blob-not-base64",
+        None,
+        &["mcp/resources/read", "mcp/schema/messages"],
+    ),
+    m("binary-unreadable", None, &["mcp/resources/read"]),
+    m(
+        "contents-without-uri",
+        None,
+        &[
+            "mcp/resources/read",
+            "mcp/resources/templates-read",
+            "mcp/schema/messages",
+        ],
+    ),
+    m("subscribe-missing", LEGACY, &["mcp/resources/subscribe"]),
+    m(
+        "prompt-content-untyped",
+        None,
+        &["mcp/prompts/get", "mcp/schema/messages"],
+    ),
+    m(
+        "fixture-image-no-mime",
+        None,
+        &["mcp/fixtures/tools-call-image", "mcp/schema/messages"],
+    ),
+    m(
+        "fixture-audio-mp3",
+        None,
+        &["mcp/fixtures/tools-call-audio"],
+    ),
+    m(
+        "fixture-template-unfilled",
+        None,
+        &["mcp/fixtures/resources-templates-read"],
+    ),
+    m(
+        "fixture-sampling-unasked",
+        LEGACY,
+        &["mcp/fixtures/tools-call-sampling"],
+    ),
+    m(
+        "fixture-default-missing",
+        LEGACY,
+        &["mcp/fixtures/elicitation-sep1034-defaults"],
+    ),
+    m(
+        "fixture-titled-enum-as-enum",
+        LEGACY,
+        &["mcp/fixtures/elicitation-sep1330-enums"],
+    ),
+    m(
+        "mrtr-trusts-state",
+        MODERN,
+        &["mcp/fixtures/input-required-result-tampered-state"],
+    ),
+    m(
+        "mrtr-same-state",
+        MODERN,
+        &["mcp/fixtures/input-required-result-multi-round"],
+    ),
+    m(
+        "mrtr-ignores-capabilities",
+        MODERN,
+        &["mcp/fixtures/input-required-result-capability-check"],
+    ),
+    m(
+        "missing-argument-ok",
+        None,
+        &["mcp/prompts/missing-argument"],
+    ),
     // The checks after a crash run on a new process: only those that
     // send a cancellation are caught (the snapshot shows the rest pass).
     m(

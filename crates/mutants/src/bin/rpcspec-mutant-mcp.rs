@@ -1,6 +1,7 @@
-//! `rpcspec-mutant-mcp NAME [REVISION]`: the reference MCP server
-//! (`rpcspec serve --dialect mcp`, every revision; with REVISION, that one
-//! alone) with one realistic bug. `reference` has none. Each bug breaks
+//! `rpcspec-mutant-mcp NAME [REVISION] [--fixtures]`: the reference MCP
+//! server (`rpcspec serve --dialect mcp`, every revision; with REVISION,
+//! that one alone; with `--fixtures`, serving the official conformance
+//! suite's fixtures too) with one realistic bug. `reference` has none. Each bug breaks
 //! one sentence of the specification (`docs/specification/<rev>/…` of
 //! modelcontextprotocol/modelcontextprotocol); the MCP checks must catch
 //! every one.
@@ -29,6 +30,21 @@
 //! | `embedded-newline` | pretty-prints its messages over several lines | basic/transports (stdio): "Messages are delimited by newlines, and MUST NOT contain embedded newlines." |
 //! | `no-completion` | declares `completions` but answers `completion/complete` with -32601 | 2025-11-25 basic/lifecycle (capability negotiation): the `completions` capability "Supports argument autocompletion"; server/utilities/completion lists -32601 for a capability not supported |
 //! | `speaks-2024` | no bug: answers `initialize` with 2024-11-05, a revision rpcspec does not check, which the lifecycle allows ("another protocol version it supports") | none: every check that needs the session is SKIPPED, none fails |
+//! | `blob-not-base64` | its binary resource's `blob` is raw text, not base64 | schema `BlobResourceContents.blob`: "A base64-encoded string representing the binary data of the item." |
+//! | `binary-unreadable` | lists a binary resource it then cannot read (-32603) | basic/lifecycle (capability negotiation): `resources` "Provides readable resources"; server/resources: clients read what `resources/list` lists |
+//! | `contents-without-uri` | `resources/read` contents have no `uri` | schema `TextResourceContents`/`BlobResourceContents`: `uri` is required |
+//! | `subscribe-missing` | declares `resources.subscribe` but answers `resources/subscribe` with -32601 | 2025-11-25 basic/lifecycle (capability negotiation): `subscribe` "Support for subscribing to individual resource updates" |
+//! | `prompt-content-untyped` | `prompts/get` message content has no `type` | schema `PromptMessage.content` (`ContentBlock`: each has a required `type`) |
+//! | `missing-argument-ok` | `prompts/get` of `greet` without its required `name` succeeds | server/prompts (error handling): "Missing required arguments: -32602 (Invalid params)" (SHOULD) |
+//! | `fixture-image-no-mime` | with `--fixtures`: `test_image_content`'s image has no `mimeType` | the conformance suite's `tools-call-image` ("Image content missing mimeType"); schema `ImageContent.mimeType` is required |
+//! | `fixture-audio-mp3` | with `--fixtures`: `test_audio_content` answers audio/mpeg | the conformance suite's `tools-call-audio` ("Expected mimeType 'audio/wav'") |
+//! | `fixture-template-unfilled` | with `--fixtures`: `test://template/123/data` reads without the value 123 | the conformance suite's `resources-templates-read` ("Parameter substitution not reflected in content") |
+//! | `mrtr-trusts-state` | with `--fixtures`, 2026-07-28: a `requestState` is not checked for integrity | SEP-2322 (the suite's `input-required-result-tampered-state`): "Servers MUST reject state that fails integrity verification" |
+//! | `mrtr-same-state` | with `--fixtures`, 2026-07-28: the second round of `test_input_required_result_multi_round` gives the first round's `requestState` again | the suite's `input-required-result-multi-round` ("Expected new InputRequiredResult with different requestState") |
+//! | `mrtr-ignores-capabilities` | with `--fixtures`, 2026-07-28: asks `elicitation/create` of a client that declared only sampling | 2026-07-28 basic/lifecycle: only negotiated capabilities are used; the suite's `input-required-result-capability-check` |
+//! | `fixture-sampling-unasked` | with `--fixtures`: `test_sampling` answers without asking the client | the suite's `tools-call-sampling` ("Server did not request sampling from client") |
+//! | `fixture-default-missing` | with `--fixtures`: the `age` property of `test_elicitation_sep1034_defaults` has no `default` | SEP-1034 (the suite's `elicitation-sep1034-defaults`: a default for every primitive type) |
+//! | `fixture-titled-enum-as-enum` | with `--fixtures`: `titledSingle` of `test_elicitation_sep1330_enums` is a plain `enum` | SEP-1330 (the suite's `elicitation-sep1330-enums`: "Titled enum should use oneOf instead of enum array") |
 //! | `exits-on-cancel` | exits (status 1) when a `notifications/cancelled` arrives, as rmcp 3.11 does in a 2026-07-28 session | basic/utilities/cancellation (2026-07-28 basic/patterns/cancellation): "Invalid cancellation notifications SHOULD be ignored"; a server that exits mid-session ends every later request (the checks after it run on a new process) |
 
 use std::{io, process::ExitCode};
@@ -40,6 +56,8 @@ use rpcspec::mcp::{
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let fixtures = args.iter().any(|a| a == "--fixtures");
+    let args: Vec<String> = args.into_iter().filter(|a| a != "--fixtures").collect();
     let names = || {
         let mut names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         names.insert(0, "reference");
@@ -48,7 +66,7 @@ fn main() -> ExitCode {
     };
     let Some(name) = args.first() else {
         eprintln!(
-            "usage: rpcspec-mutant-mcp NAME [REVISION]; NAME is one of: {}",
+            "usage: rpcspec-mutant-mcp NAME [REVISION] [--fixtures]; NAME is one of: {}",
             names()
         );
         return ExitCode::from(2);
@@ -62,6 +80,11 @@ fn main() -> ExitCode {
         }
     };
     let server = Server::new(&served);
+    let server = if fixtures {
+        server.with_fixtures()
+    } else {
+        server
+    };
     let server = match (name.as_str(), Quirk::named(name)) {
         ("reference", _) => server,
         ("exits-on-cancel", _) => {

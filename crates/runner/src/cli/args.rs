@@ -114,6 +114,12 @@ pub(crate) struct ServeArgs {
     /// Code's flag of that name does.
     #[arg(long, value_name = "TOOL", value_parser = ["stdio"])]
     pub(crate) permission_prompt_tool: Option<String>,
+    /// With `--dialect mcp`: `conformance` serves the official MCP
+    /// conformance suite's fixtures too (`test_simple_text`,
+    /// `test://static-text`, `test_prompt_with_arguments`…), for `run
+    /// --fixtures conformance`.
+    #[arg(long, value_name = "SET", value_parser = ["conformance"])]
+    pub(crate) fixtures: Option<String>,
     /// With `--role client`: the server to spawn, and its arguments.
     #[arg(
         value_name = "SERVER",
@@ -259,6 +265,12 @@ pub(crate) struct RunArgs {
     /// claude, events (default: jsonrpc2, or the target file's).
     #[arg(long, value_name = "NAME")]
     pub(crate) dialect: Option<String>,
+    /// `conformance`: the MCP server implements the official conformance
+    /// suite's fixtures (`test_simple_text`, `test://static-text`,
+    /// `test_prompt_with_arguments`…): the `mcp/fixtures/…` checks call
+    /// them by name (docs/mcp-conformance.md).
+    #[arg(long, value_name = "SET", value_parser = ["conformance"])]
+    pub(crate) fixtures: Option<String>,
     /// Features the target lacks, comma-separated or repeated: cases
     /// requiring one are SKIPPED (`rpcspec list` shows what each requires).
     #[arg(long = "without", value_name = "FEATURE", value_delimiter = ',')]

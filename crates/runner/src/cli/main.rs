@@ -70,6 +70,14 @@ fn serve_cmd(args: ServeArgs) -> u8 {
             {
                 return fail("the reference MCP server speaks NDJSON only (MCP's stdio transport)");
             }
+            Some(serve::Flavor::Mcp(served)) if args.fixtures.is_some() => {
+                drop(input);
+                let server = serve::mcp_server(served).with_fixtures();
+                rpcspec::mcp::reference::serve(server, io::stdin(), output)
+            }
+            _ if args.fixtures.is_some() => {
+                return fail("--fixtures is for the reference MCP server (--dialect mcp)");
+            }
             Some(flavor) => {
                 // The MCP reference reads stdin on a thread of its own.
                 drop(input);

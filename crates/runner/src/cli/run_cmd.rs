@@ -311,11 +311,14 @@ fn servers(args: &RunArgs) -> Result<Servers, u8> {
         startup: opts.startup,
         timeout: opts.timeout,
         budget: opts.budget,
-        calls: args
-            .loaded
-            .as_ref()
-            .map(|f| f.mcp.clone())
-            .unwrap_or_default(),
+        calls: rpcspec::mcp::suite::ToolCalls {
+            fixtures: args.fixtures.is_some(),
+            ..args
+                .loaded
+                .as_ref()
+                .map(|f| f.mcp.clone())
+                .unwrap_or_default()
+        },
         readiness: opts.readiness.clone(),
     });
     Ok(Servers {

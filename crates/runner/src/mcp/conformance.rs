@@ -104,78 +104,91 @@ scenarios! {
     // Tools.
     Server "tools-list" BOTH Covered ["mcp/tools/list"]
         "names, input schemas, unique names, pagination";
-    Server "tools-call-simple-text" BOTH Partly ["mcp/tools/call"]
-        "the target file's safe call is checked against the schema; missing: a call of `test_simple_text` and its text content";
-    Server "tools-call-image" BOTH Not []
-        "needs: a call of `test_image_content`, an image content with `data` and `mimeType`";
-    Server "tools-call-audio" BOTH Not []
-        "needs: a call of `test_audio_content`, an audio content with `data` and `mimeType`";
-    Server "tools-call-embedded-resource" BOTH Not []
-        "needs: a call of `test_embedded_resource`, a resource content with `uri` and text";
-    Server "tools-call-mixed-content" BOTH Not []
-        "needs: a call of `test_multiple_content_types`, text, image and resource contents";
-    Server "tools-call-with-logging" LEGACY Not []
-        "needs: a call of `test_tool_with_logging`, log notifications during the call";
-    Server "tools-call-error" BOTH Covered ["mcp/tools/execution-error"]
-        "with `[mcp] failing` in the target file: a failing tool answers with `isError: true`";
-    Server "tools-call-with-progress" BOTH Covered ["mcp/utilities/progress"]
-        "with `[mcp] slow` in the target file: progress increases, names the token, stops at the result";
-    Server "tools-call-sampling" LEGACY Not []
-        "needs: rpcspec declaring `sampling` and answering `sampling/createMessage` during `test_sampling`";
-    Server "tools-call-elicitation" LEGACY Not []
-        "needs: rpcspec declaring `elicitation` and answering `elicitation/create` during `test_elicitation`";
-    Server "elicitation-sep1034-defaults" LEGACY Not []
-        "needs: the defaults of `test_elicitation_sep1034_defaults`'s requested schema";
-    Server "elicitation-sep1330-enums" LEGACY Not []
-        "needs: the enum shapes of `test_elicitation_sep1330_enums`'s requested schema";
+    Server "tools-call-simple-text" BOTH Covered ["mcp/fixtures/tools-call-simple-text", "mcp/tools/call"]
+        "with `--fixtures conformance`: `test_simple_text` returns a text content; fixture-free, the target file's `[mcp] call` is checked against the schema";
+    Server "tools-call-image" BOTH Covered ["mcp/fixtures/tools-call-image"]
+        "with `--fixtures conformance`: `test_image_content` returns an image with `data` (base64) and `mimeType`";
+    Server "tools-call-audio" BOTH Covered ["mcp/fixtures/tools-call-audio"]
+        "with `--fixtures conformance`: `test_audio_content` returns audio/wav with `data` (base64)";
+    Server "tools-call-embedded-resource" BOTH Covered ["mcp/fixtures/tools-call-embedded-resource"]
+        "with `--fixtures conformance`: `test_embedded_resource` returns a resource with `uri`, `mimeType`, `text` or `blob`";
+    Server "tools-call-mixed-content" BOTH Covered ["mcp/fixtures/tools-call-mixed-content"]
+        "with `--fixtures conformance`: `test_multiple_content_types` returns text, image and resource contents";
+    Server "tools-call-with-logging" LEGACY Covered ["mcp/fixtures/tools-call-with-logging", "mcp/capabilities/server-declared"]
+        "with `--fixtures conformance`: after `logging/setLevel` debug, `test_tool_with_logging` sends 3 log notifications (within 200 ms of its result)";
+    Server "tools-call-error" BOTH Covered ["mcp/fixtures/tools-call-error", "mcp/tools/execution-error"]
+        "with `--fixtures conformance`: `test_error_handling` returns `isError: true` with a message; fixture-free, with `[mcp] failing` in the target file";
+    Server "tools-call-with-progress" BOTH Covered ["mcp/fixtures/tools-call-with-progress", "mcp/utilities/progress"]
+        "with `--fixtures conformance`: `test_tool_with_progress` sends 3 progress notifications for `progress-test-1`, not decreasing; fixture-free, with `[mcp] slow`: progress increases and stops at the result";
+    Server "tools-call-sampling" LEGACY Covered ["mcp/fixtures/tools-call-sampling", "mcp/capabilities/client-declared"]
+        "with `--fixtures conformance`, on a process whose client declared sampling, elicitation and roots: `test_sampling` sends `sampling/createMessage`, rpcspec answers, the tool's result has content";
+    Server "tools-call-elicitation" LEGACY Covered ["mcp/fixtures/tools-call-elicitation", "mcp/capabilities/client-declared"]
+        "with `--fixtures conformance`, on a process whose client declared sampling, elicitation and roots: `test_elicitation` sends `elicitation/create`, rpcspec accepts, the tool's result has content";
+    Server "elicitation-sep1034-defaults" LEGACY Covered ["mcp/fixtures/elicitation-sep1034-defaults"]
+        "with `--fixtures conformance`, on a process whose client declared sampling, elicitation and roots: the requested schema of `test_elicitation_sep1034_defaults` has the suite's default for a string, an integer, a number, an enum (one of its values) and a boolean";
+    Server "elicitation-sep1330-enums" LEGACY Covered ["mcp/fixtures/elicitation-sep1330-enums"]
+        "with `--fixtures conformance`, on a process whose client declared sampling, elicitation and roots: the requested schema of `test_elicitation_sep1330_enums` has the five SEP-1330 shapes: untitled and titled single, legacy `enumNames`, untitled and titled multi";
     Server "server-sse-multiple-streams" BOTH HttpOnly []
         "SSE streams of the Streamable HTTP transport";
     // Resources.
     Server "resources-list" BOTH Covered ["mcp/resources/list"]
         "the resource and template lists, paginated";
-    Server "resources-read-text" BOTH Not []
-        "needs: a read of a text resource, `contents` with `uri` and `text`";
-    Server "resources-read-binary" BOTH Not []
-        "needs: a read of a binary resource, `contents` with `uri` and base64 `blob`";
-    Server "resources-templates-read" BOTH Not []
-        "needs: a read of a template's expansion";
-    Server "resources-subscribe" LEGACY Not []
-        "needs: `resources/subscribe` when `subscribe` is declared";
-    Server "resources-unsubscribe" LEGACY Not []
-        "needs: `resources/unsubscribe` when `subscribe` is declared";
+    Server "resources-read-text" BOTH Covered ["mcp/fixtures/resources-read-text", "mcp/resources/read"]
+        "with `--fixtures conformance`: `test://static-text` has `uri`, `mimeType`, `text`; fixture-free, a listed resource of each MIME type is read and checked against the schema";
+    Server "resources-read-binary" BOTH Covered ["mcp/fixtures/resources-read-binary", "mcp/resources/read"]
+        "with `--fixtures conformance`: `test://static-binary` has `uri`, `mimeType`, `blob`; fixture-free, a listed resource of each MIME type is read, a `blob` checked to be base64";
+    Server "resources-templates-read" BOTH Covered ["mcp/fixtures/resources-templates-read", "mcp/resources/templates-read"]
+        "with `--fixtures conformance`: `test://template/123/data` reads as text holding 123; fixture-free, the first template of `{name}` variables, expanded with completed values, is read and checked against the schema";
+    Server "resources-subscribe" LEGACY Covered ["mcp/resources/subscribe"]
+        "fixture-free: with `subscribe` declared, `resources/subscribe` of a listed resource gets a result";
+    Server "resources-unsubscribe" LEGACY Covered ["mcp/resources/subscribe"]
+        "fixture-free: with `subscribe` declared, `resources/unsubscribe` after the subscription gets a result";
     Server "sep-2164-resource-not-found" MODERN Partly ["mcp/resources/unknown-uri"]
         "-32602 (not an empty `contents`) for an unknown resource; missing: `data.uri` in the error";
     // Prompts.
     Server "prompts-list" BOTH Covered ["mcp/prompts/list"]
         "the prompt list, paginated";
-    Server "prompts-get-simple" BOTH Not []
-        "needs: `prompts/get` of a prompt without arguments, its messages";
-    Server "prompts-get-with-args" BOTH Not []
-        "needs: `prompts/get` with arguments, the arguments in its messages";
-    Server "prompts-get-embedded-resource" BOTH Not []
-        "needs: `prompts/get` of a prompt whose message embeds a resource";
-    Server "prompts-get-with-image" BOTH Not []
-        "needs: `prompts/get` of a prompt whose message holds an image";
+    Server "prompts-get-simple" BOTH Covered ["mcp/fixtures/prompts-get-simple", "mcp/prompts/get"]
+        "with `--fixtures conformance`: `test_simple_prompt` has messages, each with `role` and `content`; fixture-free, every listed prompt is got and checked against the schema";
+    Server "prompts-get-with-args" BOTH Covered ["mcp/fixtures/prompts-get-with-args", "mcp/prompts/get", "mcp/prompts/missing-argument"]
+        "with `--fixtures conformance`: `test_prompt_with_arguments` puts testValue1 and testValue2 in its messages; fixture-free, prompts are got with their required arguments, and without one (-32602)";
+    Server "prompts-get-embedded-resource" BOTH Covered ["mcp/fixtures/prompts-get-embedded-resource", "mcp/prompts/get"]
+        "with `--fixtures conformance`: `test_prompt_with_embedded_resource` embeds a resource; fixture-free, embedded resources in any prompt are checked against the schema";
+    Server "prompts-get-with-image" BOTH Covered ["mcp/fixtures/prompts-get-with-image", "mcp/prompts/get"]
+        "with `--fixtures conformance`: `test_prompt_with_image` holds an image with `data` and `mimeType`; fixture-free, images in any prompt are checked against the schema, `data` to be base64";
     Server "dns-rebinding-protection" BOTH HttpOnly []
         "`Host` and `Origin` headers of the Streamable HTTP transport";
-    Server "caching" MODERN Partly ["mcp/schema/messages"]
-        "`ttlMs` and `cacheScope` are checked against the schema where present; missing: their presence on the cacheable results";
+    Server "caching" MODERN Covered ["mcp/schema/messages", "mcp/resources/read"]
+        "the 2026-07-28 schema requires `ttlMs` (an integer, 0 or more) and `cacheScope` (`public` or `private`) on every list result and on `resources/read`, all of which the checks ask for";
     // Input required (SEP-2322).
-    Server "input-required-result-basic-elicitation" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-basic-sampling" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-basic-list-roots" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-request-state" MODERN Not [] "needs: `requestState` echoed verbatim";
-    Server "input-required-result-multiple-input-requests" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-multi-round" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-missing-input-response" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-non-tool-request" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-result-type" MODERN Partly ["mcp/schema/messages"]
-        "`resultType` is checked against the schema on every result; missing: on an InputRequiredResult";
-    Server "input-required-result-unsupported-methods" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-tampered-state" MODERN Not [] "needs: a tampered `requestState` refused";
-    Server "input-required-result-capability-check" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-ignore-extra-params" MODERN Not [] "needs: InputRequiredResult round trips";
-    Server "input-required-result-validate-input" MODERN Not [] "needs: InputRequiredResult round trips";
+    Server "input-required-result-basic-elicitation" MODERN Covered ["mcp/fixtures/input-required-result-basic-elicitation"]
+        "with `--fixtures conformance`: `test_input_required_result_elicitation` answers an InputRequiredResult asking `user_name` by `elicitation/create`, then a complete result with content once answered";
+    Server "input-required-result-basic-sampling" MODERN Covered ["mcp/fixtures/input-required-result-basic-sampling"]
+        "with `--fixtures conformance`: the first input request of `test_input_required_result_sampling` is `sampling/createMessage`; answered, it completes";
+    Server "input-required-result-basic-list-roots" MODERN Covered ["mcp/fixtures/input-required-result-basic-list-roots"]
+        "with `--fixtures conformance`: the first input request of `test_input_required_result_list_roots` is `roots/list`; answered, it completes";
+    Server "input-required-result-request-state" MODERN Covered ["mcp/fixtures/input-required-result-request-state"]
+        "with `--fixtures conformance`: `test_input_required_result_request_state` gives a `requestState` string and completes when it is echoed";
+    Server "input-required-result-multiple-input-requests" MODERN Covered ["mcp/fixtures/input-required-result-multiple-input-requests"]
+        "with `--fixtures conformance`: `test_input_required_result_multiple_inputs` asks elicitation, sampling and roots at once; all answered, it completes";
+    Server "input-required-result-multi-round" MODERN Covered ["mcp/fixtures/input-required-result-multi-round"]
+        "with `--fixtures conformance`: `test_input_required_result_multi_round` asks, asks again with a new `requestState`, then completes";
+    Server "input-required-result-missing-input-response" MODERN Covered ["mcp/fixtures/input-required-result-missing-input-response"]
+        "with `--fixtures conformance`: an answer under an unknown key gets the input asked again (the suite's WARNING: `mcp.fixture.recommended`, SHOULD)";
+    Server "input-required-result-non-tool-request" MODERN Covered ["mcp/fixtures/input-required-result-non-tool-request"]
+        "with `--fixtures conformance`: `prompts/get` of `test_input_required_result_prompt` asks for input, then gets `messages`";
+    Server "input-required-result-result-type" MODERN Covered ["mcp/fixtures/input-required-result-result-type"]
+        "with `--fixtures conformance`: the InputRequiredResult says `resultType: \"input_required\"`; every other result's `resultType` by the schema";
+    Server "input-required-result-unsupported-methods" MODERN Covered ["mcp/fixtures/input-required-result-unsupported-methods"]
+        "fixture-free at 2026-07-28: `tools/list` and `prompts/list` are never answered with an InputRequiredResult";
+    Server "input-required-result-tampered-state" MODERN Covered ["mcp/fixtures/input-required-result-tampered-state"]
+        "with `--fixtures conformance`: a `requestState` with `-TAMPERED` appended gets a JSON-RPC error";
+    Server "input-required-result-capability-check" MODERN Covered ["mcp/fixtures/input-required-result-capability-check"]
+        "with `--fixtures conformance`: a client that declared only `sampling` is asked no `elicitation/create` by `test_input_required_result_capabilities`";
+    Server "input-required-result-ignore-extra-params" MODERN Covered ["mcp/fixtures/input-required-result-ignore-extra-params"]
+        "with `--fixtures conformance`: unknown keys beside `user_name` in `inputResponses` are ignored (WARNING in the suite: SHOULD)";
+    Server "input-required-result-validate-input" MODERN Covered ["mcp/fixtures/input-required-result-validate-input"]
+        "with `--fixtures conformance`: a number for `user_name`, and `inputResponses: null`, are not taken for answers (WARNING in the suite: SHOULD)";
 
     // Client leg.
     Client "initialize" LEGACY Covered ["client/mcp/session/baseline", "client/mcp/session/version-counter-offer"]

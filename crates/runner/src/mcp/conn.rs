@@ -41,6 +41,72 @@ pub fn initialize_params(version: &str) -> Value {
     })
 }
 
+/// What rpcspec, as a client that declared sampling, elicitation and
+/// roots, answers to the server's `method` with `params` (a request, or
+/// one of an InputRequiredResult's `inputRequests`): an elicitation
+/// accepted with a value for every requested property (its `default`, its
+/// first `enum`, `oneOf` or `anyOf` choice, else a value of its type), a
+/// sampled text, one root.
+pub fn client_answer(method: &str, params: &Value) -> Value {
+    match method {
+        "elicitation/create" => {
+            let mut content = serde_json::Map::new();
+            let props = params
+                .pointer("/requestedSchema/properties")
+                .and_then(Value::as_object);
+            for (name, schema) in props.into_iter().flatten() {
+                content.insert(name.clone(), elicited(name, schema));
+            }
+            json!({"action": "accept", "content": content})
+        }
+        "sampling/createMessage" => json!({"role": "assistant",
+            "content": {"type": "text", "text": "The capital of France is Paris."},
+            "model": "rpcspec", "stopReason": "endTurn"}),
+        _ => json!({"roots": [{"uri": "file:///test/root", "name": "Test Root"}]}),
+    }
+}
+
+/// A value for the requested property `name` of `schema`.
+fn elicited(name: &str, schema: &Value) -> Value {
+    let first_const = |list: Option<&Value>| {
+        list.and_then(|l| l.get(0))
+            .and_then(|c| c.get("const"))
+            .cloned()
+    };
+    if let Some(default) = schema.get("default") {
+        return default.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    if let Some(c) = first_const(schema.get("oneOf")) {
+        return c;
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("boolean") => json!(true),
+        Some("integer" | "number") => json!(1),
+        Some("array") => {
+            let items = schema.get("items").unwrap_or(&Value::Null);
+            let one = items
+                .get("enum")
+                .and_then(|e| e.get(0))
+                .cloned()
+                .or_else(|| first_const(items.get("anyOf")))
+                .unwrap_or(json!("rpcspec"));
+            json!([one])
+        }
+        _ if schema.get("format").and_then(Value::as_str) == Some("email") => {
+            json!("rpcspec@example.com")
+        }
+        _ => json!(match name {
+            "name" => "Alice",
+            "color" => "blue",
+            "context" => "test context",
+            _ => "rpcspec",
+        }),
+    }
+}
+
 /// One line the server wrote, and what it was.
 #[derive(Debug, Clone)]
 pub struct Line {
@@ -193,6 +259,10 @@ pub struct Conn {
     pub startup: Duration,
     /// The deadline for later replies.
     pub timeout: Duration,
+    /// What rpcspec declared as a client: what it answers of the
+    /// server's requests ([`CLIENT_CAPABILITIES`] unless
+    /// [`Conn::declare`]d otherwise).
+    pub capabilities: Value,
 }
 
 impl Conn {
@@ -222,7 +292,15 @@ impl Conn {
             started: Instant::now(),
             startup,
             timeout,
+            capabilities: serde_json::from_str(CLIENT_CAPABILITIES).expect("valid JSON"),
         })
+    }
+
+    /// Declares `capabilities` as the client's (before `initialize`):
+    /// the server's `sampling/createMessage` and `elicitation/create` are
+    /// answered once declared ([`client_answer`]).
+    pub fn declare(&mut self, capabilities: Value) {
+        self.capabilities = capabilities;
     }
 
     /// Whether the server can still answer.
@@ -456,9 +534,22 @@ impl Conn {
                 "message": format!("{method}: servers of {} send no requests", self.revision)}}));
             return;
         }
+        let declared = |c: &str| self.capabilities.get(c).is_some();
         let reply = match method {
             "ping" => json!({"jsonrpc": "2.0", "id": id, "result": {}}),
             "roots/list" => json!({"jsonrpc": "2.0", "id": id, "result": {"roots": []}}),
+            "sampling/createMessage" | "elicitation/create"
+                if declared(method.split('/').next().unwrap_or_default()) =>
+            {
+                let params = self
+                    .lines
+                    .last()
+                    .and_then(|l| l.value.as_ref())
+                    .and_then(|v| v.get("params"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                json!({"jsonrpc": "2.0", "id": id, "result": client_answer(method, &params)})
+            }
             _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601,
                 "message": format!("rpcspec declared no capability for {method}")}}),
         };

@@ -74,6 +74,15 @@ rpcspec_matcher::rule_table! { MCP;
     MCP_PROMPTS_UNKNOWN = "mcp.prompts.unknown-name", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/prompts (Error Handling: \"Invalid prompt name: -32602\")",
         "getting a prompt the server does not have gets -32602";
+    MCP_PROMPTS_MISSING_ARGUMENT = "mcp.prompts.missing-argument", Should,
+        "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/prompts (Error Handling: \"Missing required arguments: -32602\"); 2026-07-28 schema (InvalidParamsError: \"Prompts: Unknown prompt name or missing required arguments\")",
+        "getting a prompt without an argument it declares required gets -32602";
+    MCP_FIXTURE_CONTRACT = "mcp.fixture.contract", Must,
+        "MCP 2025-11-25, 2026-07-28 official conformance requirements (modelcontextprotocol/conformance 0.2.0-alpha.11 requirements/*.yaml, \"which scenarios must my implementation pass to conform\"; the scenario's fixture, `--fixtures conformance`)",
+        "a fixture of the official conformance suite that the server lists returns what the suite's scenario asserts";
+    MCP_FIXTURE_RECOMMENDED = "mcp.fixture.recommended", Should,
+        "MCP 2026-07-28 official conformance requirements (modelcontextprotocol/conformance 0.2.0-alpha.11: the scenario grades it WARNING, after SEP-2322's \"SHOULD\": re-request missing information, ignore what is not recognized, validate InputResponses)",
+        "a fixture of the official conformance suite does what the suite's scenario recommends";
     MCP_PAGINATION_ENDS = "mcp.pagination.terminates", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/utilities/pagination (Implementation Guidelines: \"Servers SHOULD provide stable cursors\")",
         "following `nextCursor` comes to an end: no cursor comes back twice";

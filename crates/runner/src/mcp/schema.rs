@@ -271,7 +271,76 @@ pub fn validate(revision: Revision, message: &Value, role: Role<'_>) -> Vec<Sche
             }
         }
     }
+    not_base64(message, &mut String::new(), &mut out);
     out
+}
+
+/// The schema's `"format": "byte"` strings that are not base64 (the
+/// validator leaves formats alone): an image's or audio's `data`, a
+/// resource's `blob` ("A base64-encoded string representing the binary
+/// data"). Padding may be left off; a character outside RFC 4648's
+/// alphabet, or a length no encoding has, is not base64.
+fn not_base64(value: &Value, path: &mut String, out: &mut Vec<SchemaError>) {
+    const MAX: usize = 8;
+    match value {
+        Value::Object(o) => {
+            let kind = o.get("type").and_then(Value::as_str);
+            let field = match kind {
+                Some("image" | "audio") => "data",
+                _ if o.contains_key("uri") => "blob",
+                _ => "",
+            };
+            if let Some(Value::String(text)) = o.get(field)
+                && let Some(why) = base64_problem(text)
+                && out.len() < MAX
+            {
+                out.push(SchemaError {
+                    definition: if field == "blob" {
+                        "BlobResourceContents".into()
+                    } else if kind == Some("image") {
+                        "ImageContent".into()
+                    } else {
+                        "AudioContent".into()
+                    },
+                    path: format!("{path}/{field}"),
+                    keyword: "format".into(),
+                    message: format!("is not base64 (format `byte`): {why}"),
+                });
+            }
+            for (k, v) in o {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&k.replace('~', "~0").replace('/', "~1"));
+                not_base64(v, path, out);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("/{i}"));
+                not_base64(v, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Why `text` is not base64 (RFC 4648 §4), if it is not.
+pub fn base64_problem(text: &str) -> Option<String> {
+    let body = text.trim_end_matches('=');
+    let pad = text.len() - body.len();
+    if let Some((at, c)) = body
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '+' || *c == '/'))
+    {
+        return Some(format!("{c:?} at byte {at}"));
+    }
+    if pad > 2 || body.len() % 4 == 1 || (pad > 0 && !text.len().is_multiple_of(4)) {
+        return Some(format!("{} characters cannot be base64", text.len()));
+    }
+    None
 }
 
 /// What is wrong with a tool's `inputSchema`, if anything.
@@ -431,6 +500,32 @@ mod tests {
                 .iter()
                 .any(|e| e.definition == "InitializeResult" && e.keyword == "required"),
             "{errors:#?}"
+        );
+    }
+
+    #[test]
+    fn base64_data_and_blobs() {
+        for good in ["", "aGk=", "aGk", "AAECAw==", "+/+/"] {
+            assert_eq!(base64_problem(good), None, "{good}");
+        }
+        for bad in ["not base64!", "a", "aGk===", "aG=k", "a-b_"] {
+            assert!(base64_problem(bad).is_some(), "{bad}");
+        }
+        let reply = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "audio", "data": "no such thing", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "test://b", "blob": "%%"}}
+        ]}});
+        let found = validate(
+            Revision::V2025_11_25,
+            &reply,
+            Role::Reply(Some("tools/call")),
+        );
+        let paths: Vec<&str> = found.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["/result/content/1/data", "/result/content/2/resource/blob"],
+            "{found:?}"
         );
     }
 

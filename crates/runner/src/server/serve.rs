@@ -382,7 +382,8 @@ pub fn serve_stdio(
     }
 }
 
-fn mcp_server(served: Option<Revision>) -> reference::Server {
+/// The reference MCP server of every revision, or of `served` alone.
+pub fn mcp_server(served: Option<Revision>) -> reference::Server {
     match served {
         Some(revision) => reference::Server::new(&[revision]),
         None => reference::Server::new(Revision::ALL),

@@ -105,6 +105,8 @@ pub(super) enum ToolCall {
     Log { level: String, message: String },
     /// `roots`: ask the client.
     Roots,
+    /// A fixture that asks the client `method` with these params.
+    Ask(&'static str, Value),
 }
 
 /// Runs the tool `name` on `arguments`. Arguments that do not fit the
@@ -225,6 +227,17 @@ pub(super) fn one_page(
     Ok(json!({ key: items }))
 }
 
+/// The one binary resource: eight bytes, 0 to 7.
+const BINARY: usize = RESOURCES;
+
+fn mime_type(n: usize) -> &'static str {
+    if n == BINARY {
+        "application/octet-stream"
+    } else {
+        "text/plain"
+    }
+}
+
 fn uri(n: usize) -> String {
     format!("rpcspec://static/{n}")
 }
@@ -237,7 +250,7 @@ pub(super) fn list_resources(
     let from = start(params, true, quirk)?;
     let to = (from + PAGE).min(RESOURCES);
     let resources: Vec<Value> = (from + 1..=to)
-        .map(|n| json!({"uri": uri(n), "name": format!("static-{n}"), "mimeType": "text/plain"}))
+        .map(|n| json!({"uri": uri(n), "name": format!("static-{n}"), "mimeType": mime_type(n)}))
         .collect();
     let mut result = json!({ "resources": resources });
     if to < RESOURCES {
@@ -274,9 +287,28 @@ pub(super) fn read_resource(
         return Err(RpcError::params("`uri` must be a string"));
     };
     match (1..=RESOURCES).find(|n| uri(*n) == asked) {
-        Some(n) => Ok(json!({"contents": [
-            {"uri": asked, "mimeType": "text/plain", "text": format!("This is static resource {n}.")}
-        ]})),
+        Some(BINARY) if quirk == Some(Quirk::BinaryUnreadable) => Err(RpcError {
+            code: -32603,
+            message: "Cannot read binary resources".into(),
+            data: None,
+        }),
+        Some(n) => {
+            let mut contents = json!({"uri": asked, "mimeType": mime_type(n)});
+            if n == BINARY {
+                contents["blob"] = json!(if quirk == Some(Quirk::BlobNotBase64) {
+                    // The bytes as text, not encoded.
+                    "\u{1}\u{2}\u{3} not base64"
+                } else {
+                    "AAECAwQFBgc="
+                });
+            } else {
+                contents["text"] = json!(format!("This is static resource {n}."));
+            }
+            if quirk == Some(Quirk::ContentsWithoutUri) {
+                contents.as_object_mut().expect("an object").remove("uri");
+            }
+            Ok(json!({ "contents": [contents] }))
+        }
         None if quirk == Some(Quirk::WrongResourceError) => Ok(json!({"contents": []})),
         None => Err(RpcError {
             code: revision.resource_not_found(),
@@ -297,7 +329,10 @@ pub(super) fn prompts() -> Vec<Value> {
 
 /// `prompts/get` (server/prompts, "Error Handling": an invalid prompt name
 /// or a missing required argument is -32602).
-pub(super) fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError> {
+pub(super) fn get_prompt(
+    params: &Map<String, Value>,
+    quirk: Option<Quirk>,
+) -> Result<Value, RpcError> {
     match params.get("name").and_then(Value::as_str) {
         Some("greet") => {}
         Some(other) => return Err(RpcError::params(format!("Unknown prompt: {other}"))),
@@ -306,11 +341,19 @@ pub(super) fn get_prompt(params: &Map<String, Value>) -> Result<Value, RpcError>
     let name = params
         .get("arguments")
         .and_then(|a| a.get("name"))
-        .and_then(Value::as_str)
-        .ok_or_else(|| RpcError::params("Missing required argument: name"))?;
+        .and_then(Value::as_str);
+    let name = match name {
+        Some(name) => name,
+        None if quirk == Some(Quirk::MissingArgumentOk) => "",
+        None => return Err(RpcError::params("Missing required argument: name")),
+    };
+    let mut content = json!({"type": "text", "text": format!("Please greet {name}.")});
+    if quirk == Some(Quirk::PromptContentUntyped) {
+        content.as_object_mut().expect("an object").remove("type");
+    }
     Ok(json!({
         "description": "A greeting",
-        "messages": [{"role": "user", "content": {"type": "text", "text": format!("Please greet {name}.")}}],
+        "messages": [{"role": "user", "content": content}],
     }))
 }
 

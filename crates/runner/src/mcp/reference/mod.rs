@@ -36,8 +36,11 @@
 //! for `roots/list` only if it declared `roots`). Five resources, two a
 //! page; one template; the prompt `greet` and completions of its `name`.
 
+mod calls;
 mod features;
+mod fixtures;
 mod io;
+mod mrtr;
 mod quirk;
 #[cfg(test)]
 mod tests;
@@ -131,10 +134,13 @@ impl Slow {
     }
 }
 
-/// A `roots` call waiting for the client's answer to `roots/list`.
+/// A tool call waiting for the client's answer to the server's request
+/// (`roots/list`; with the fixtures, `sampling/createMessage` or
+/// `elicitation/create`).
 #[derive(Debug, Clone)]
 struct Asked {
     server_id: String,
+    method: &'static str,
     call: Value,
     raw: String,
 }
@@ -144,6 +150,8 @@ struct Asked {
 pub struct Server {
     served: Vec<Revision>,
     quirk: Option<Quirk>,
+    /// It serves the official conformance suite's fixtures too.
+    fixtures: bool,
     session: Session,
     /// `logging/setLevel`'s level (a rank in `features::LEVELS`); none:
     /// every level.
@@ -163,6 +171,7 @@ impl Server {
         Server {
             served,
             quirk: None,
+            fixtures: false,
             session: Session::Fresh,
             log_level: None,
             slow: Vec::new(),
@@ -185,6 +194,14 @@ impl Server {
     #[doc(hidden)]
     pub fn with_quirk(mut self, quirk: Quirk) -> Server {
         self.quirk = Some(quirk);
+        self
+    }
+
+    /// The server, serving the official conformance suite's fixtures
+    /// besides its own tools, resources and prompts (`--fixtures
+    /// conformance`).
+    pub fn with_fixtures(mut self) -> Server {
+        self.fixtures = true;
         self
     }
 
@@ -453,7 +470,7 @@ impl Server {
         self.session = Session::Answered { revision, client };
         Ok(Some(json!({
             "protocolVersion": version,
-            "capabilities": capabilities(),
+            "capabilities": capabilities(true),
             "serverInfo": server_info(),
             "instructions": INSTRUCTIONS,
         })))
@@ -472,6 +489,16 @@ impl Server {
         let Some(params) = &call.params else {
             return Err(RpcError::params("params must be an object"));
         };
+        if let "resources/subscribe" | "resources/unsubscribe" = call.method {
+            // Its resources never change: a subscription sends nothing.
+            if self.quirk(Quirk::SubscribeMissing) {
+                return Err(RpcError::new(-32601, message(-32601)));
+            }
+            return match params.get("uri") {
+                Some(Value::String(_)) => Ok(Some(json!({}))),
+                _ => Err(RpcError::params("`uri` must be a string")),
+            };
+        }
         if call.method == "logging/setLevel" {
             let level = params.get("level").and_then(Value::as_str);
             return match level.and_then(level_rank) {
@@ -518,7 +545,7 @@ impl Server {
         let result = if call.method == "server/discover" {
             Some(json!({
                 "supportedVersions": self.supported(),
-                "capabilities": capabilities(),
+                "capabilities": capabilities(false),
                 "instructions": INSTRUCTIONS,
             }))
         } else {
@@ -531,7 +558,8 @@ impl Server {
     /// server's identity and, where cacheable, `ttlMs` and `cacheScope`.
     fn finish(&self, modern: bool, method: &str, mut result: Value) -> Value {
         if modern {
-            if !self.quirk(Quirk::NoResultType) {
+            // An InputRequiredResult says so itself.
+            if !self.quirk(Quirk::NoResultType) && result.get("resultType").is_none() {
                 result["resultType"] = json!("complete");
             }
             result["_meta"] = json!({ SERVER_INFO: server_info() });
@@ -541,6 +569,25 @@ impl Server {
             }
         }
         result
+    }
+
+    /// `prompts/get`: a fixture's, with `--fixtures conformance`, or the
+    /// server's own.
+    fn prompt(&self, params: &Map<String, Value>, quirk: Option<Quirk>) -> Result<Value, RpcError> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+        match self
+            .fixtures
+            .then(|| fixtures::get_prompt(name, &arguments))
+            .flatten()
+        {
+            Some(Ok(result)) => Ok(result),
+            Some(Err(why)) => Err(RpcError::params(why)),
+            None => features::get_prompt(params, quirk),
+        }
     }
 
     /// The methods both eras share.
@@ -553,16 +600,75 @@ impl Server {
         out: &mut Out,
     ) -> Answer {
         let quirk = self.quirk;
+        let fixtures = self.fixtures;
+        // The fixtures after the server's own, on the first page; the
+        // round trips' in 2026-07-28 only.
+        let modern = !revision.has_initialize();
+        let more = |mut result: Value, key: &str, items: fn() -> Vec<Value>| {
+            if fixtures && params.get("cursor").is_none() {
+                let list = result[key].as_array_mut().expect("a list");
+                list.extend(items());
+                match key {
+                    "tools" if modern => list.extend(mrtr::tools()),
+                    "tools" => list.extend(fixtures::asking_tools()),
+                    "prompts" if modern => list.push(mrtr::prompt()),
+                    _ => {}
+                }
+            }
+            result
+        };
         Ok(Some(match call.method {
-            "tools/list" => {
-                features::one_page(params, "tools", features::tools(revision, quirk), quirk)?
+            "tools/list" => more(
+                features::one_page(params, "tools", features::tools(revision, quirk), quirk)?,
+                "tools",
+                fixtures::tools,
+            ),
+            "tools/call" | "prompts/get" if fixtures && !revision.has_initialize() => {
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let capabilities = params
+                    .get("_meta")
+                    .and_then(|m| m.get(CLIENT_CAPABILITIES))
+                    .unwrap_or(&Value::Null);
+                let asked = if call.method == "tools/call" {
+                    mrtr::call(name, params, capabilities, quirk)
+                } else {
+                    mrtr::get_prompt(name, params, quirk)
+                };
+                match asked {
+                    Some(answer) => answer?,
+                    None if call.method == "tools/call" => {
+                        return self.call_tool(revision, call, params, logs, out);
+                    }
+                    None => self.prompt(params, quirk)?,
+                }
             }
             "tools/call" => return self.call_tool(revision, call, params, logs, out),
-            "resources/list" => features::list_resources(params, quirk)?,
-            "resources/templates/list" => features::list_templates(params, quirk)?,
-            "resources/read" => features::read_resource(revision, params, quirk)?,
-            "prompts/list" => features::one_page(params, "prompts", features::prompts(), quirk)?,
-            "prompts/get" => features::get_prompt(params)?,
+            "resources/list" => more(
+                features::list_resources(params, quirk)?,
+                "resources",
+                fixtures::resources,
+            ),
+            "resources/templates/list" => more(
+                features::list_templates(params, quirk)?,
+                "resourceTemplates",
+                || vec![fixtures::template()],
+            ),
+            "resources/read" => match params.get("uri").and_then(Value::as_str) {
+                Some(uri) if fixtures => match fixtures::read(uri, quirk) {
+                    Some(result) => result,
+                    None => features::read_resource(revision, params, quirk)?,
+                },
+                _ => features::read_resource(revision, params, quirk)?,
+            },
+            "prompts/list" => more(
+                features::one_page(params, "prompts", features::prompts(), quirk)?,
+                "prompts",
+                fixtures::prompts,
+            ),
+            "prompts/get" => self.prompt(params, quirk)?,
             // Declared, and not there: the `no-completion` mutant.
             "completion/complete" if self.quirk(Quirk::NoCompletion) => {
                 return Err(RpcError::new(-32601, message(-32601)));
@@ -570,90 +676,6 @@ impl Server {
             "completion/complete" => features::complete(params)?,
             _ => return Err(RpcError::new(-32601, message(-32601))),
         }))
-    }
-
-    fn call_tool(
-        &mut self,
-        revision: Revision,
-        call: &Call<'_>,
-        params: &Map<String, Value>,
-        logs: &dyn Fn(usize) -> bool,
-        out: &mut Out,
-    ) -> Answer {
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return Err(RpcError::params("`name` must be a string"));
-        };
-        let empty = Map::new();
-        let arguments = match params.get("arguments") {
-            None => &empty,
-            Some(Value::Object(a)) => a,
-            Some(_) => return Err(RpcError::params("`arguments` must be an object")),
-        };
-        let legacy = revision.has_initialize();
-        match features::call_tool(revision, name, arguments, self.quirk)? {
-            ToolCall::Done(result) => {
-                if name == "echo" && legacy && self.quirk(Quirk::SamplingUndeclared) {
-                    let id = self.server_id();
-                    let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "Say hello"}}], "maxTokens": 50});
-                    out.lines
-                        .push(request_text(&id, "sampling/createMessage", Some(params)));
-                }
-                Ok(Some(result))
-            }
-            ToolCall::Slow(ms) => {
-                let token = params
-                    .get("_meta")
-                    .and_then(|m| m.get("progressToken"))
-                    .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-                    .cloned();
-                self.slow.push(Slow {
-                    id: call.id.clone(),
-                    raw: call.raw.clone(),
-                    modern: !legacy,
-                    start: call.now,
-                    ms,
-                    token,
-                    sent: 0,
-                });
-                Ok(None)
-            }
-            ToolCall::Log { level, message } => {
-                let rank = level_rank(&level).expect("a known level");
-                let sent = logs(rank);
-                if sent {
-                    out.notify(
-                        "notifications/message",
-                        json!({"level": level, "logger": "rpcspec-reference", "data": message}),
-                    );
-                }
-                let said = if sent {
-                    "logged"
-                } else {
-                    "below the log level"
-                };
-                Ok(Some(text_result(said, false)))
-            }
-            ToolCall::Roots => {
-                let declared = match &self.session {
-                    Session::Ready { client, .. } => client.get("roots").is_some(),
-                    _ => false,
-                };
-                if !declared {
-                    return Ok(Some(text_result(
-                        "The client did not declare the roots capability",
-                        true,
-                    )));
-                }
-                let server_id = self.server_id();
-                out.lines.push(request_text(&server_id, "roots/list", None));
-                self.asked.push(Asked {
-                    server_id,
-                    call: call.id.clone(),
-                    raw: call.raw.clone(),
-                });
-                Ok(None)
-            }
-        }
     }
 
     /// A fresh id for a request of the server's: `srv-1`, `srv-2`, ...
@@ -699,12 +721,27 @@ impl Server {
             return;
         };
         let asked = self.asked.remove(i);
-        let result = match reply {
-            Ok(result) => match result.get("roots") {
+        let method = asked.method;
+        let result = match (reply, method) {
+            (Err(()), _) => {
+                text_result(format!("The client answered {method} with an error"), true)
+            }
+            (Ok(result), "roots/list") => match result.get("roots") {
                 Some(roots @ Value::Array(_)) => text_result(format!("roots: {roots}"), false),
                 _ => text_result("The client's roots/list result has no roots", true),
             },
-            Err(()) => text_result("The client answered roots/list with an error", true),
+            (Ok(result), "sampling/createMessage") => {
+                let said = result.pointer("/content/text").and_then(Value::as_str);
+                text_result(format!("LLM response: {}", said.unwrap_or_default()), false)
+            }
+            (Ok(result), _) => text_result(
+                format!(
+                    "User response: action={}, content={}",
+                    result.get("action").unwrap_or(&Value::Null),
+                    result.get("content").unwrap_or(&Value::Null)
+                ),
+                false,
+            ),
         };
         out.result(&asked.raw, &result);
     }
@@ -738,10 +775,12 @@ fn server_info() -> Value {
     json!({"name": "rpcspec-reference", "version": env!("CARGO_PKG_VERSION")})
 }
 
-fn capabilities() -> Value {
+/// What the server declares; `legacy`: resource subscriptions too
+/// (2026-07-28 replaces `resources/subscribe` by `subscriptions/listen`).
+fn capabilities(legacy: bool) -> Value {
     json!({
         "tools": {"listChanged": false},
-        "resources": {},
+        "resources": if legacy { json!({"subscribe": true}) } else { json!({}) },
         "prompts": {},
         "completions": {},
         "logging": {},

@@ -26,6 +26,21 @@ pub enum Quirk {
     EmbeddedNewline,
     NoCompletion,
     Speaks2024,
+    BlobNotBase64,
+    BinaryUnreadable,
+    ContentsWithoutUri,
+    SubscribeMissing,
+    PromptContentUntyped,
+    MissingArgumentOk,
+    FixtureImageNoMime,
+    FixtureAudioMp3,
+    FixtureTemplateUnfilled,
+    MrtrTrustsState,
+    MrtrSameState,
+    MrtrIgnoresCapabilities,
+    FixtureSamplingUnasked,
+    FixtureDefaultMissing,
+    FixtureTitledEnumAsEnum,
 }
 
 impl Quirk {
@@ -59,6 +74,24 @@ impl Quirk {
         ("embedded-newline", Quirk::EmbeddedNewline),
         ("no-completion", Quirk::NoCompletion),
         ("speaks-2024", Quirk::Speaks2024),
+        ("blob-not-base64", Quirk::BlobNotBase64),
+        ("binary-unreadable", Quirk::BinaryUnreadable),
+        ("contents-without-uri", Quirk::ContentsWithoutUri),
+        ("subscribe-missing", Quirk::SubscribeMissing),
+        ("prompt-content-untyped", Quirk::PromptContentUntyped),
+        ("missing-argument-ok", Quirk::MissingArgumentOk),
+        ("fixture-image-no-mime", Quirk::FixtureImageNoMime),
+        ("fixture-audio-mp3", Quirk::FixtureAudioMp3),
+        ("fixture-template-unfilled", Quirk::FixtureTemplateUnfilled),
+        ("mrtr-trusts-state", Quirk::MrtrTrustsState),
+        ("mrtr-same-state", Quirk::MrtrSameState),
+        ("mrtr-ignores-capabilities", Quirk::MrtrIgnoresCapabilities),
+        ("fixture-sampling-unasked", Quirk::FixtureSamplingUnasked),
+        ("fixture-default-missing", Quirk::FixtureDefaultMissing),
+        (
+            "fixture-titled-enum-as-enum",
+            Quirk::FixtureTitledEnumAsEnum,
+        ),
     ];
 
     /// The quirk of the mutant called `name`.

@@ -58,7 +58,9 @@ fn valid(revision: Revision, name: &str, value: &Value) {
 fn result_def(method: &str) -> &'static str {
     match method {
         "initialize" => "InitializeResult",
-        "ping" | "logging/setLevel" => "EmptyResult",
+        "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe" => {
+            "EmptyResult"
+        }
         "server/discover" => "DiscoverResult",
         "tools/list" => "ListToolsResult",
         "tools/call" => "CallToolResult",
@@ -278,10 +280,11 @@ fn legacy_handshake() {
             assert!(c.call("tools/list", json!({}))["result"]["tools"].is_array());
             assert_eq!(code(&c.call("initialize", init["result"].clone())), -32600);
             assert_eq!(code(&c.call("no/such/method", json!({}))), -32601);
-            assert_eq!(
-                code(&c.call("resources/subscribe", json!({"uri": "rpcspec://static/1"}))),
-                -32601
-            );
+            // Declared (`subscribe: true`) and answered; nothing changes.
+            for method in ["resources/subscribe", "resources/unsubscribe"] {
+                let reply = c.call(method, json!({"uri": "rpcspec://static/1"}));
+                assert_eq!(reply["result"], json!({}), "{method}");
+            }
             // server/discover is no legacy method.
             assert_eq!(code(&c.call("server/discover", json!({}))), -32601);
         }
@@ -826,7 +829,7 @@ fn quirks_show_their_bug() {
     let mut c = modern(Quirk::DiscoverMissing);
     assert_eq!(code(&c.call("server/discover", json!({}))), -32601);
     assert!(Server::new(&[MODERN]).with_quirk(Quirk::Lingers).lingers());
-    assert_eq!(Quirk::ALL.len(), 22);
+    assert_eq!(Quirk::ALL.len(), 37);
     for (name, q) in Quirk::ALL {
         assert_eq!(Quirk::named(name), Some(*q));
     }

@@ -246,7 +246,7 @@ impl Session {
 
     /// Every item of a paginated list, following `nextCursor`; findings
     /// of `mcp.pagination.terminates` and of requests that failed.
-    fn list_all(&mut self, method: &str, member: &str) -> (Vec<Value>, Vec<Evidence>) {
+    pub(super) fn list_all(&mut self, method: &str, member: &str) -> (Vec<Value>, Vec<Evidence>) {
         const MAX_PAGES: usize = 100;
         let mut items = Vec::new();
         let mut evidence = Vec::new();

@@ -17,9 +17,17 @@
 //! MCP messages on stdout, every message against the revision's schema,
 //! only negotiated capabilities used.
 
+mod asks;
 mod calls;
 mod features;
+mod fixtures;
+mod mrtr;
 mod open;
+mod reads;
+mod table;
+
+use table::*;
+pub use table::{CHECKS, Check};
 
 use open::{speaks_legacy, unknown_version_legacy};
 
@@ -39,87 +47,8 @@ use super::{
 use crate::{
     budget::Budget,
     report::{CaseResult, Evidence, Verdict},
-    rules::{MCP_ID_REUSED, Rule},
     target::Target,
 };
-
-/// One MCP check, as `rpcspec list --dialect mcp` shows it.
-#[derive(Debug)]
-pub struct Check {
-    /// The case id (`mcp/tools/list`).
-    pub id: &'static str,
-    /// What it checks, in one line.
-    pub title: &'static str,
-    /// The rules it grades.
-    pub rules: &'static [&'static Rule],
-    /// What it needs of the server, in words ("" for every server).
-    pub gate: &'static str,
-}
-
-macro_rules! checks {
-    ($( $name:ident = $id:literal, $title:literal, [$($rule:ident),*], $gate:literal; )*) => {
-        $( const $name: &Check = &Check { id: $id, title: $title, rules: &[$(&$rule),*], gate: $gate }; )*
-        /// Every MCP check, in the order a run reports them.
-        pub static CHECKS: &[&Check] = &[$($name),*];
-    };
-}
-
-checks! {
-    DISCOVER = "mcp/lifecycle/discover", "`server/discover` answers with versions, capabilities and identity",
-        [MCP_DISCOVER], "2026-07-28";
-    INITIALIZE = "mcp/lifecycle/initialize", "`initialize` answers with the server's version, capabilities and information",
-        [MCP_INITIALIZE_RESULT], "2025-06-18, 2025-11-25";
-    UNKNOWN_VERSION = "mcp/lifecycle/unknown-version", "a protocol version no server supports is answered with the versions it does",
-        [MCP_VERSION_UNSUPPORTED, MCP_VERSION_ERROR], "";
-    BEFORE_INITIALIZED = "mcp/lifecycle/before-initialized", "before `initialized`, `ping` is answered and the server asks nothing",
-        [MCP_PING, MCP_BEFORE_INITIALIZED], "2025-06-18, 2025-11-25";
-    SECOND_INITIALIZE = "mcp/lifecycle/second-initialize", "a second `initialize` in the session is refused",
-        [MCP_SECOND_INITIALIZE], "2025-06-18, 2025-11-25";
-    PING = "mcp/utilities/ping", "`ping` is answered promptly with an empty result",
-        [MCP_PING], "2025-06-18, 2025-11-25";
-    CANCEL_UNKNOWN = "mcp/utilities/cancel-unknown", "a cancellation of an unknown request is ignored",
-        [MCP_CANCEL_UNKNOWN], "";
-    CANCEL_IN_FLIGHT = "mcp/utilities/cancel-in-flight", "a cancelled request in flight gets nothing more",
-        [MCP_CANCEL_IN_FLIGHT], "capability `tools`, `[mcp] slow` in the target file";
-    PROGRESS = "mcp/utilities/progress", "progress increases, names the token and stops at the result",
-        [MCP_PROGRESS_INCREASING, MCP_PROGRESS_AFTER_COMPLETION], "capability `tools`, `[mcp] slow` in the target file";
-    TOOLS_LIST = "mcp/tools/list", "every tool has a valid input schema and a well-formed, unique name; the list ends",
-        [MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `tools`";
-    TOOLS_UNKNOWN = "mcp/tools/unknown-tool", "a call of an unknown tool is a protocol error",
-        [MCP_TOOLS_UNKNOWN], "capability `tools`";
-    TOOLS_CALL = "mcp/tools/call", "the target file's safe tool call gets a result",
-        [MCP_SCHEMA], "capability `tools`, `[mcp] call` in the target file";
-    TOOLS_ERROR = "mcp/tools/execution-error", "a tool that fails on its input answers with `isError: true`",
-        [MCP_TOOLS_EXECUTION_ERROR], "capability `tools`, `[mcp] failing` in the target file";
-    SERVER_REQUESTS = "mcp/tools/asks-client", "the server's requests to the client have ids it never used before",
-        [MCP_ID_REUSED], "capability `tools`, `[mcp] asks_client` in the target file, 2025-06-18, 2025-11-25";
-    RESOURCES_LIST = "mcp/resources/list", "the resource and template lists end",
-        [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `resources`";
-    RESOURCES_UNKNOWN = "mcp/resources/unknown-uri", "reading an unknown resource gets the not-found error",
-        [MCP_RESOURCES_UNKNOWN, MCP_RESOURCES_EMPTY_CONTENTS], "capability `resources`";
-    PROMPTS_LIST = "mcp/prompts/list", "the prompt list ends",
-        [MCP_PAGINATION_ENDS, MCP_DECLARED_METHOD], "capability `prompts`";
-    PROMPTS_UNKNOWN = "mcp/prompts/unknown-name", "getting an unknown prompt gets -32602",
-        [MCP_PROMPTS_UNKNOWN], "capability `prompts`";
-    COMPLETION = "mcp/completion/complete", "`completion/complete` of a prompt's argument gets completion values",
-        [MCP_DECLARED_METHOD], "capability `completions` and a prompt with an argument";
-    INVALID_CURSOR = "mcp/pagination/invalid-cursor", "a cursor the server never gave gets -32602",
-        [MCP_PAGINATION_INVALID], "capability `tools`, `resources` or `prompts`";
-    UNDECLARED = "mcp/capabilities/undeclared-method", "the methods of capabilities the server did not declare get -32601",
-        [MCP_UNDECLARED_METHOD], "a capability not declared";
-    SET_LEVEL = "mcp/logging/set-level", "`logging/setLevel` is accepted",
-        [MCP_LOGGING_SET_LEVEL], "capability `logging`, 2025-06-18, 2025-11-25";
-    SERVER_DECLARED = "mcp/capabilities/server-declared", "the server sends log messages only if it declared `logging`",
-        [MCP_SERVER_CAPABILITY], "";
-    CLIENT_DECLARED = "mcp/capabilities/client-declared", "the server asks the client only for capabilities the client declared",
-        [MCP_CLIENT_CAPABILITY, MCP_STDIO_NO_REQUESTS], "";
-    STDIO = "mcp/stdio/messages-only", "every line on stdout is one MCP message, UTF-8, on one line",
-        [MCP_STDIO_MESSAGES_ONLY], "";
-    SCHEMA = "mcp/schema/messages", "every message matches the revision's JSON Schema",
-        [MCP_SCHEMA], "";
-    SHUTDOWN = "mcp/shutdown/stdin-eof", "the server exits once stdin is closed",
-        [MCP_SHUTDOWN], "";
-}
 
 /// How to run the checks.
 #[derive(Debug, Clone)]
@@ -170,6 +99,10 @@ pub struct ToolCalls {
     /// A call during which the server sends the client requests
     /// (`mcp/tools/asks-client`).
     pub asks_client: Option<ToolCall>,
+    /// `--fixtures conformance`: the server implements the official
+    /// conformance suite's fixtures, which the `mcp/fixtures/…` checks
+    /// call by name.
+    pub fixtures: bool,
 }
 
 /// What a run of the checks found.
@@ -241,8 +174,12 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
                     continue;
                 }
                 // What the revision does not have stays N/A.
-                let missing = if session.revision.has_initialize() {
+                let asks = ASK_CHECKS.iter().any(|c| c.id == check.id);
+                let missing = if asks {
+                    session.revision != Revision::V2025_11_25
+                } else if session.revision.has_initialize() {
                     [DISCOVER.id].contains(&check.id)
+                        || MRTR_CHECKS.iter().any(|c| c.id == check.id)
                 } else {
                     [
                         INITIALIZE.id,
@@ -251,6 +188,8 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
                         SECOND_INITIALIZE.id,
                         SET_LEVEL.id,
                         SERVER_REQUESTS.id,
+                        RESOURCES_SUBSCRIBE.id,
+                        FX_LOGGING.id,
                     ]
                     .contains(&check.id)
                 };
@@ -611,7 +550,11 @@ impl Session {
         }
 
         self.feature_checks(wanted);
+        self.read_checks(wanted);
         self.tool_call_checks(wanted);
+        self.fixture_checks(wanted);
+        self.ask_checks(wanted);
+        self.mrtr_checks(wanted);
 
         if wanted(SET_LEVEL) {
             if !legacy {
@@ -733,7 +676,7 @@ impl Session {
                 grade::stdio(lines),
                 grade::schema(revision, lines, &conn.sent),
                 grade::server_capabilities(&self.capabilities, lines),
-                grade::client_capabilities(revision, lines),
+                grade::client_capabilities(revision, &conn.capabilities, lines),
             ];
             for ((_, evidence), mut more) in transcript.iter_mut().zip(found) {
                 if n < self.past.len() {
