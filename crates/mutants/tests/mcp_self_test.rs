@@ -208,6 +208,8 @@ const MUTANTS: &[Mutant] = &[
     // INFO only (no sentence says how a second one is refused): noted,
     // never failed; `a_second_initialize_that_succeeds_is_noted`.
     m("second-initialize-ok", LEGACY, &[]),
+    // INFO only, as `a_not_found_error_without_its_uri_is_noted` shows.
+    m("not-found-without-uri", MODERN, &[]),
     m(
         "invalid-cursor-ok",
         None,
@@ -413,6 +415,31 @@ fn a_second_initialize_that_succeeds_is_noted() {
         second.evidence.iter().all(|e| e.rule.is_none()),
         "{second:#?}"
     );
+}
+
+/// A not-found error without `data.uri` is noted (INFO: no sentence
+/// requires it), never failed; the reference names the URI.
+#[test]
+fn a_not_found_error_without_its_uri_is_noted() {
+    let noted = |results: &[CaseResult]| {
+        let unknown = results
+            .iter()
+            .find(|r| r.id == "mcp/resources/unknown-uri")
+            .expect("the check ran");
+        assert_eq!(unknown.verdict, Verdict::Pass, "{unknown:#?}");
+        unknown.evidence.iter().any(|e| {
+            e.rule
+                .as_ref()
+                .is_some_and(|r| r.id == "mcp.resources.not-found-uri" && r.level == "INFO")
+        })
+    };
+    for pinned in [LEGACY, MODERN] {
+        assert!(
+            noted(&checks("not-found-without-uri", pinned)),
+            "{pinned:?}"
+        );
+        assert!(!noted(&checks("reference", pinned)), "{pinned:?}");
+    }
 }
 
 /// A target file whose "safe" call fails as a tool (`isError: true`) says

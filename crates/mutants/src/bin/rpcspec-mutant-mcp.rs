@@ -45,6 +45,7 @@
 //! | `fixture-sampling-unasked` | with `--fixtures`: `test_sampling` answers without asking the client | the suite's `tools-call-sampling` ("Server did not request sampling from client") |
 //! | `fixture-default-missing` | with `--fixtures`: the `age` property of `test_elicitation_sep1034_defaults` has no `default` | SEP-1034 (the suite's `elicitation-sep1034-defaults`: a default for every primitive type) |
 //! | `fixture-titled-enum-as-enum` | with `--fixtures`: `titledSingle` of `test_elicitation_sep1330_enums` is a plain `enum` | SEP-1330 (the suite's `elicitation-sep1330-enums`: "Titled enum should use oneOf instead of enum array") |
+//! | `not-found-without-uri` | the not-found error of `resources/read` has no `data.uri` | none, only an INFO: server/resources' example carries `data.uri`, and the conformance suite's `sep-2164-resource-not-found` warns |
 //! | `exits-on-cancel` | exits (status 1) when a `notifications/cancelled` arrives, as rmcp 3.11 does in a 2026-07-28 session | basic/utilities/cancellation (2026-07-28 basic/patterns/cancellation): "Invalid cancellation notifications SHOULD be ignored"; a server that exits mid-session ends every later request (the checks after it run on a new process) |
 
 use std::{io, process::ExitCode};

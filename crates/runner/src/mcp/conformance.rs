@@ -143,8 +143,8 @@ scenarios! {
         "fixture-free: with `subscribe` declared, `resources/subscribe` of a listed resource gets a result";
     Server "resources-unsubscribe" LEGACY Covered ["mcp/resources/subscribe"]
         "fixture-free: with `subscribe` declared, `resources/unsubscribe` after the subscription gets a result";
-    Server "sep-2164-resource-not-found" MODERN Partly ["mcp/resources/unknown-uri"]
-        "-32602 (not an empty `contents`) for an unknown resource; missing: `data.uri` in the error";
+    Server "sep-2164-resource-not-found" MODERN Covered ["mcp/resources/unknown-uri"]
+        "-32602 for an unknown resource (SHOULD), never an empty `contents` (MUST); `data.uri` is INFO (`mcp.resources.not-found-uri`): no sentence requires it, where the suite warns";
     // Prompts.
     Server "prompts-list" BOTH Covered ["mcp/prompts/list"]
         "the prompt list, paginated";

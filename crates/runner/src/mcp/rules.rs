@@ -71,6 +71,9 @@ rpcspec_matcher::rule_table! { MCP;
     MCP_RESOURCES_EMPTY_CONTENTS = "mcp.resources.empty-contents", Must,
         "MCP 2026-07-28 server/resources (Error Handling: \"Servers MUST NOT return an empty contents array for a non-existent resource\")",
         "reading a resource that does not exist is an error, not a result with empty `contents`";
+    MCP_RESOURCES_NOT_FOUND_URI = "mcp.resources.not-found-uri", Info,
+        "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/resources (Error Handling: the example error carries `\"data\": {\"uri\": …}`; no sentence requires it, and the conformance suite's sep-2164 traceability lists none, while its scenario warns)",
+        "the not-found error of `resources/read` names the URI asked in `data.uri`";
     MCP_PROMPTS_UNKNOWN = "mcp.prompts.unknown-name", Should,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 server/prompts (Error Handling: \"Invalid prompt name: -32602\")",
         "getting a prompt the server does not have gets -32602";

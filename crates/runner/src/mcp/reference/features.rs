@@ -313,7 +313,7 @@ pub(super) fn read_resource(
         None => Err(RpcError {
             code: revision.resource_not_found(),
             message: "Resource not found".into(),
-            data: Some(json!({ "uri": asked })),
+            data: (quirk != Some(Quirk::NotFoundWithoutUri)).then(|| json!({ "uri": asked })),
         }),
     }
 }

@@ -41,6 +41,7 @@ pub enum Quirk {
     FixtureSamplingUnasked,
     FixtureDefaultMissing,
     FixtureTitledEnumAsEnum,
+    NotFoundWithoutUri,
 }
 
 impl Quirk {
@@ -92,6 +93,7 @@ impl Quirk {
             "fixture-titled-enum-as-enum",
             Quirk::FixtureTitledEnumAsEnum,
         ),
+        ("not-found-without-uri", Quirk::NotFoundWithoutUri),
     ];
 
     /// The quirk of the mutant called `name`.

@@ -829,7 +829,7 @@ fn quirks_show_their_bug() {
     let mut c = modern(Quirk::DiscoverMissing);
     assert_eq!(code(&c.call("server/discover", json!({}))), -32601);
     assert!(Server::new(&[MODERN]).with_quirk(Quirk::Lingers).lingers());
-    assert_eq!(Quirk::ALL.len(), 37);
+    assert_eq!(Quirk::ALL.len(), 38);
     for (name, q) in Quirk::ALL {
         assert_eq!(Quirk::named(name), Some(*q));
     }

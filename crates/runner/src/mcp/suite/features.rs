@@ -6,9 +6,10 @@ use serde_json::{Value, json};
 use super::{
     COMPLETION, Check, Evidence, INVALID_CURSOR, MCP_DECLARED_METHOD, MCP_PAGINATION_ENDS,
     MCP_PAGINATION_INVALID, MCP_PROMPTS_UNKNOWN, MCP_RESOURCES_EMPTY_CONTENTS,
-    MCP_RESOURCES_UNKNOWN, MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME, MCP_TOOLS_UNKNOWN,
-    MCP_UNDECLARED_METHOD, PROMPTS_LIST, PROMPTS_UNKNOWN, RESOURCES_LIST, RESOURCES_UNKNOWN, Reply,
-    Revision, Session, TOOLS_LIST, TOOLS_UNKNOWN, UNDECLARED, Verdict, finding, grade, short,
+    MCP_RESOURCES_NOT_FOUND_URI, MCP_RESOURCES_UNKNOWN, MCP_TOOLS_INPUT_SCHEMA, MCP_TOOLS_NAME,
+    MCP_TOOLS_UNKNOWN, MCP_UNDECLARED_METHOD, PROMPTS_LIST, PROMPTS_UNKNOWN, RESOURCES_LIST,
+    RESOURCES_UNKNOWN, Reply, Revision, Session, TOOLS_LIST, TOOLS_UNKNOWN, UNDECLARED, Verdict,
+    finding, grade, short,
 };
 
 impl Session {
@@ -95,7 +96,15 @@ impl Session {
                     let empty = matches!(&reply, Reply::Result(r)
                         if r.get("contents").and_then(Value::as_array).is_some_and(Vec::is_empty));
                     match reply.code() {
-                        Some(code) if code == want => Vec::new(),
+                        Some(code) if code == want => match &reply {
+                            Reply::Error(e) if e.pointer("/data/uri").and_then(Value::as_str) != Some(uri) => {
+                                vec![finding(
+                                    &MCP_RESOURCES_NOT_FOUND_URI,
+                                    format!("the not-found error for {uri} does not name it in `data.uri`: {}", short(e)),
+                                )]
+                            }
+                            _ => Vec::new(),
+                        },
                         _ if empty && !s.revision.has_initialize() => vec![finding(
                             &MCP_RESOURCES_EMPTY_CONTENTS,
                             format!(
