@@ -179,10 +179,7 @@ impl Session {
                 continue;
             }
             if !self.calls.fixtures {
-                self.results.push(self.skipped(
-                    check,
-                    "no `--fixtures conformance`: this check calls the official conformance suite's fixture by name".into(),
-                ));
+                self.results.push(self.without_fixtures(check));
             } else if self.revision != Revision::V2025_11_25 {
                 self.results
                     .push(self.not_in_revision(check, "the suite requires it of 2025-11-25 only"));
@@ -258,19 +255,8 @@ impl Session {
         method: &str,
         expect: Expect,
     ) -> Vec<Evidence> {
-        match self.items("tools/list", "tools") {
-            Err(why) => return vec![*why],
-            Ok(tools)
-                if !tools
-                    .iter()
-                    .any(|t| t.get("name").and_then(Value::as_str) == Some(tool)) =>
-            {
-                return vec![Evidence::note(
-                    Verdict::Skipped,
-                    format!("the server does not list the fixture `{tool}`"),
-                )];
-            }
-            Ok(_) => {}
+        if let Some(why) = self.unlisted("tools/call", tool) {
+            return vec![why];
         }
         let from = self.conn.lines.len();
         let arguments: Value = serde_json::from_str(arguments).expect("the table's JSON");

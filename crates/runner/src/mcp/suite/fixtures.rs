@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{
-    Check, Evidence, FIXTURE_CHECKS, MCP_FIXTURE_CONTRACT, MCP_SCHEMA, Reply, Session, Verdict,
-    finding, short,
+    CaseResult, Check, Evidence, FIXTURE_CHECKS, MCP_FIXTURE_CONTRACT, MCP_SCHEMA, Reply, Session,
+    Verdict, finding, short,
 };
 
 /// The token the suite's progress scenario gives.
@@ -291,10 +291,7 @@ impl Session {
                 continue;
             }
             if !self.calls.fixtures {
-                self.results.push(self.skipped(
-                    check,
-                    "no `--fixtures conformance`: this check calls the official conformance suite's fixture by name".into(),
-                ));
+                self.results.push(self.without_fixtures(check));
                 continue;
             }
             if fixture.legacy && !self.revision.has_initialize() {
@@ -315,36 +312,51 @@ impl Session {
         }
     }
 
-    /// Whether the server lists the fixture (a template's expansion: its
-    /// template); `Err`: why the check cannot tell.
-    fn lists_fixture(&mut self, fixture: &Fixture) -> Result<bool, Box<Evidence>> {
-        let (method, member, key, name) = match fixture.method {
-            "tools/call" => ("tools/list", "tools", "name", fixture.name),
-            "prompts/get" => ("prompts/list", "prompts", "name", fixture.name),
-            _ if fixture.name.starts_with("test://template/") => (
+    /// SKIPPED: `check` calls the official suite's fixtures by name, and
+    /// the run has no `--fixtures conformance`.
+    pub(super) fn without_fixtures(&self, check: &Check) -> CaseResult {
+        self.skipped(
+            check,
+            "no `--fixtures conformance`: this check calls the official conformance suite's fixture by name".into(),
+        )
+    }
+
+    /// Why the fixture `name` that `method` calls (`tools/call`,
+    /// `prompts/get`, `resources/read`) cannot be called: the list that
+    /// would show it stalled or crashed, or the server does not list it
+    /// (SKIPPED; a template's expansion is listed as its template).
+    /// `None`: it is listed.
+    pub(super) fn unlisted(&mut self, method: &str, name: &str) -> Option<Evidence> {
+        let (list, member, key, listed) = match method {
+            "tools/call" => ("tools/list", "tools", "name", name),
+            "prompts/get" => ("prompts/list", "prompts", "name", name),
+            _ if name.starts_with("test://template/") => (
                 "resources/templates/list",
                 "resourceTemplates",
                 "uriTemplate",
                 "test://template/{id}/data",
             ),
-            _ => ("resources/list", "resources", "uri", fixture.name),
+            _ => ("resources/list", "resources", "uri", name),
         };
-        let items = self.items(method, member)?;
-        Ok(items
-            .iter()
-            .any(|i| i.get(key).and_then(Value::as_str) == Some(name)))
+        match self.items(list, member) {
+            Err(why) => Some(*why),
+            Ok(items)
+                if items
+                    .iter()
+                    .any(|i| i.get(key).and_then(Value::as_str) == Some(listed)) =>
+            {
+                None
+            }
+            Ok(_) => Some(Evidence::note(
+                Verdict::Skipped,
+                format!("the server does not list the fixture `{name}`"),
+            )),
+        }
     }
 
     fn run_fixture(&mut self, fixture: &Fixture) -> Vec<Evidence> {
-        match self.lists_fixture(fixture) {
-            Err(why) => return vec![*why],
-            Ok(false) => {
-                return vec![Evidence::note(
-                    Verdict::Skipped,
-                    format!("the server does not list the fixture `{}`", fixture.name),
-                )];
-            }
-            Ok(true) => {}
+        if let Some(why) = self.unlisted(fixture.method, fixture.name) {
+            return vec![why];
         }
         let key = if fixture.method == "resources/read" {
             "uri"

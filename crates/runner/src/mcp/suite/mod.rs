@@ -430,8 +430,15 @@ impl Session {
 
     /// A request, with the reply's deadline of the connection.
     fn ask(&mut self, method: &str, params: Value) -> Reply {
+        let params = self.conn.params(params);
+        self.ask_raw(method, params)
+    }
+
+    /// [`Session::ask`] with exactly these params (the caller wrote its
+    /// `_meta`).
+    fn ask_raw(&mut self, method: &str, params: Value) -> Reply {
         let deadline = self.conn.deadline();
-        let reply = self.conn.request(method, params, deadline);
+        let reply = self.conn.request_raw(method, params, deadline);
         self.timed_out |= reply == Reply::NoReply;
         reply
     }

@@ -139,10 +139,7 @@ impl Session {
                 continue;
             }
             if !fixture.is_empty() && !self.calls.fixtures {
-                self.results.push(self.skipped(
-                    check,
-                    "no `--fixtures conformance`: this check calls the official conformance suite's fixture by name".into(),
-                ));
+                self.results.push(self.without_fixtures(check));
                 continue;
             }
             let capability = if fixture.ends_with("_prompt") {
@@ -154,27 +151,16 @@ impl Session {
                 self.results.push(self.not_declared(check, capability));
                 continue;
             }
+            let method = if capability == "prompts" {
+                "prompts/get"
+            } else {
+                "tools/call"
+            };
             self.check(check, |s| {
-                if !fixture.is_empty() {
-                    let (method, member) = if capability == "prompts" {
-                        ("prompts/list", "prompts")
-                    } else {
-                        ("tools/list", "tools")
-                    };
-                    match s.items(method, member) {
-                        Err(why) => return vec![*why],
-                        Ok(items)
-                            if !items.iter().any(|i| {
-                                i.get("name").and_then(Value::as_str) == Some(fixture)
-                            }) =>
-                        {
-                            return vec![Evidence::note(
-                                Verdict::Skipped,
-                                format!("the server does not list the fixture `{fixture}`"),
-                            )];
-                        }
-                        Ok(_) => {}
-                    }
+                if !fixture.is_empty()
+                    && let Some(why) = s.unlisted(method, fixture)
+                {
+                    return vec![why];
                 }
                 scenario(s, fixture)
             });
@@ -195,10 +181,7 @@ impl Session {
         let mut params = self.conn.params(params);
         params["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
             serde_json::from_str(capabilities).expect("valid JSON");
-        let deadline = self.conn.deadline();
-        let reply = self.conn.request_raw(method, params, deadline);
-        self.timed_out |= reply == Reply::NoReply;
-        reply
+        self.ask_raw(method, params)
     }
 
     /// The retry of `asked`: every request answered, the state echoed.
