@@ -5,7 +5,8 @@
 //! NDJSON and over Content-Length) and in MCP. The whole tables of which
 //! scenarios catch which mutant are snapshots
 //! (`snapshots/client_self_test__client_catches.snap`,
-//! `…__content_length_client_catches.snap`, `…__mcp_client_catches.snap`).
+//! `…__content_length_client_catches.snap`, `…__mcp_client_catches.snap`,
+//! `…__mcp_modern_client_catches.snap`: the 2026-07-28 client's).
 
 use std::{collections::BTreeMap, path::Path, thread, time::Duration};
 
@@ -174,7 +175,11 @@ const EXPECTED_MCP: &[(&str, &[&str])] = &[
     ),
     (
         "ignores-server-requests",
-        &["mcp/session/ping", "mcp/session/roots"],
+        &[
+            "mcp/session/ping",
+            "mcp/session/roots",
+            "mcp/session/elicitation-defaults",
+        ],
     ),
     ("reuses-id", &["mcp/session/out-of-order"]),
     (
@@ -187,6 +192,35 @@ const EXPECTED_MCP: &[(&str, &[&str])] = &[
     ("no-cancel", &["mcp/session/baseline"]),
     ("kills-server", &["mcp/session/baseline"]),
     ("accepts-any-version", &["mcp/session/version-unknown"]),
+    ("no-defaults", &["mcp/session/elicitation-defaults"]),
+];
+
+/// Each mutant of the 2026-07-28 client (`--mcp-modern`), and the
+/// scenarios of `mcp/modern/` that must catch it.
+const EXPECTED_MODERN: &[(&str, &[&str])] = &[
+    ("alters-request-state", &["mcp/modern/input-required"]),
+    (
+        "retry-same-id",
+        &[
+            "mcp/modern/input-required",
+            "mcp/modern/input-required-no-state",
+        ],
+    ),
+    (
+        "invents-request-state",
+        &["mcp/modern/input-required-no-state"],
+    ),
+    (
+        "leaks-input-responses",
+        &[
+            "mcp/modern/input-required",
+            "mcp/modern/input-required-no-state",
+        ],
+    ),
+    ("requires-result-type", &["mcp/modern/result-type-omitted"]),
+    ("no-client-info", &["mcp/modern/network-ref"]),
+    ("no-version-retry", &["mcp/modern/version-unsupported"]),
+    ("fetches-ref", &["mcp/modern/network-ref"]),
 ];
 
 /// The mutants of one framing only.
@@ -222,11 +256,25 @@ const JSONRPC_ONLY: [&str; 6] = [
     "splitlines",
     "hangs-on-exit",
 ];
-const MCP_ONLY: [&str; 4] = [
+const MCP_ONLY: [&str; 5] = [
     "requests-before-initialized",
     "no-cancel",
     "kills-server",
     "accepts-any-version",
+    "no-defaults",
+];
+
+/// The mutants of the 2026-07-28 client only: their table is
+/// [`EXPECTED_MODERN`], over `mcp/modern/`.
+const MODERN_ONLY: [&str; 8] = [
+    "alters-request-state",
+    "retry-same-id",
+    "invents-request-state",
+    "leaks-input-responses",
+    "requires-result-type",
+    "no-client-info",
+    "no-version-retry",
+    "fetches-ref",
 ];
 
 /// Scenarios whose verdict for a mutant can hang on the machine's load
@@ -254,8 +302,10 @@ const TIMED_FOR: [(&str, &str); 2] = [
 
 /// Every scenario of `protocol` in `framing` against client `name`,
 /// `jobs` at a time.
-fn run(name: &str, protocol: Protocol, framing: &Framing, jobs: usize) -> Vec<CaseResult> {
-    run_some(name, protocol, framing, jobs, &|_| true)
+/// In MCP, the client of the scenarios it runs: the 2026-07-28 one
+/// (`--mcp-modern`) for `mcp/modern/`, the 2025-11-25 one for the rest.
+fn modern(id: &str) -> bool {
+    id.starts_with("mcp/modern/")
 }
 
 /// The scenarios of `protocol` in `framing` that `keep` keeps, against
@@ -276,7 +326,8 @@ fn run_some(
         .collect();
     let mut argv = vec![MUTANT.into(), name.into()];
     if protocol == Protocol::Mcp {
-        argv.push("--mcp".into());
+        let modern = scenarios.iter().all(|s| modern(short(&s.meta.id)));
+        argv.push(if modern { "--mcp-modern" } else { "--mcp" }.into());
     }
     if protocol == Protocol::Lsp {
         argv.push("--lsp".into());
@@ -320,6 +371,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         .iter()
         .chain(EXPECTED_CONTENT_LENGTH)
         .chain(EXPECTED_MCP)
+        .chain(EXPECTED_MODERN)
         .chain(EXPECTED_LSP)
     {
         assert!(names.contains(name), "no mutant `{name}`");
@@ -333,9 +385,10 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             .filter(|n| !out.iter().any(|o| o.contains(n)))
             .collect()
     };
-    let jsonrpc = without(&[&MCP_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
-    let content_length = without(&[&MCP_ONLY, &NDJSON_ONLY, &LSP_ONLY]);
-    let mcp = without(&[&JSONRPC_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    let jsonrpc = without(&[&MCP_ONLY, &MODERN_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    let content_length = without(&[&MCP_ONLY, &MODERN_ONLY, &NDJSON_ONLY, &LSP_ONLY]);
+    let mcp = without(&[&JSONRPC_ONLY, &MODERN_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    let mcp_modern: Vec<&str> = std::iter::once("reference").chain(MODERN_ONLY).collect();
     // LSP's table names its mutants: most bugs of the others have no LSP
     // scenario (their rows would be empty), every LSP-only one has a row.
     let lsp: Vec<&str> = std::iter::once("reference")
@@ -349,6 +402,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         (&jsonrpc, EXPECTED, "a JSON-RPC"),
         (&content_length, EXPECTED_CONTENT_LENGTH, "a Content-Length"),
         (&mcp, EXPECTED_MCP, "an MCP"),
+        (&mcp_modern, EXPECTED_MODERN, "an MCP 2026-07-28"),
     ] {
         assert_eq!(list.len(), table.len() + 1, "{what} mutant without its row");
     }
@@ -375,6 +429,14 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             "mcp_client_catches",
         );
     });
+    check(
+        Protocol::Mcp,
+        &ndjson,
+        &mcp_modern,
+        EXPECTED_MODERN,
+        2,
+        "mcp_modern_client_catches",
+    );
     thread::scope(|s| {
         s.spawn(|| {
             check(
@@ -409,11 +471,19 @@ fn check(
     jobs: usize,
     snapshot: &str,
 ) {
+    // In MCP, the 2026-07-28 table runs `mcp/modern/`, the other the rest.
+    let modern_table = snapshot.contains("modern");
+    let keep = move |id: &str| protocol != Protocol::Mcp || modern(id) == modern_table;
     // The clients mostly wait (on replies, on timeouts): all at once.
     let results: BTreeMap<&str, Vec<CaseResult>> = thread::scope(|s| {
         let handles: Vec<_> = names
             .iter()
-            .map(|n| (*n, s.spawn(move || run(n, protocol, framing, jobs))))
+            .map(|n| {
+                (
+                    *n,
+                    s.spawn(move || run_some(n, protocol, framing, jobs, &keep)),
+                )
+            })
             .collect();
         handles
             .into_iter()
@@ -433,7 +503,7 @@ fn check(
         Vec::new()
     } else {
         run_some("reference", protocol, framing, 1, &|id| {
-            late.iter().any(|l| l == id)
+            keep(id) && late.iter().any(|l| l == id)
         })
     };
     let reference = results["reference"]

@@ -94,6 +94,22 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the server's `ping`, and `roots/list` to a client that declared `roots`, are answered with their id and a result";
     CLIENT_MCP_CANCEL = "client.mcp-cancel", Should, "MCP 2025-11-25 basic/lifecycle, timeouts (\"the sender SHOULD issue a cancellation notification for that request and stop waiting\")",
         "a call the client gives up on is cancelled: `notifications/cancelled` with its `requestId`";
+    CLIENT_MCP_REQUEST_STATE = "client.mcp-request-state", Must, "MCP 2026-07-28 basic/patterns/mrtr, client requirements (\"the client MUST echo back the exact value of that field when retrying the original request\"; \"If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the retry\")",
+        "the retry after an `InputRequiredResult` carries its `requestState` exactly as given, and none when it gave none";
+    CLIENT_MCP_INPUT_RESPONSES = "client.mcp-input-responses", Must, "MCP 2026-07-28 basic/patterns/mrtr (\"the client MUST construct the requested inputs before retrying the original request\"; InputResponses: \"Keys correspond to the keys in the InputRequests map\")",
+        "the retry after an `InputRequiredResult` answers each input request in `inputResponses`, under its key";
+    CLIENT_MCP_RETRY_ID = "client.mcp-retry-id", Must, "MCP 2026-07-28 basic/patterns/mrtr (\"The JSON-RPC id MUST be different between the initial request and the retry\")",
+        "the retry after an `InputRequiredResult` has an id of its own";
+    CLIENT_MCP_INPUT_ISOLATION = "client.mcp-input-isolation", Must, "MCP 2026-07-28 basic/patterns/mrtr (\"Both the inputRequests and requestState fields affect only the client's retry of the original request. They MUST NOT be used for any other request\")",
+        "no request but the retry carries `inputResponses` or `requestState`";
+    CLIENT_MCP_VERSION_RETRY = "client.mcp-version-retry", Should, "MCP 2026-07-28 basic/versioning (\"The client SHOULD select a mutually supported version from the supported list and retry the request\")",
+        "after -32022 `UnsupportedProtocolVersion` the client goes on in a version of the error's `data.supported`";
+    CLIENT_MCP_CLIENT_INFO = "client.mcp-client-info", Should, "MCP 2026-07-28 basic/index, `_meta` (\"Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so\")",
+        "every 2026-07-28 request carries `io.modelcontextprotocol/clientInfo` in its `_meta`";
+    CLIENT_MCP_REF_FETCH = "client.mcp-ref-fetch", Must, "MCP 2026-07-28 basic/index, `$ref` Resolution (\"Implementations MUST NOT automatically dereference $ref values that resolve to a network URI\")",
+        "the client fetches no network `$ref` of a tool's input schema";
+    CLIENT_MCP_ELICITATION_DEFAULTS = "client.mcp-elicitation-defaults", Should, "MCP 2025-11-25 client/elicitation (\"Clients that support defaults SHOULD pre-populate form fields with these values\")",
+        "a client that declared `elicitation` accepts a form as presented with each field's default: present, of its type";
     REPLY_ERROR = "reply.error", Must, "JSON-RPC 2.0 §5 (\"When a rpc call encounters an error, the Response Object MUST contain the error member\"), §5.1 (the code for each cause: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params)",
         "a request the server cannot carry out gets an error reply, with the code §5.1 gives for the cause, and the id it can read (null when it cannot)";
     REPLY_RESULT = "reply.result", Must, "JSON-RPC 2.0 §5 (\"result: This member is REQUIRED on success\"), §7 (the examples' replies)",

@@ -1,8 +1,9 @@
-//! `rpcspec-mutant-client NAME [--mcp | --lsp | --content-length]
+//! `rpcspec-mutant-client NAME [--mcp | --mcp-modern | --lsp | --content-length]
 //! SERVER...`: the reference client (`rpcspec serve --role client
 //! [--dialect mcp|lsp | --framing content-length]`) with one realistic bug,
 //! run against the server SERVER (in `rpcspec run --role client`,
-//! `{server}`); with `--mcp`, the MCP series; with `--lsp`, the LSP series
+//! `{server}`); with `--mcp`, the MCP series; with `--mcp-modern`, the
+//! MCP series as a 2026-07-28 client; with `--lsp`, the LSP series
 //! (the `LSP:` bugs are its lifecycle's); with `--content-length`, the
 //! JSON-RPC series in Content-Length framing (the `Content-Length:` bugs
 //! are that framing's, the line-ending ones NDJSON's).
@@ -40,12 +41,21 @@
 //! | `request-after-shutdown` | LSP: makes a request after `shutdown` | LSP 3.17 shutdown: "Clients must not send any notifications other than exit or requests to a server to which they have sent a shutdown request" |
 //! | `answers-dollar-requests` | LSP: answers a `$/` request with a result | LSP 3.17 $ Notifications and Requests: "if a server or client receives a request starting with '$/' it must error the request with error code MethodNotFound" |
 //! | `no-root-uri` | LSP: leaves `rootUri` out of its initialize params | LSP 3.17 initialize, InitializeParams: `rootUri: DocumentUri \| null` (not optional; the meta-model agrees) |
+//! | `no-defaults` | MCP: accepts an elicitation with empty content, no field's default | MCP 2025-11-25 client/elicitation: "Clients that support defaults SHOULD pre-populate form fields with these values" |
+//! | `alters-request-state` | MCP 2026-07-28 (`--mcp-modern`): trims the `requestState` it echoes | MCP 2026-07-28 basic/patterns/mrtr: "the client MUST echo back the exact value of that field when retrying" |
+//! | `retry-same-id` | MCP 2026-07-28: retries with the original request's id | basic/patterns/mrtr: "The JSON-RPC id MUST be different between the initial request and the retry" |
+//! | `invents-request-state` | MCP 2026-07-28: sends `requestState: ""` when it was given none | basic/patterns/mrtr: "the client MUST NOT include one in the retry" |
+//! | `leaks-input-responses` | MCP 2026-07-28: sends `inputResponses` and `requestState` on every later request | basic/patterns/mrtr: "They MUST NOT be used for any other request" |
+//! | `requires-result-type` | MCP 2026-07-28: fails a result without `resultType` | basic/index: "clients MUST treat an absent resultType as \"complete\"" |
+//! | `no-client-info` | MCP 2026-07-28: no `clientInfo` in `_meta` | basic/index: "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request" |
+//! | `no-version-retry` | MCP 2026-07-28: gives up on -32022 | basic/versioning: "The client SHOULD select a mutually supported version from the supported list and retry the request" |
+//! | `fetches-ref` | MCP 2026-07-28: fetches the `http://` `$ref`s of tools' input schemas | basic/index, `$ref` Resolution: "Implementations MUST NOT automatically dereference $ref values that resolve to a network URI" |
 
 use std::{ffi::OsString, io, process::ExitCode};
 
 use rpcspec::{
     capture::Framing,
-    client::reference::{Quirk, run, run_lsp, run_mcp},
+    client::reference::{Quirk, run, run_lsp, run_mcp, run_mcp_modern},
 };
 
 fn main() -> ExitCode {
@@ -54,7 +64,7 @@ fn main() -> ExitCode {
     let Some(quirk) = name.as_deref().and_then(Quirk::named) else {
         let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
         eprintln!(
-            "usage: rpcspec-mutant-client NAME [--mcp | --lsp | --content-length] SERVER...  (NAME: {})",
+            "usage: rpcspec-mutant-client NAME [--mcp | --mcp-modern | --lsp | --content-length] SERVER...  (NAME: {})",
             names.join(", ")
         );
         return ExitCode::from(2);
@@ -62,6 +72,10 @@ fn main() -> ExitCode {
     let mut server: Vec<OsString> = args.collect();
     let mcp = server.first().is_some_and(|a| a == "--mcp");
     if mcp {
+        server.remove(0);
+    }
+    let modern = server.first().is_some_and(|a| a == "--mcp-modern");
+    if modern {
         server.remove(0);
     }
     let lsp = server.first().is_some_and(|a| a == "--lsp");
@@ -78,6 +92,7 @@ fn main() -> ExitCode {
         Framing::ndjson()
     };
     let run = match (mcp, lsp) {
+        _ if modern => run_mcp_modern,
         (true, _) => run_mcp,
         (_, true) => run_lsp,
         _ => run,

@@ -166,6 +166,7 @@ fn serve_client(
             return fail("an MCP client speaks NDJSON only (MCP's stdio transport)");
         }
         "mcp" => reference::run_mcp,
+        "mcp@2026-07-28" => reference::run_mcp_modern,
         "lsp" if matches!(framing, Framing::Ndjson(_)) && server_framing_given => {
             return fail("a language client speaks Content-Length framing (LSP's base protocol)");
         }

@@ -2,6 +2,7 @@
 //! series: the JSON-RPC series' `subtract`, `echo` and `fail`; the LSP
 //! series' lifecycle (`initialize`, `shutdown`), `textDocument/hover` and
 //! the `rpcspec/…` methods. MCP's answers are the reference MCP server's.
+//! [`Answer`] is what the script keeps of each request and its reply.
 
 use std::time::Duration;
 
@@ -144,4 +145,32 @@ pub fn declares(params: &Value, pointer: &str) -> bool {
         params.pointer(pointer),
         Some(Value::Bool(true) | Value::Object(_))
     )
+}
+
+/// A request the client made, and what the server did with it.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// Its method.
+    pub method: String,
+    /// Its params (`null` when it had none).
+    pub params: Value,
+    /// Its id, as JSON text.
+    pub id: String,
+    /// What the server would reply.
+    pub body: Body,
+    /// Whether that reply was written (a line holding it, valid).
+    pub sent: bool,
+    /// Whether another line was written in its place (`replace`).
+    pub replaced: bool,
+    /// Whether it came in a batch.
+    pub batch: bool,
+    /// MCP: the reference server has not replied yet.
+    pub awaiting: bool,
+}
+
+impl Answer {
+    /// The reply the client was given, if a valid one was written.
+    pub fn given(&self) -> Option<&Body> {
+        (self.sent && !self.replaced).then_some(&self.body)
+    }
 }

@@ -35,6 +35,7 @@ use crate::{
 mod act;
 mod agents;
 mod answers;
+mod canary;
 pub mod claude;
 pub mod codex;
 pub mod codex_exec;
@@ -45,6 +46,7 @@ mod role;
 pub mod run;
 pub mod script;
 mod steps;
+pub mod twist;
 pub mod writes;
 
 pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
@@ -293,6 +295,9 @@ pub struct Scenario {
     /// MCP: the version the server's `initialize` result names instead of
     /// the one it would choose.
     pub version: Option<String>,
+    /// MCP 2026-07-28: what the server does besides the reference's
+    /// answers ([`twist`]).
+    pub twist: Option<twist::Twist>,
     /// JSON-RPC, or MCP (the scenarios under `client/mcp/`).
     pub protocol: Protocol,
     /// The framing the scenario is written for (one of
@@ -367,6 +372,7 @@ struct ScenarioDef {
     ask_params: Option<Spanned<String>>,
     ask_if: Option<Spanned<String>>,
     version: Option<String>,
+    twist: Option<Spanned<String>>,
     framing: Option<Spanned<String>>,
     header: Option<Spanned<String>>,
     initialize: Option<Spanned<String>>,
@@ -655,6 +661,22 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                 "`version` belongs to MCP scenarios (client/mcp/)".into(),
             ));
         }
+        let twist = match &d.twist {
+            Some(t) if protocol != Protocol::Mcp => {
+                return Err(at(
+                    t.span(),
+                    "`twist` belongs to MCP scenarios (client/mcp/)".into(),
+                ));
+            }
+            Some(t) => Some(twist::Twist::named(t.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = twist::Twist::ALL.iter().map(|(n, _)| *n).collect();
+                at(
+                    t.span(),
+                    format!("twist `{}` is not one of {}", t.get_ref(), names.join(", ")),
+                )
+            })?),
+            None => None,
+        };
         out.push(Scenario {
             meta: Meta {
                 id,
@@ -681,6 +703,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             ask_params: d.ask_params.as_ref().map(json).transpose()?,
             ask_if: d.ask_if.map(Spanned::into_inner),
             version: d.version,
+            twist,
             protocol,
             framing,
             header,

@@ -26,12 +26,14 @@ use rpcspec_framer::{Event, ProblemKind};
 
 use super::{
     Limits, Protocol, Scenario,
+    canary::Canary,
     claude::{self, script::Cli},
     codex::{self, script::AppServer},
     codex_exec::{self, script::Exec},
     grade::{self, Observed, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
     script::{Log, Server},
+    twist::Twist,
 };
 use crate::{
     budget::Budget,
@@ -240,6 +242,26 @@ pub fn run_scenario(
         Protocol::Codex => Script::Host(AppServer::new(sc)),
         _ => Script::Rpc(Server::new(sc, started, framing)),
     };
+    // A `$ref` to a listener on the loopback address: a fetch is a hit.
+    let mut canary = None;
+    if sc.twist == Some(Twist::NetworkRef)
+        && let Script::Rpc(server) = &mut script
+    {
+        match Canary::bind() {
+            Ok(c) => {
+                server.set_canary(c.url());
+                canary = Some(c);
+            }
+            Err(e) => {
+                result.evidence.push(Evidence::note(
+                    Verdict::Error,
+                    format!("cannot listen on the loopback address for the canary: {e}"),
+                ));
+                result.settle();
+                return result;
+            }
+        }
+    }
     let mut seen = Seen {
         reports: Vec::new(),
         report_problems: Vec::new(),
@@ -344,6 +366,9 @@ pub fn run_scenario(
                 break;
             }
         }
+        if let Some(c) = &mut canary {
+            c.poll();
+        }
         if now >= deadline {
             timed_out = true;
             break;
@@ -367,6 +392,9 @@ pub fn run_scenario(
         if let Some(flood) = drive.take_flood() {
             seen.evidence.push(flood);
         }
+    }
+    if let Some(c) = &mut canary {
+        c.poll();
     }
     let connected = link.is_some();
     if connected {
@@ -419,6 +447,7 @@ pub fn run_scenario(
         report_problems: &seen.report_problems,
         client_lines: &seen.client_lines,
         client_problems: &seen.client_problems,
+        canary: canary.as_ref().map(|c| (c.count, &c.hits[..])),
         server_end: match (peer_eof, peer_gone) {
             (true, _) => ServerEnd::InputClosed,
             (false, true) => ServerEnd::Killed,

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-pub use super::answers::Body;
-use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, answers, peer::ToPeer, writes};
+pub use super::answers::{Answer, Body};
+use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, answers, peer::ToPeer, twist, writes};
 use crate::capture::Framing;
 use crate::mcp::{Revision, reference::Server as McpServer};
 
@@ -39,34 +39,6 @@ pub const DECOY_RESULT: &str = "\"rpcspec decoy: the reply to no request of your
 
 /// An id no client uses, for [`Decoy::UnknownId`].
 pub const UNKNOWN_ID: &str = "987654321";
-
-/// A request the client made, and what the server did with it.
-#[derive(Debug, Clone)]
-pub struct Answer {
-    /// Its method.
-    pub method: String,
-    /// Its params (`null` when it had none).
-    pub params: Value,
-    /// Its id, as JSON text.
-    pub id: String,
-    /// What the server would reply.
-    pub body: Body,
-    /// Whether that reply was written (a line holding it, valid).
-    pub sent: bool,
-    /// Whether another line was written in its place (`replace`).
-    pub replaced: bool,
-    /// Whether it came in a batch.
-    pub batch: bool,
-    /// MCP: the reference server has not replied yet.
-    pub awaiting: bool,
-}
-
-impl Answer {
-    /// The reply the client was given, if a valid one was written.
-    pub fn given(&self) -> Option<&Body> {
-        (self.sent && !self.replaced).then_some(&self.body)
-    }
-}
 
 /// A request the server made, and the client's answer.
 #[derive(Debug, Clone)]
@@ -138,6 +110,8 @@ pub struct Server<'a> {
     content_length: bool,
     /// LSP: `shutdown` has come; every request after it is refused.
     shut_down: bool,
+    /// MCP: the canary's URL, for [`twist::Twist::NetworkRef`].
+    canary: Option<String>,
 }
 
 impl<'a> Server<'a> {
@@ -158,6 +132,7 @@ impl<'a> Server<'a> {
             waiting: None,
             content_length: matches!(framing, Framing::ContentLength(_)),
             shut_down: false,
+            canary: None,
         }
     }
 
@@ -314,6 +289,14 @@ impl<'a> Server<'a> {
             }
             return Body::Result(value.clone());
         }
+        let body = match (self.sc.twist, body) {
+            (Some(t), Body::Result(raw)) => {
+                let mut v: Value = serde_json::from_slice(&raw).unwrap_or_default();
+                twist::reshape(t, self.canary.as_deref(), &a.method, &mut v);
+                Body::Result(v.to_string().into_bytes())
+            }
+            (_, body) => body,
+        };
         match (&self.sc.version, a.method.as_str(), body) {
             (Some(version), "initialize", Body::Result(raw)) => {
                 let mut v: Value = serde_json::from_slice(&raw).unwrap_or_default();
@@ -324,6 +307,11 @@ impl<'a> Server<'a> {
             }
             (_, _, body) => body,
         }
+    }
+
+    /// Gives [`twist::Twist::NetworkRef`]'s tool the canary's URL.
+    pub fn set_canary(&mut self, url: String) {
+        self.canary = Some(url);
     }
 
     /// Writes what has fallen due by `now`.
@@ -428,6 +416,18 @@ impl<'a> Server<'a> {
             return;
         }
         if self.mcp.is_some() {
+            let a = &self.log.answers[i];
+            // A reply of the twist's own: the reference never sees the
+            // request.
+            if let Some(body) = self
+                .sc
+                .twist
+                .and_then(|t| twist::scripted(t, &self.log.answers[..i], &a.method, &a.params))
+            {
+                self.log.answers[i].body = body;
+                self.reply(i, out);
+                return;
+            }
             self.log.answers[i].awaiting = true;
             let a = &self.log.answers[i];
             // Exits and closes come before the reference sees the call.
@@ -542,7 +542,8 @@ impl<'a> Server<'a> {
     /// JSON-RPC, before the first reply; in MCP, before the first tool
     /// call's, in a session opened with `initialize` (2026-07-28 servers
     /// send no requests over stdio), and `roots/list` only to a client
-    /// that declared `roots`.
+    /// that declared `roots`, `elicitation/create` only to one that declared
+    /// `elicitation`.
     fn may_ask(&self, i: usize, method: &str) -> bool {
         if self.sc.protocol == Protocol::Lsp {
             let init = self.log.answers.iter().find(|a| a.method == "initialize");
@@ -556,8 +557,10 @@ impl<'a> Server<'a> {
         let Some(init) = self.log.answers.iter().find(|a| a.method == "initialize") else {
             return false;
         };
+        let declared = |c: &str| init.params.pointer(&format!("/capabilities/{c}")).is_some();
         self.log.answers[i].method == "tools/call"
-            && (method != "roots/list" || init.params.pointer("/capabilities/roots").is_some())
+            && (method != "roots/list" || declared("roots"))
+            && (method != "elicitation/create" || declared("elicitation"))
     }
 
     fn batch(&mut self, members: Vec<Value>, out: &mut Vec<ToPeer>) {

@@ -195,14 +195,14 @@ scenarios! {
         "the client's `initialize`, `notifications/initialized`, then its requests";
     Client "tools_call" BOTH Covered ["client/mcp/session/baseline"]
         "the client lists and calls the reference server's tools";
-    Client "elicitation-sep1034-client-defaults" LEGACY Not []
-        "needs: an `elicitation/create` with defaults, the client's answer filling them";
-    Client "request-metadata" MODERN Partly ["client/mcp/session/baseline"]
-        "missing: `clientInfo` in every request's `_meta`; a retry after -32022";
-    Client "sep-2322-client-request-state" MODERN Not []
-        "needs: an InputRequiredResult whose `requestState` the client echoes";
-    Client "json-schema-ref-no-deref" MODERN Not []
-        "needs: a tool schema with a network `$ref` the client must not fetch";
+    Client "elicitation-sep1034-client-defaults" LEGACY Covered ["client/mcp/session/elicitation-defaults"]
+        "`elicitation/create` with a default for a string, an integer, a number, an enum and a boolean, to a client that declared `elicitation`: accepted as presented, each field present and of its type (SHOULD: the specification's sentence is one; the number's default is whole, as 2025-11-25's schema.json takes integer `content` values only)";
+    Client "request-metadata" MODERN Covered ["client/mcp/modern/version-unsupported", "client/mcp/session/baseline"]
+        "`_meta` with the version and capabilities on every request (the schema), `clientInfo` on every request (`client.mcp-client-info`, SHOULD, in every scenario), and after -32022 a request in a listed version (`client.mcp-version-retry`, SHOULD; a WARNING in the suite)";
+    Client "sep-2322-client-request-state" MODERN Covered ["client/mcp/modern/input-required", "client/mcp/modern/input-required-no-state", "client/mcp/modern/result-type-omitted"]
+        "an InputRequiredResult for the `echo` call: `requestState` echoed exactly, none when none was given, a new id, the input request answered under its key, neither field on any other request; results without `resultType` taken as complete. The suite's `test_mrtr_unrelated` call between the rounds is every other call of the series here";
+    Client "json-schema-ref-no-deref" MODERN Covered ["client/mcp/modern/network-ref"]
+        "a listed tool's input schema `$ref`s an HTTP URL on 127.0.0.1 where a canary listens: any connection to it is a FAIL";
     Client "sse-retry" LEGACY HttpOnly [] "SSE reconnection";
     Client "http-standard-headers" MODERN HttpOnly [] "HTTP headers";
     Client "http-custom-headers" MODERN HttpOnly [] "HTTP headers";

@@ -106,7 +106,13 @@ pub(super) fn mcp_session(
         }
     }
     // The server's requests.
-    for ask in &o.log.asks {
+    // An `elicitation/create` is graded with its defaults (`twists.rs`).
+    for ask in o
+        .log
+        .asks
+        .iter()
+        .filter(|a| a.method != "elicitation/create")
+    {
         let ok = ask
             .answer
             .as_ref()
@@ -143,6 +149,8 @@ pub(super) fn mcp_session(
             "the session was a 2026-07-28 one, whose servers send no requests over stdio"
         } else if asked == "roots/list" {
             "the client did not declare `roots`"
+        } else if asked == "elicitation/create" {
+            "the client did not declare `elicitation`"
         } else {
             "the client made no tool call to answer after it"
         };

@@ -17,6 +17,7 @@ mod codex;
 mod codex_exec;
 mod lsp;
 mod mcp;
+mod twists;
 
 use claude::claude_session;
 use codex::host_session;
@@ -62,6 +63,9 @@ pub struct Observed<'a> {
     pub client_lines: &'a [Vec<u8>],
     /// Framing problems in what it wrote: kind, line, offset.
     pub client_problems: &'a [(ProblemKind, u64, u64)],
+    /// MCP `twist = "network-ref"`: the connections to the canary, and the
+    /// request lines of the first of them.
+    pub canary: Option<(usize, &'a [String])>,
     /// How the server's process ended, as far as the client went.
     pub server_end: ServerEnd,
 }
@@ -216,7 +220,10 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     requirements(o, &outcomes, &mut out);
     messages(o, &mut out);
     match o.scenario.protocol {
-        Protocol::Mcp => mcp_session(o, &outcomes, &mut out),
+        Protocol::Mcp => {
+            mcp_session(o, &outcomes, &mut out);
+            twists::twists(o, &mut out);
+        }
         Protocol::Lsp => lsp_session(o, &mut out),
         Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => {}
     }
@@ -303,11 +310,13 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
         }
         let params = pattern(step);
         let batch = step.kind == StepKind::Batch;
+        // The last: a retry (after -32022, an InputRequiredResult) is the
+        // call whose reply the library returns.
         let find = |method: &str| {
             o.log
                 .answers
                 .iter()
-                .find(|a| a.method == method && holds(&params, &a.params) && a.batch == batch)
+                .rfind(|a| a.method == method && holds(&params, &a.params) && a.batch == batch)
         };
         let answer = match step.kind {
             StepKind::Connect => find("initialize").or_else(|| find("server/discover")),
@@ -321,9 +330,13 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
         // A client may refuse the version a scenario makes the server
         // answer with: disconnecting is what the lifecycle asks then.
         let refused = step.kind == StepKind::Connect
-            && o.scenario.version.is_some()
+            && (o.scenario.version.is_some()
+                || o.scenario.twist == Some(super::twist::Twist::VersionUnsupported))
             && matches!(got, Outcome::Failed(_) | Outcome::Error(_));
-        if refused {
+        // An InputRequiredResult never retried is graded with the round
+        // trip (`twists.rs`).
+        let unfinished = answer.is_some_and(|a| super::twist::is_input_required(&a.body));
+        if refused || unfinished {
             continue;
         }
         match answer.and_then(|a| a.given()) {

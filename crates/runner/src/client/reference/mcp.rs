@@ -1,5 +1,6 @@
 //! The reference MCP client: the MCP series ([`crate::client::MCP_STEPS`])
-//! as a 2025-11-25 client that declares `roots`.
+//! as a 2025-11-25 client that declares `roots` and `elicitation` (and
+//! answers a form with its defaults).
 
 use std::{
     ffi::OsString,
@@ -15,7 +16,7 @@ use crate::{capture::Framing, client::StepKind};
 const MCP_VERSIONS: [&str; 2] = ["2025-11-25", "2025-06-18"];
 
 /// What the contract has an MCP adapter report of a tool call's result.
-fn tool_outcome(v: &Value) -> Value {
+pub(super) fn tool_outcome(v: &Value) -> Value {
     let text = v
         .get("content")
         .and_then(Value::as_array)
@@ -24,6 +25,26 @@ fn tool_outcome(v: &Value) -> Value {
         .unwrap_or_default();
     let is_error = v.get("isError").and_then(Value::as_bool).unwrap_or(false);
     json!({"text": text, "isError": is_error})
+}
+
+/// The answer to `roots/list`.
+pub(super) fn roots() -> Value {
+    json!({"roots": [{"uri": "file:///tmp/rpcspec", "name": "rpcspec"}]})
+}
+
+/// The answer to `elicitation/create` with `params`: the form accepted as
+/// presented, each field its default (none with [`Quirk::NoDefaults`]).
+pub(super) fn elicited(params: Option<&Value>, quirk: Quirk) -> Value {
+    let mut content = serde_json::Map::new();
+    let fields = params
+        .and_then(|p| p.pointer("/requestedSchema/properties"))
+        .and_then(Value::as_object);
+    for (name, schema) in fields.into_iter().flatten() {
+        if let Some(d) = schema.get("default").filter(|_| quirk != Quirk::NoDefaults) {
+            content.insert(name.clone(), d.clone());
+        }
+    }
+    json!({"action": "accept", "content": content})
 }
 
 /// Runs the MCP series ([`super::MCP_STEPS`]) against `server`, as a
@@ -62,7 +83,7 @@ pub fn run_mcp(
         "initialize",
         json!({
             "protocolVersion": MCP_VERSIONS[0],
-            "capabilities": {"roots": {"listChanged": false}},
+            "capabilities": {"roots": {"listChanged": false}, "elicitation": {}},
             "clientInfo": {"name": "rpcspec-reference-client", "version": env!("CARGO_PKG_VERSION")},
         }),
     );

@@ -35,136 +35,16 @@ mod codex;
 mod codex_exec;
 mod lsp;
 mod mcp;
+mod modern;
+mod quirk;
 
 pub use claude::{SdkQuirk, run_claude};
 pub use codex::{HostQuirk, run_codex_host};
 pub use codex_exec::{ExecQuirk, run_codex_exec};
 pub use lsp::run_lsp;
 pub use mcp::run_mcp;
-
-/// One realistic client bug, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Quirk {
-    /// The reference: no bug.
-    None,
-    /// Pairs each reply with the oldest call in flight, whatever its id.
-    ArrivalOrder,
-    /// Parses each read from the server as one message.
-    ReadIsMessage,
-    /// Splits each read at `\n` and drops a line that arrives in two reads.
-    DropsSplitLine,
-    /// Matches ids by their text without quotes: `7` answers `"7"`.
-    RetypedIdMatches,
-    /// Never answers a request from the server.
-    IgnoresServerRequests,
-    /// Waits for replies without a timeout and ignores the server's end.
-    HangsOnExit,
-    /// Gives the concurrent calls one id.
-    ReusesId,
-    /// Exits when a reply's id matches no call in flight.
-    CrashesOnUnknownId,
-    /// Ends a line at `\r` too.
-    CrIsLineEnd,
-    /// Sends notifications with an id.
-    NotificationWithId,
-    /// Leaves `"jsonrpc": "2.0"` out of its messages.
-    NoJsonrpc,
-    /// Drops the `data` of an error.
-    DropsErrorData,
-    /// Drops lines over 64 KiB (asyncio's default `StreamReader` limit).
-    LineLimit,
-    /// Ends a line at U+2028, U+2029 and NEL too (Python's `splitlines`).
-    Splitlines,
-    /// MCP: makes its first request before `notifications/initialized`.
-    RequestsBeforeInitialized,
-    /// MCP: gives up on a call without cancelling it.
-    NoCancel,
-    /// MCP: kills its server at the end instead of closing its stdin.
-    KillsServer,
-    /// MCP: goes on with whatever version the server answers.
-    AcceptsAnyVersion,
-    /// Content-Length: reads a body of that many characters, not bytes.
-    LengthInCharacters,
-    /// Content-Length: knows the header only as `Content-Length`, byte for
-    /// byte.
-    CaseSensitiveHeader,
-    /// Content-Length: takes a header block whose first field is not
-    /// `Content-Length` for no message.
-    LengthFirst,
-    /// Content-Length: drops a message whose `Content-Type` charset is not
-    /// `utf-8` as written (`utf8` included).
-    StrictCharset,
-    /// LSP: never sends `initialized`.
-    NoInitialized,
-    /// LSP: sends `initialized` right after `initialize`, before its
-    /// result.
-    EagerInitialized,
-    /// LSP: ends the session by closing the server's stdin, without
-    /// `shutdown` and `exit`.
-    NoShutdown,
-    /// LSP: makes a request after `shutdown`.
-    RequestAfterShutdown,
-    /// LSP: answers a `$/` request with a result.
-    AnswersDollarRequests,
-    /// LSP: leaves `rootUri` out of its initialize params (the meta-model
-    /// has it `DocumentUri | null`, not optional).
-    NoRootUri,
-}
-
-impl Quirk {
-    /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 29] = [
-        ("reference", Quirk::None),
-        ("arrival-order", Quirk::ArrivalOrder),
-        ("read-is-message", Quirk::ReadIsMessage),
-        ("drops-split-line", Quirk::DropsSplitLine),
-        ("retyped-id-matches", Quirk::RetypedIdMatches),
-        ("ignores-server-requests", Quirk::IgnoresServerRequests),
-        ("hangs-on-exit", Quirk::HangsOnExit),
-        ("reuses-id", Quirk::ReusesId),
-        ("crashes-on-unknown-id", Quirk::CrashesOnUnknownId),
-        ("cr-is-line-end", Quirk::CrIsLineEnd),
-        ("notification-with-id", Quirk::NotificationWithId),
-        ("no-jsonrpc", Quirk::NoJsonrpc),
-        ("drops-error-data", Quirk::DropsErrorData),
-        ("line-limit", Quirk::LineLimit),
-        ("splitlines", Quirk::Splitlines),
-        (
-            "requests-before-initialized",
-            Quirk::RequestsBeforeInitialized,
-        ),
-        ("no-cancel", Quirk::NoCancel),
-        ("kills-server", Quirk::KillsServer),
-        ("accepts-any-version", Quirk::AcceptsAnyVersion),
-        ("length-in-characters", Quirk::LengthInCharacters),
-        ("case-sensitive-header", Quirk::CaseSensitiveHeader),
-        ("length-first", Quirk::LengthFirst),
-        ("strict-charset", Quirk::StrictCharset),
-        ("no-initialized", Quirk::NoInitialized),
-        ("eager-initialized", Quirk::EagerInitialized),
-        ("no-shutdown", Quirk::NoShutdown),
-        ("request-after-shutdown", Quirk::RequestAfterShutdown),
-        ("answers-dollar-requests", Quirk::AnswersDollarRequests),
-        ("no-root-uri", Quirk::NoRootUri),
-    ];
-
-    /// Whether the quirk is a bug of Content-Length framing (the others,
-    /// but for [`Quirk::ReadIsMessage`], are NDJSON's or above framing).
-    pub fn content_length(self) -> bool {
-        matches!(
-            self,
-            Quirk::LengthInCharacters
-                | Quirk::CaseSensitiveHeader
-                | Quirk::LengthFirst
-                | Quirk::StrictCharset
-        )
-    }
-
-    /// The quirk called `name`.
-    pub fn named(name: &str) -> Option<Quirk> {
-        by_name(&Quirk::ALL, name)
-    }
-}
+pub use modern::run_mcp_modern;
+pub use quirk::Quirk;
 
 /// `m` locked, even if a thread panicked holding it.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -212,6 +92,10 @@ struct Client {
     state: Arc<Mutex<State>>,
     stdin: Arc<Mutex<Option<ChildStdin>>>,
     next_id: u64,
+    /// MCP 2026-07-28: the `_meta` of every request, and members added
+    /// to every request's params.
+    meta: Option<Value>,
+    extra: serde_json::Map<String, Value>,
 }
 
 /// Starts `server` (argv) and a reader thread on its stdout, both ways
@@ -243,6 +127,8 @@ fn connect(server: &[OsString], quirk: Quirk, framing: &Framing) -> io::Result<(
         state,
         stdin,
         next_id: 0,
+        meta: None,
+        extra: serde_json::Map::new(),
     };
     Ok((child, client))
 }
@@ -273,6 +159,17 @@ fn end(mut child: Child, stdin: &Mutex<Option<ChildStdin>>) {
     let _ = child.wait();
 }
 
+/// Reports `step`'s `outcome` to `out`: one line, flushed.
+fn report(out: &mut dyn Write, step: &str, outcome: &Outcome) -> io::Result<()> {
+    let line = match outcome {
+        Outcome::Result(v) => json!({"step": step, "result": v}),
+        Outcome::Error(v) => json!({"step": step, "error": v}),
+        Outcome::Failed(why) => json!({"step": step, "failed": why}),
+    };
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
 /// Runs the series against the server `server` (argv) in `framing`,
 /// reporting to `out`; returns the exit status.
 pub fn run(
@@ -282,15 +179,6 @@ pub fn run(
     out: &mut dyn Write,
 ) -> io::Result<i32> {
     let (child, mut client) = connect(server, quirk, framing)?;
-    let report = |out: &mut dyn Write, step: &str, outcome: &Outcome| -> io::Result<()> {
-        let line = match outcome {
-            Outcome::Result(v) => json!({"step": step, "result": v}),
-            Outcome::Error(v) => json!({"step": step, "error": v}),
-            Outcome::Failed(why) => json!({"step": step, "failed": why}),
-        };
-        writeln!(out, "{line}")?;
-        out.flush()
-    };
     let params = |s: &super::Step| -> Value { serde_json::from_str(s.params).expect("JSON") };
     for step in STEPS
         .iter()
@@ -350,6 +238,14 @@ impl Client {
         }
         if let Some(id) = id {
             m["id"] = json!(id);
+            if let Some(meta) = &self.meta {
+                let p = m["params"].as_object().cloned().unwrap_or_default();
+                m["params"] = Value::Object(p);
+                m["params"]["_meta"] = meta.clone();
+                for (k, v) in &self.extra {
+                    m["params"][k] = v.clone();
+                }
+            }
         }
         m
     }
@@ -431,6 +327,11 @@ impl Client {
 
     fn call(&mut self, method: &str, params: Value) -> Outcome {
         let id = self.id();
+        self.call_as(id, method, params)
+    }
+
+    /// A call with the id `id`.
+    fn call_as(&mut self, id: u64, method: &str, params: Value) -> Outcome {
         let rx = match self.expect(id) {
             Ok(rx) => rx,
             Err(why) => return Outcome::Failed(why),
@@ -614,9 +515,8 @@ fn on_message(
                     .map_or(0, Vec::len);
                 let result = match method {
                     "ping" => Some(json!({})),
-                    "roots/list" => {
-                        Some(json!({"roots": [{"uri": "file:///tmp/rpcspec", "name": "rpcspec"}]}))
-                    }
+                    "roots/list" => Some(mcp::roots()),
+                    "elicitation/create" => Some(mcp::elicited(o.get("params"), quirk)),
                     "workspace/configuration" => Some(Value::Array(vec![Value::Null; items])),
                     "window/workDoneProgress/create"
                     | "workspace/codeLens/refresh"
