@@ -102,6 +102,8 @@ rpcspec_matcher::rule_table! { RUNNER;
         "the retry after an `InputRequiredResult` has an id of its own";
     CLIENT_MCP_INPUT_ISOLATION = "client.mcp-input-isolation", Must, "MCP 2026-07-28 basic/patterns/mrtr (\"Both the inputRequests and requestState fields affect only the client's retry of the original request. They MUST NOT be used for any other request\")",
         "no request but the retry carries `inputResponses` or `requestState`";
+    CLIENT_MCP_RESULT_TYPE = "client.mcp-result-type", Must, "MCP 2026-07-28 basic/index, ResultType (\"For backward compatibility with servers implementing earlier protocol versions, which do not include resultType, clients MUST treat an absent resultType as `complete`\")",
+        "a result without `resultType` is returned as a complete one";
     CLIENT_MCP_VERSION_RETRY = "client.mcp-version-retry", Should, "MCP 2026-07-28 basic/versioning (\"The client SHOULD select a mutually supported version from the supported list and retry the request\")",
         "after -32022 `UnsupportedProtocolVersion` the client goes on in a version of the error's `data.supported`";
     CLIENT_MCP_CLIENT_INFO = "client.mcp-client-info", Should, "MCP 2026-07-28 basic/index, `_meta` (\"Clients SHOULD include io.modelcontextprotocol/clientInfo on every request unless specifically configured not to do so\")",

@@ -12,11 +12,18 @@
 // `notifications/initialized`), the per-request timeout (`{timeout}`,
 // which sends `notifications/cancelled` for a request it gives up on),
 // answering `ping`, `roots/list` through a request handler (the `roots`
-// capability declared), and the result schemas. The adapter's: the series
+// capability declared), `elicitation/create` through one (form elicitation
+// declared with `applyDefaults`, which has the SDK fill in the defaults),
+// and the result schemas. The adapter's: the series
 // and its report lines (stdout), logs (stderr).
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
-const { ErrorCode, ListRootsRequestSchema, McpError } = require("@modelcontextprotocol/sdk/types.js");
+const {
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+} = require("@modelcontextprotocol/sdk/types.js");
 
 const TIMEOUT_MS = 3000; // every call (the contract's)
 const GIVE_UP_MS = 1000; // `slow`
@@ -64,11 +71,20 @@ async function main() {
   transport.setProtocolVersion = (version) => { negotiated = version; };
   const client = new Client(
     { name: "rpcspec-node-mcp-sdk", version: "0.1.0" },
-    { capabilities: { roots: { listChanged: false } } },
+    {
+      capabilities: {
+        roots: { listChanged: false },
+        // The SDK fills a form's defaults into an accepted answer.
+        elicitation: { form: { applyDefaults: true } },
+      },
+    },
   );
   client.setRequestHandler(ListRootsRequestSchema, async () => ({
     roots: [{ uri: "file:///tmp/rpcspec", name: "rpcspec" }],
   }));
+  // Every form accepted as presented (the contract): the SDK adds the
+  // defaults.
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: {} }));
   client.onerror = (e) => log("client error:", (e && e.message) || e);
 
   const timeout = { timeout: TIMEOUT_MS };

@@ -17,7 +17,9 @@ outside 2024-11-05..2025-11-25, then sends `notifications/initialized`).
 Also the SDK's: the per-request timeout
 (`read_timeout_seconds`, which sends `notifications/cancelled` for a
 request it gives up on), answering `ping`, `roots/list` through
-`list_roots_callback` (which declares `roots`), and the result types.
+`list_roots_callback` (which declares `roots`), `elicitation/create`
+through `elicitation_callback` (which declares `elicitation`), and the
+result types.
 The adapter's: the series and its report lines (stdout), logs (stderr).
 """
 
@@ -89,12 +91,24 @@ async def list_roots(context):
     return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/rpcspec", name="rpcspec")])
 
 
+async def elicit(context, params):
+    """Every form accepted as presented (the contract): the SDK fills in no
+    defaults of its own."""
+    return types.ElicitResult(action="accept", content={})
+
+
 async def main(mode, argv):
     server = StdioServerParameters(command=argv[0], args=argv[1:])
     async with AsyncExitStack() as stack:
         try:
             client = await stack.enter_async_context(
-                Client(server, mode=mode, read_timeout_seconds=TIMEOUT, list_roots_callback=list_roots)
+                Client(
+                    server,
+                    mode=mode,
+                    read_timeout_seconds=TIMEOUT,
+                    list_roots_callback=list_roots,
+                    elicitation_callback=elicit,
+                )
             )
         except Exception as e:  # noqa: BLE001
             log(f"connect: {type(unwrap(e)).__name__}: {unwrap(e)}")

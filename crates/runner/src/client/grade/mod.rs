@@ -365,9 +365,17 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                     }
                     _ => body_text(b),
                 };
+                // A result without `resultType` the library did not take:
+                // 2026-07-28's rule, not pairing.
+                let rule = match (o.scenario.twist, body) {
+                    (Some(super::twist::Twist::ResultTypeOmitted), Body::Result(_)) => {
+                        &rules::CLIENT_MCP_RESULT_TYPE
+                    }
+                    _ => &rules::CLIENT_RESULT,
+                };
                 if !ok {
                     let mut e = scoped(
-                        &rules::CLIENT_RESULT,
+                        rule,
                         level,
                         format!(
                             "step {call}: the server replied {}, the library returned {}{}",
