@@ -28,7 +28,9 @@ fn render() -> String {
          **HTTP-only** (SSE, HTTP headers, OAuth: nothing of it exists over stdio). Server \
          scenarios map to MCP checks (`rpcspec list --dialect mcp`), client scenarios to client \
          cases (`rpcspec list --role client`). A scenario required by both revisions runs once \
-         in each: `--dialect mcp@2025-11-25` and `--dialect mcp@2026-07-28`.\n\
+         in each: `--dialect mcp` checks a server that negotiates 2026-07-28 and also has \
+         `initialize` in both sessions; `--dialect mcp@2025-11-25` or `@2026-07-28` pins one. \
+         A client speaks the revision it opens with: `client/mcp/modern/` is 2026-07-28's.\n\
          \n\
          ## Coverage\n\
          \n\

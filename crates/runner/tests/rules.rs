@@ -74,8 +74,9 @@ fn render_mcp() -> String {
          `rpcspec run --dialect mcp -- CMD` runs these checks besides the JSON-RPC cases: one \
          session with the server, as a client would hold it. `--dialect mcp` negotiates (it \
          offers the newest revision, probing with `server/discover`, and falls back to \
-         `initialize` as 2026-07-28's stdio backward-compatibility rules say); \
-         `--dialect mcp@REVISION` pins one. A check of a capability the server did not declare \
+         `initialize` as 2026-07-28's stdio backward-compatibility rules say), and checks a \
+         2026-07-28 server that also has `initialize` again in a session at 2025-11-25 (each \
+         result's plan names its revision); `--dialect mcp@REVISION` pins one. A check of a capability the server did not declare \
          is SKIPPED with the reason, never FAIL; a check its revision does not have is N/A. \
          Every message, both ways, is checked against the revision's official JSON Schema \
          (`crates/runner/schemas/mcp/`). `rpcspec list --dialect mcp` shows the same.\n\

@@ -91,7 +91,8 @@ impl Role for Servers {
         // seconds, its start-up paid while the cases pay theirs.
         let (mut results, outcome) = std::thread::scope(|scope| {
             let checks = self.mcp.as_ref().map(|mcp_opts| {
-                scope.spawn(|| mcp::suite::run(target, mcp_opts, &|id| selected(id, &filters)))
+                scope
+                    .spawn(|| mcp::suite::run_every(target, mcp_opts, &|id| selected(id, &filters)))
             });
             let results = match self.pinned {
                 // The JSON-RPC cases need MCP's `initialize` and `ping`.

@@ -15,7 +15,9 @@
 //!
 //! Then the graders of whole transcripts (`grade.rs`) run over both: only
 //! MCP messages on stdout, every message against the revision's schema,
-//! only negotiated capabilities used.
+//! only negotiated capabilities used. [`run_every`] runs it all again,
+//! pinned at 2025-11-25, for a 2026-07-28 server that also has
+//! `initialize` (the role's default: every revision a server speaks).
 
 mod asks;
 mod calls;
@@ -114,6 +116,30 @@ pub struct Outcome {
     /// cases' handshake): a 2026-07-28 server may or may not also speak
     /// an older revision. `None`: not found out (no session).
     pub has_initialize: Option<bool>,
+    /// The revision of the session, when one was had.
+    pub revision: Option<Revision>,
+}
+
+/// [`run`] in the revision the server negotiates and, when that is
+/// 2026-07-28 and the server also opens a session with `initialize`
+/// (a dual-era server), again pinned at 2025-11-25: by default every
+/// revision a server speaks is checked, each result's plan naming its
+/// revision. A pinned run (`mcp@REVISION`) is one session.
+pub fn run_every(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> Outcome {
+    let mut outcome = run(target, opts, selected);
+    let dual = opts.pinned.is_none()
+        && outcome.revision.is_some_and(|r| !r.has_initialize())
+        && outcome.has_initialize == Some(true);
+    if dual {
+        let legacy = Options {
+            pinned: Some(Revision::V2025_11_25),
+            ..opts.clone()
+        };
+        outcome
+            .results
+            .extend(run(target, &legacy, selected).results);
+    }
+    outcome
 }
 
 /// The checks whose id `selected` takes, run against `target`.
@@ -234,6 +260,7 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
     Outcome {
         results,
         has_initialize,
+        revision: (!broken).then_some(session.revision),
     }
 }
 
