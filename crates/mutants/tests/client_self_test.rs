@@ -192,7 +192,7 @@ const EXPECTED_MCP: &[(&str, &[&str])] = &[
     ("no-cancel", &["mcp/session/baseline"]),
     ("kills-server", &["mcp/session/baseline"]),
     ("accepts-any-version", &["mcp/session/version-unknown"]),
-    ("no-defaults", &["mcp/session/elicitation-defaults"]),
+    ("defaults-as-text", &["mcp/session/elicitation-defaults"]),
 ];
 
 /// Each mutant of the 2026-07-28 client (`--mcp-modern`), and the
@@ -261,7 +261,7 @@ const MCP_ONLY: [&str; 5] = [
     "no-cancel",
     "kills-server",
     "accepts-any-version",
-    "no-defaults",
+    "defaults-as-text",
 ];
 
 /// The mutants of the 2026-07-28 client only: their table is

@@ -90,8 +90,8 @@ rpcspec_matcher::rule_table! { RUNNER;
         "no request but `ping` before the `initialize` result, nor before `notifications/initialized`";
     CLIENT_MCP_VERSION = "client.mcp-version", Should, "MCP 2025-11-25 basic/lifecycle (\"If the client does not support the version in the server's response, it SHOULD disconnect\")",
         "a client answered with a protocol version it does not speak disconnects: no `initialized`, no further request";
-    CLIENT_MCP_SERVER_REQUEST = "client.mcp-server-request", Must, "MCP 2025-11-25 basic/utilities/ping (\"The receiver MUST respond promptly with an empty response\"); client/roots (a client that declares `roots` answers `roots/list`)",
-        "the server's `ping`, and `roots/list` to a client that declared `roots`, are answered with their id and a result";
+    CLIENT_MCP_SERVER_REQUEST = "client.mcp-server-request", Must, "MCP 2025-11-25 basic/utilities/ping (\"The receiver MUST respond promptly with an empty response\"); client/roots (a client that declares `roots` answers `roots/list`); client/elicitation (a client that declares `elicitation` answers `elicitation/create` with an action)",
+        "the server's `ping`, `roots/list` to a client that declared `roots` and `elicitation/create` to one that declared `elicitation`, are answered with their id and a result";
     CLIENT_MCP_CANCEL = "client.mcp-cancel", Should, "MCP 2025-11-25 basic/lifecycle, timeouts (\"the sender SHOULD issue a cancellation notification for that request and stop waiting\")",
         "a call the client gives up on is cancelled: `notifications/cancelled` with its `requestId`";
     CLIENT_MCP_REQUEST_STATE = "client.mcp-request-state", Must, "MCP 2026-07-28 basic/patterns/mrtr, client requirements (\"the client MUST echo back the exact value of that field when retrying the original request\"; \"If the InputRequiredResult does not contain a requestState field, the client MUST NOT include one in the retry\")",
@@ -111,7 +111,7 @@ rpcspec_matcher::rule_table! { RUNNER;
     CLIENT_MCP_REF_FETCH = "client.mcp-ref-fetch", Must, "MCP 2026-07-28 basic/index, `$ref` Resolution (\"Implementations MUST NOT automatically dereference $ref values that resolve to a network URI\")",
         "the client fetches no network `$ref` of a tool's input schema";
     CLIENT_MCP_ELICITATION_DEFAULTS = "client.mcp-elicitation-defaults", Should, "MCP 2025-11-25 client/elicitation (\"Clients that support defaults SHOULD pre-populate form fields with these values\")",
-        "a client that declared `elicitation` accepts a form as presented with each field's default: present, of its type";
+        "a client that fills in defaults answers a form accepted as presented with each field's default: present, of its type (a client that fills in none is noted)";
     REPLY_ERROR = "reply.error", Must, "JSON-RPC 2.0 §5 (\"When a rpc call encounters an error, the Response Object MUST contain the error member\"), §5.1 (the code for each cause: -32700 parse error, -32600 invalid request, -32601 method not found, -32602 invalid params)",
         "a request the server cannot carry out gets an error reply, with the code §5.1 gives for the cause, and the id it can read (null when it cannot)";
     REPLY_RESULT = "reply.result", Must, "JSON-RPC 2.0 §5 (\"result: This member is REQUIRED on success\"), §7 (the examples' replies)",

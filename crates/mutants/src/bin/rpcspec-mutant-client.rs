@@ -41,7 +41,7 @@
 //! | `request-after-shutdown` | LSP: makes a request after `shutdown` | LSP 3.17 shutdown: "Clients must not send any notifications other than exit or requests to a server to which they have sent a shutdown request" |
 //! | `answers-dollar-requests` | LSP: answers a `$/` request with a result | LSP 3.17 $ Notifications and Requests: "if a server or client receives a request starting with '$/' it must error the request with error code MethodNotFound" |
 //! | `no-root-uri` | LSP: leaves `rootUri` out of its initialize params | LSP 3.17 initialize, InitializeParams: `rootUri: DocumentUri \| null` (not optional; the meta-model agrees) |
-//! | `no-defaults` | MCP: accepts an elicitation with empty content, no field's default | MCP 2025-11-25 client/elicitation: "Clients that support defaults SHOULD pre-populate form fields with these values" |
+//! | `defaults-as-text` | MCP: answers a form with every default as text (`"30"`, `"true"`) | MCP 2025-11-25 client/elicitation: "Clients that support defaults SHOULD pre-populate form fields with these values" |
 //! | `alters-request-state` | MCP 2026-07-28 (`--mcp-modern`): trims the `requestState` it echoes | MCP 2026-07-28 basic/patterns/mrtr: "the client MUST echo back the exact value of that field when retrying" |
 //! | `retry-same-id` | MCP 2026-07-28: retries with the original request's id | basic/patterns/mrtr: "The JSON-RPC id MUST be different between the initial request and the retry" |
 //! | `invents-request-state` | MCP 2026-07-28: sends `requestState: ""` when it was given none | basic/patterns/mrtr: "the client MUST NOT include one in the retry" |

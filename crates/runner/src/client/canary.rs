@@ -4,13 +4,16 @@
 //! basic/index, "`$ref` Resolution"). Nothing leaves the machine: the
 //! listener is bound to 127.0.0.1 and answers every connection with a 404.
 //!
-//! Bounded: each of the first [`HITS_KEPT`] connections is read for at
-//! most [`READ_WAIT`] and [`READ_CAP`] bytes, its request line kept; the
-//! rest are only counted.
+//! Bounded: at most [`ACCEPTS_PER_POLL`] connections are taken a poll,
+//! so a flood of them never holds up the run's loop; each of the first
+//! [`HITS_KEPT`] is read on a thread of its own for its request line, at
+//! most [`READ_WAIT`] and [`READ_CAP`] bytes; the rest are only counted.
 
 use std::{
-    io::{self, Read, Write},
+    io::{self, BufRead, BufReader, Read, Write},
     net::{TcpListener, TcpStream},
+    sync::{Arc, Mutex},
+    thread::{self, JoinHandle},
     time::Duration,
 };
 
@@ -25,12 +28,14 @@ const READ_CAP: u64 = 2048;
 /// The most request lines kept.
 pub const HITS_KEPT: usize = 8;
 
+/// The most connections taken in one [`Canary::poll`].
+const ACCEPTS_PER_POLL: usize = 16;
+
 /// The listener, and what reached it.
 pub struct Canary {
     listener: TcpListener,
-    /// The first line of each connection's request (at most
-    /// [`HITS_KEPT`]).
-    pub hits: Vec<String>,
+    lines: Arc<Mutex<Vec<String>>>,
+    readers: Vec<JoinHandle<()>>,
     /// Every connection.
     pub count: usize,
 }
@@ -42,7 +47,8 @@ impl Canary {
         listener.set_nonblocking(true)?;
         Ok(Canary {
             listener,
-            hits: Vec::new(),
+            lines: Arc::default(),
+            readers: Vec::new(),
             count: 0,
         })
     }
@@ -53,29 +59,46 @@ impl Canary {
         format!("http://127.0.0.1:{port}{CANARY_PATH}")
     }
 
-    /// Takes every connection waiting, without blocking on a new one.
+    /// Takes the connections waiting (at most [`ACCEPTS_PER_POLL`]),
+    /// without blocking.
     pub fn poll(&mut self) {
-        while let Ok((stream, _)) = self.listener.accept() {
+        for _ in 0..ACCEPTS_PER_POLL {
+            let Ok((stream, _)) = self.listener.accept() else {
+                return;
+            };
             self.count += 1;
-            // Past the kept ones, a connection is counted and closed
-            // unread: a flood costs no waiting.
-            if self.hits.len() < HITS_KEPT {
-                self.hits.push(first_line(stream));
+            // Past the kept ones, a connection is counted and closed unread.
+            if self.readers.len() < HITS_KEPT {
+                let lines = Arc::clone(&self.lines);
+                self.readers.push(thread::spawn(move || {
+                    let line = first_line(stream);
+                    lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
+                }));
             }
         }
+    }
+
+    /// The request lines read, once every reader has ended (each within
+    /// [`READ_WAIT`]).
+    pub fn finish(&mut self) -> Vec<String> {
+        self.poll();
+        for r in self.readers.drain(..) {
+            let _ = r.join();
+        }
+        std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
 /// The first line of what `stream` sends within [`READ_WAIT`], answered
 /// with a 404.
-fn first_line(mut stream: TcpStream) -> String {
+fn first_line(stream: TcpStream) -> String {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(READ_WAIT));
-    let mut buf = Vec::new();
-    let _ = (&mut stream).take(READ_CAP).read_to_end(&mut buf);
-    let _ = stream.write_all(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n");
-    let text = String::from_utf8_lossy(&buf);
-    let line = text.lines().next().unwrap_or_default().trim();
+    let mut line = String::new();
+    let mut reader = BufReader::new((&stream).take(READ_CAP));
+    let _ = reader.read_line(&mut line);
+    let _ = (&stream).write_all(b"HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n");
+    let line = line.trim();
     if line.is_empty() {
         "(a connection that sent no request line)".to_owned()
     } else {
@@ -103,6 +126,6 @@ mod tests {
         std::thread::sleep(Duration::from_millis(50));
         canary.poll();
         assert_eq!(canary.count, 1);
-        assert_eq!(canary.hits, vec![format!("GET {CANARY_PATH} HTTP/1.1")]);
+        assert_eq!(canary.finish(), vec![format!("GET {CANARY_PATH} HTTP/1.1")]);
     }
 }

@@ -393,9 +393,7 @@ pub fn run_scenario(
             seen.evidence.push(flood);
         }
     }
-    if let Some(c) = &mut canary {
-        c.poll();
-    }
+    let canary_seen = canary.as_mut().map(|c| (c.count, c.finish()));
     let connected = link.is_some();
     if connected {
         readiness.heard();
@@ -447,7 +445,7 @@ pub fn run_scenario(
         report_problems: &seen.report_problems,
         client_lines: &seen.client_lines,
         client_problems: &seen.client_problems,
-        canary: canary.as_ref().map(|c| (c.count, &c.hits[..])),
+        canary: canary_seen.as_ref().map(|(n, hits)| (*n, &hits[..])),
         server_end: match (peer_eof, peer_gone) {
             (true, _) => ServerEnd::InputClosed,
             (false, true) => ServerEnd::Killed,

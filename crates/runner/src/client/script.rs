@@ -560,7 +560,8 @@ impl<'a> Server<'a> {
         let declared = |c: &str| init.params.pointer(&format!("/capabilities/{c}")).is_some();
         self.log.answers[i].method == "tools/call"
             && (method != "roots/list" || declared("roots"))
-            && (method != "elicitation/create" || declared("elicitation"))
+            && (method != "elicitation/create"
+                || twist::takes_form(init.params.pointer("/capabilities/elicitation")))
     }
 
     fn batch(&mut self, members: Vec<Value>, out: &mut Vec<ToPeer>) {
@@ -742,9 +743,7 @@ impl<'a> Server<'a> {
 /// Whether a request with `params` is a 2026-07-28 one: its `_meta`
 /// carries its protocol version.
 fn modern(params: &Value) -> bool {
-    params
-        .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")
-        .is_some()
+    twist::version_of(params).is_some()
 }
 
 /// The id (as JSON text) and body of `line` if it is a reply.

@@ -67,6 +67,16 @@ pub fn is_input_call(method: &str, params: &Value) -> bool {
         && params.pointer("/arguments/text").and_then(Value::as_str) == Some("hi")
 }
 
+/// Whether an `elicitation` capability takes a form: `{}` (form, as
+/// 2025-11-25 client/elicitation reads an empty object) or one with
+/// `form`; not one that declared only `url` ("Servers MUST NOT send
+/// elicitation requests with modes that are not supported").
+pub fn takes_form(elicitation: Option<&Value>) -> bool {
+    elicitation
+        .and_then(Value::as_object)
+        .is_some_and(|o| o.is_empty() || o.get("form").is_some_and(Value::is_object))
+}
+
 /// The protocol version a 2026-07-28 request carries in its `_meta`.
 pub fn version_of(params: &Value) -> Option<&str> {
     params
@@ -107,16 +117,15 @@ pub fn scripted(twist: Twist, earlier: &[Answer], method: &str, params: &Value) 
 /// basic/patterns/mrtr: "Servers MUST include at least one of
 /// `inputRequests` or `requestState`").
 fn input_required(twist: Twist, params: &Value) -> Option<Value> {
-    let declared = |c: &str| {
-        params
-            .pointer(&format!(
-                "/_meta/io.modelcontextprotocol~1clientCapabilities/{c}"
-            ))
-            .is_some_and(Value::is_object)
+    let capability = |c: &str| {
+        params.pointer(&format!(
+            "/_meta/io.modelcontextprotocol~1clientCapabilities/{c}"
+        ))
     };
+    let declared = |c: &str| capability(c).is_some_and(Value::is_object);
     let request = if declared("roots") {
         Some(json!({"method": "roots/list", "params": {}}))
-    } else if declared("elicitation") {
+    } else if takes_form(capability("elicitation")) {
         Some(json!({"method": "elicitation/create", "params": {
             "mode": "form",
             "message": "rpcspec: confirm to go on",

@@ -196,7 +196,7 @@ scenarios! {
     Client "tools_call" BOTH Covered ["client/mcp/session/baseline"]
         "the client lists and calls the reference server's tools";
     Client "elicitation-sep1034-client-defaults" LEGACY Covered ["client/mcp/session/elicitation-defaults"]
-        "`elicitation/create` with a default for a string, an integer, a number, an enum and a boolean, to a client that declared `elicitation`: accepted as presented, each field present and of its type (SHOULD: the specification's sentence is one; the number's default is whole, as 2025-11-25's schema.json takes integer `content` values only)";
+        "`elicitation/create` with a default for a string, an integer, a number, an enum and a boolean, to a client that declared `elicitation`: accepted as presented, each field present and of its type (SHOULD: the specification's sentence is one, and binds clients that support defaults: one that fills in none is noted, where the suite fails it; the number's default is whole, as 2025-11-25's schema.json takes integer `content` values only)";
     Client "request-metadata" MODERN Covered ["client/mcp/modern/version-unsupported", "client/mcp/session/baseline"]
         "`_meta` with the version and capabilities on every request (the schema), `clientInfo` on every request (`client.mcp-client-info`, SHOULD, in every scenario), and after -32022 a request in a listed version (`client.mcp-version-retry`, SHOULD; a WARNING in the suite)";
     Client "sep-2322-client-request-state" MODERN Covered ["client/mcp/modern/input-required", "client/mcp/modern/input-required-no-state", "client/mcp/modern/result-type-omitted"]

@@ -106,13 +106,7 @@ pub(super) fn mcp_session(
         }
     }
     // The server's requests.
-    // An `elicitation/create` is graded with its defaults (`twists.rs`).
-    for ask in o
-        .log
-        .asks
-        .iter()
-        .filter(|a| a.method != "elicitation/create")
-    {
+    for ask in &o.log.asks {
         let ok = ask
             .answer
             .as_ref()

@@ -9,7 +9,7 @@ use rpcspec_matcher::{Dialect, Level, classify};
 use serde_json::Value;
 
 use super::{
-    Decoy, Limits, Protocol, Scenario, StepKind, holds, pattern,
+    Decoy, Limits, Protocol, Scenario, Step, StepKind, holds, pattern,
     script::{ASK_ID, Body, Log, Stop},
 };
 mod claude;
@@ -309,19 +309,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
             continue;
         }
         let params = pattern(step);
-        let batch = step.kind == StepKind::Batch;
-        // The last: a retry (after -32022, an InputRequiredResult) is the
-        // call whose reply the library returns.
-        let find = |method: &str| {
-            o.log
-                .answers
-                .iter()
-                .rfind(|a| a.method == method && holds(&params, &a.params) && a.batch == batch)
-        };
-        let answer = match step.kind {
-            StepKind::Connect => find("initialize").or_else(|| find("server/discover")),
-            _ => find(step.method),
-        };
+        let answer = step_answer(o, step, &params);
         let call = if step.params.is_empty() {
             format!("`{}` ({})", step.name, step.method)
         } else {
@@ -355,7 +343,9 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 let ok = match (body, got, &expected) {
                     // A 2026-07-28 opening: any version the client settled on.
                     (Body::Result(_), Outcome::Result(v), None) => v.is_string(),
-                    (Body::Result(_), Outcome::Result(v), Some(e)) => v == e,
+                    (Body::Result(_), Outcome::Result(v), Some(e)) => {
+                        v == e || without_ref_tool(o, method, e) == Some(v.clone())
+                    }
                     (Body::Error(_), Outcome::Error(v), _) => same_error(&raw, v),
                     _ => false,
                 };
@@ -367,12 +357,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 };
                 // A result without `resultType` the library did not take:
                 // 2026-07-28's rule, not pairing.
-                let rule = match (o.scenario.twist, body) {
-                    (Some(super::twist::Twist::ResultTypeOmitted), Body::Result(_)) => {
-                        &rules::CLIENT_MCP_RESULT_TYPE
-                    }
-                    _ => &rules::CLIENT_RESULT,
-                };
+                let rule = result_rule(o, answer, body);
                 if !ok {
                     let mut e = scoped(
                         rule,
@@ -409,6 +394,62 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
             }
         }
     }
+}
+
+/// The request whose reply `step` returns: the last one made of it (a
+/// retry after -32022 or an `InputRequiredResult` is the call whose reply
+/// the library returns) that was answered, else the last one.
+fn step_answer<'a>(
+    o: &'a Observed<'_>,
+    step: &Step,
+    params: &Value,
+) -> Option<&'a super::answers::Answer> {
+    let batch = step.kind == StepKind::Batch;
+    let find = |method: &str| {
+        let matching = || {
+            o.log
+                .answers
+                .iter()
+                .filter(|a| a.method == method && holds(params, &a.params) && a.batch == batch)
+        };
+        matching()
+            .rfind(|a| a.given().is_some())
+            .or_else(|| matching().next_back())
+    };
+    match step.kind {
+        StepKind::Connect => find("initialize").or_else(|| find("server/discover")),
+        _ => find(step.method),
+    }
+}
+
+/// The rule a step's wrong outcome breaks: in `result-type-omitted`, a
+/// 2026-07-28 result not taken is `client.mcp-result-type`; else
+/// `client.result`.
+fn result_rule(
+    o: &Observed<'_>,
+    answer: Option<&super::answers::Answer>,
+    body: &Body,
+) -> &'static Rule {
+    let modern = answer.is_some_and(|a| super::twist::version_of(&a.params).is_some());
+    match (o.scenario.twist, body) {
+        (Some(super::twist::Twist::ResultTypeOmitted), Body::Result(_)) if modern => {
+            &rules::CLIENT_MCP_RESULT_TYPE
+        }
+        _ => &rules::CLIENT_RESULT,
+    }
+}
+
+/// `network-ref`: the tool names of `tools/list` without the tool whose
+/// schema `$ref`s the canary. A client may drop it (2026-07-28
+/// basic/index: "Schemas that fail to validate due to an unresolved
+/// external `$ref` SHOULD be rejected").
+fn without_ref_tool(o: &Observed<'_>, method: &str, names: &Value) -> Option<Value> {
+    use super::twist::{REF_TOOL, Twist};
+    if o.scenario.twist != Some(Twist::NetworkRef) || method != "tools/list" {
+        return None;
+    }
+    let kept = names.as_array()?.iter().filter(|n| *n != REF_TOOL).cloned();
+    Some(Value::Array(kept.collect()))
 }
 
 /// Whether `id` is the id whose JSON text is `text`.

@@ -33,15 +33,21 @@ pub(super) fn roots() -> Value {
 }
 
 /// The answer to `elicitation/create` with `params`: the form accepted as
-/// presented, each field its default (none with [`Quirk::NoDefaults`]).
+/// presented, each field its default (as text, whatever its type, with
+/// [`Quirk::DefaultsAsText`]).
 pub(super) fn elicited(params: Option<&Value>, quirk: Quirk) -> Value {
     let mut content = serde_json::Map::new();
     let fields = params
         .and_then(|p| p.pointer("/requestedSchema/properties"))
         .and_then(Value::as_object);
     for (name, schema) in fields.into_iter().flatten() {
-        if let Some(d) = schema.get("default").filter(|_| quirk != Quirk::NoDefaults) {
-            content.insert(name.clone(), d.clone());
+        if let Some(d) = schema.get("default") {
+            let d = match d {
+                Value::String(_) => d.clone(),
+                other if quirk == Quirk::DefaultsAsText => Value::from(other.to_string()),
+                other => other.clone(),
+            };
+            content.insert(name.clone(), d);
         }
     }
     json!({"action": "accept", "content": content})

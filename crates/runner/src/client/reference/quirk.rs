@@ -70,9 +70,9 @@ pub enum Quirk {
     /// LSP: leaves `rootUri` out of its initialize params (the meta-model
     /// has it `DocumentUri | null`, not optional).
     NoRootUri,
-    /// MCP: accepts an elicitation with empty content, the fields'
-    /// defaults left out.
-    NoDefaults,
+    /// MCP: answers a form with each field's default as text (`"30"`,
+    /// `"true"`), as a form made only of text inputs would.
+    DefaultsAsText,
     /// MCP 2026-07-28: trims the `requestState` it echoes.
     AltersRequestState,
     /// MCP 2026-07-28: retries with the id of the request it retries.
@@ -128,7 +128,7 @@ impl Quirk {
         ("request-after-shutdown", Quirk::RequestAfterShutdown),
         ("answers-dollar-requests", Quirk::AnswersDollarRequests),
         ("no-root-uri", Quirk::NoRootUri),
-        ("no-defaults", Quirk::NoDefaults),
+        ("defaults-as-text", Quirk::DefaultsAsText),
         ("alters-request-state", Quirk::AltersRequestState),
         ("retry-same-id", Quirk::RetrySameId),
         ("invents-request-state", Quirk::InventsRequestState),
