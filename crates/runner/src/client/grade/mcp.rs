@@ -28,8 +28,8 @@ pub(super) fn mcp_session(
     let method = |m: &Value| m.get("method").and_then(Value::as_str).map(str::to_owned);
     let is_request = |m: &Value| m.get("id").is_some() && method(m).is_some();
     let versioned = |m: &Value| {
-        m.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")
-            .and_then(Value::as_str)
+        m.get("params")
+            .and_then(crate::client::twist::version_of)
             .map(str::to_owned)
     };
     // The opening.
