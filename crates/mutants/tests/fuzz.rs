@@ -144,7 +144,7 @@ fn a_mutant_is_found_and_the_finding_replays() {
 /// each input framed with Content-Length headers, one in five ending with
 /// a damaged frame (a lying length, a missing blank line, ...).
 fn lsp_options(seed: u64, executions: u64, out: &std::path::Path) -> FuzzOptions {
-    let (dialect, handshake) = rpcspec::exec::dialect_named("lsp").unwrap();
+    let (dialect, handshake) = rpcspec::dialects::dialect_named("lsp").unwrap();
     FuzzOptions {
         run: RunOptions {
             timeout: Duration::from_secs(2),
@@ -324,7 +324,7 @@ const MCP_MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-mcp");
 /// `rpcspec fuzz --dialect mcp` against `rpcspec-mutant-mcp NAME`, the
 /// tools `echo`, `add` and `fail` callable.
 fn mcp_fuzz(name: &str, seed: u64, executions: u64, out: &std::path::Path) -> FuzzReport {
-    let (dialect, handshake) = rpcspec::exec::dialect_named("mcp").unwrap();
+    let (dialect, handshake) = rpcspec::dialects::dialect_named("mcp").unwrap();
     let opts = FuzzOptions {
         run: RunOptions {
             timeout: Duration::from_secs(5),

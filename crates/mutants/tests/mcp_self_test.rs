@@ -10,7 +10,8 @@ use std::{collections::BTreeSet, thread, time::Duration};
 use rpcspec::{
     budget::Budget,
     cases,
-    exec::{RunOptions, dialect_named},
+    dialects::dialect_named,
+    exec::RunOptions,
     mcp::{
         Revision,
         suite::{self, Options, ToolCall, ToolCalls},

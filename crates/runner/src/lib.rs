@@ -15,7 +15,7 @@
 pub mod check;
 pub mod client;
 pub mod decoder;
-pub mod dialect;
+pub mod dialects;
 pub mod fuzz;
 pub mod lsp;
 pub mod matrix;

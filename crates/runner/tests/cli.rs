@@ -306,7 +306,7 @@ fn bad_usage_exits_2() {
     );
     usage(
         &["run", "--dialect", "mcp2"],
-        "(known: jsonrpc2, lenient, codex, mcp, lsp, claude, events)",
+        "(known: jsonrpc2, lenient, codex, codex-exec, mcp, mcp@REVISION, lsp, claude, events)",
     );
     usage(&["run", "--filter", "[unclosed"], "bad --filter");
     usage(&["bogus"], "unrecognized subcommand");
@@ -357,6 +357,106 @@ fn bad_usage_exits_2() {
         .assert()
         .code(0)
         .stdout(predicate::str::starts_with("rpcspec "));
+}
+
+/// Every dialect, as the registry lists them: each command that takes one
+/// names them all in `--help` (and `-h`), and so does the error for a name
+/// no dialect has. A dialect a command does not take says which role does.
+#[test]
+fn every_dialect_is_named_by_every_command_that_takes_one() {
+    let all = [
+        "jsonrpc2",
+        "lenient",
+        "codex",
+        "codex-exec",
+        "mcp",
+        "mcp@REVISION",
+        "lsp",
+        "claude",
+        "events",
+    ];
+    let described = [
+        "jsonrpc2:",
+        "lenient:",
+        "codex:",
+        "codex-exec:",
+        "mcp, mcp@REVISION:",
+        "lsp:",
+        "claude:",
+        "events:",
+    ];
+    for command in ["run", "list", "serve", "check"] {
+        let long = text(
+            &rpcspec()
+                .args([command, "--help"])
+                .assert()
+                .code(0)
+                .get_output()
+                .stdout,
+        );
+        for name in described {
+            assert!(
+                long.contains(&format!("  {name} ")),
+                "{command} --help: no `{name}`\n{long}"
+            );
+        }
+        let short = text(
+            &rpcspec()
+                .args([command, "-h"])
+                .assert()
+                .code(0)
+                .get_output()
+                .stdout,
+        );
+        let names = all.join(", ");
+        let taken: Vec<&str> = all
+            .iter()
+            .filter(|n| short.contains(&format!(" {n},")) || short.contains(&format!(" {n}\n")))
+            .copied()
+            .collect();
+        assert!(
+            taken.len() >= 6,
+            "{command} -h names {taken:?} of {names}\n{short}"
+        );
+    }
+    let top = text(&rpcspec().arg("--help").assert().code(0).get_output().stdout);
+    assert!(top.contains("Content-Length"), "{top}");
+    let unknown = rpcspec()
+        .args(["run", "--dialect", "soap"])
+        .assert()
+        .code(2);
+    let said = text(&unknown.get_output().stderr);
+    assert!(
+        said.contains(&format!("(known: {})", all.join(", "))),
+        "{said}"
+    );
+    // codex-exec is the client role's, and the server role says so.
+    let other = rpcspec()
+        .args(["run", "--dialect", "codex-exec"])
+        .assert()
+        .code(2);
+    let said = text(&other.get_output().stderr);
+    assert!(
+        said.contains("takes no `codex-exec` (it is for run --role client, serve --role client)"),
+        "{said}"
+    );
+    let other = rpcspec()
+        .args([
+            "run",
+            "--role",
+            "client",
+            "--dialect",
+            "events",
+            "--",
+            "true",
+        ])
+        .assert()
+        .code(2);
+    let said = text(&other.get_output().stderr);
+    assert!(
+        said.contains("the client role takes no `events` (it is for run --role server, check)"),
+        "{said}"
+    );
 }
 
 #[test]

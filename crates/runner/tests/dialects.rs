@@ -9,7 +9,8 @@ use std::{collections::BTreeSet, time::Duration};
 use rpcspec::{
     capture::Framing,
     cases,
-    exec::{RunOptions, dialect_named},
+    dialects::dialect_named,
+    exec::RunOptions,
     plan::{ALL_PLANS, Plan},
     report::{CaseResult, Verdict},
     run_suite,
@@ -19,7 +20,7 @@ use rpcspec::{
 const BIN: &str = env!("CARGO_BIN_EXE_rpcspec");
 
 fn run(dialect: &str, server: &str) -> Vec<CaseResult> {
-    let framing = rpcspec::dialect::framing_of(dialect_named(dialect).unwrap().1.as_str());
+    let framing = rpcspec::dialects::framing_of(dialect_named(dialect).unwrap().1.as_str());
     run_in(dialect, server, framing)
 }
 
@@ -65,7 +66,7 @@ fn ids(results: &[CaseResult], verdict: Verdict) -> BTreeSet<&str> {
 
 #[track_caller]
 fn passes(dialect: &str, skipped: &[&str]) {
-    let framing = rpcspec::dialect::framing_of(dialect_named(dialect).unwrap().1.as_str());
+    let framing = rpcspec::dialects::framing_of(dialect_named(dialect).unwrap().1.as_str());
     passes_in(dialect, framing, skipped);
 }
 

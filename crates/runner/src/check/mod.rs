@@ -8,9 +8,11 @@
 //! go-ethereum's `rpc/testdata` does; a stream of one side says so
 //! (`--from client|server`), and its replies answer requests it does not
 //! hold, so only its own requests are paired (and none is reported
-//! unanswered); an unmarked stream of both sides is guessed at: a message
-//! with a `method` is the client's, a reply or an event record the
-//! server's (wrong for servers that make requests: mark the stream).
+//! unanswered); in an unmarked stream of both sides each sender is read
+//! from the dialect's method directions (who sends a method, as its schema
+//! says) and from pairing (a reply comes from the side its request did
+//! not), and guessed only where neither tells (`senders.rs`): a finding
+//! that depends on a sender either side could be is withheld, and counted.
 //!
 //! The check streams: findings go to a sink as they are found, at most
 //! [`Options::per_rule`] of each rule (the rest are counted), and the
@@ -33,6 +35,7 @@ pub mod diagram;
 mod follow;
 mod lane;
 mod notes;
+mod senders;
 mod two;
 mod types;
 
@@ -41,6 +44,7 @@ pub use diagram::Diagram;
 use follow::{Progress, mark};
 use lane::{Lane, Slow};
 use notes::Notes;
+use senders::{Known, Senders};
 pub use two::{PATIENCE, check_two};
 pub use types::{
     Finding, HELD, Note, Options, Out, PER_RULE, Pairing, Sides, Summary, Text, WINDOW,
@@ -148,6 +152,8 @@ struct Checker<'o, F> {
     /// its reply by (at most a window's worth).
     methods: HashMap<(Direction, String), String>,
     methods_order: VecDeque<(Direction, String)>,
+    /// Who sent each message of an unmarked stream.
+    senders: Senders,
 }
 
 impl<F: FnMut(Out<'_>) -> io::Result<()>> Slow for Checker<'_, F> {
@@ -221,6 +227,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             progress: Progress::default(),
             methods: HashMap::new(),
             methods_order: VecDeque::new(),
+            senders: Senders::new(opts.directions, opts.window),
         }
     }
 
@@ -239,7 +246,9 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             (Sides::Both, Some(true)) => "marked",
             // An event stream is its producer's, every record.
             _ if matches!(self.opts.dialect, Some(Dialect::Events(_))) => "server",
-            (Sides::Both, _) => "guessed",
+            (Sides::Both, _) if summary.guessed > 0 || summary.messages == 0 => "guessed",
+            (Sides::Both, _) if summary.ambiguous > 0 => "ambiguous",
+            (Sides::Both, _) => "inferred",
         };
         summary.by_rule = self
             .order
@@ -508,25 +517,14 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             Kind::Batch(members) => members.iter().all(is_reply),
             kind => is_reply(kind),
         };
-        let guessed = match &classified.kind {
-            _ if reply => Direction::ServerToClient,
-            // Records are what a producer writes: an event stream's are
-            // all its own, Claude's all but the user's turns.
-            Kind::Event { name } if &**name != "user" => Direction::ServerToClient,
-            _ => Direction::ClientToServer,
-        };
-        let from = match self.opts.sides {
-            Sides::Client => Direction::ClientToServer,
-            Sides::Server => Direction::ServerToClient,
-            Sides::Both => from.unwrap_or(guessed),
-        };
+        let mcp = *session.dialect() == Dialect::Mcp;
+        let (from, known) = self.sender(from, &classified.kind, text, reply);
         self.summary.messages += 1;
         if reply {
             self.summary.replies += 1;
         } else if matches!(classified.kind, Kind::Request { .. }) {
             self.summary.requests += 1;
         }
-        let mcp = *session.dialect() == Dialect::Mcp;
         if mcp {
             crate::mcp::cancel(text, &mut classified);
             let found = self
@@ -556,7 +554,13 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                     side.pop_front();
                 }
             }
-            let classified = session.feed_classified(from, classified);
+            let own = classified.findings.len();
+            let mut classified = session.feed_classified(from, classified);
+            // What pairing found hangs on a sender either side could be.
+            if known == Some(Known::Ambiguous) && classified.findings.len() > own {
+                let withheld = classified.findings.split_off(own);
+                self.summary.withheld += withheld.len() as u64;
+            }
             let unpaired = [
                 rules::SESSION_UNKNOWN_ID.id,
                 rules::SESSION_DUPLICATE_REPLY.id,
@@ -589,6 +593,33 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             self.matcher_finding(number, offset, f);
         }
         self.give_notes(false);
+    }
+
+    /// Who sent a message (`from`: as its mark says, if it has one), and,
+    /// if it was inferred, how that was known.
+    fn sender(
+        &mut self,
+        from: Option<Direction>,
+        kind: &Kind,
+        text: &str,
+        reply: bool,
+    ) -> (Direction, Option<Known>) {
+        let (from, known) = match (self.opts.sides, from, self.session.as_ref()) {
+            (Sides::Client, ..) => (Direction::ClientToServer, None),
+            (Sides::Server, ..) => (Direction::ServerToClient, None),
+            (Sides::Both, Some(from), _) => (from, None),
+            (Sides::Both, None, Some(session)) => {
+                let (from, known) = self.senders.infer(session, kind, text, reply);
+                (from, Some(known))
+            }
+            (Sides::Both, None, None) => (Direction::ClientToServer, Some(Known::Guessed)),
+        };
+        match known {
+            Some(Known::Guessed) => self.summary.guessed += 1,
+            Some(Known::Ambiguous) => self.summary.ambiguous += 1,
+            _ => {}
+        }
+        (from, known)
     }
 
     /// With notes: the note of a message, `fed` to the session or not.

@@ -4,7 +4,7 @@
 use rpcspec_matcher::Dialect;
 use serde::Serialize;
 
-use crate::report::RuleRef;
+use crate::{dialects::Directions, report::RuleRef};
 
 pub use super::notes::{HELD, Note, Pairing, Text};
 
@@ -58,6 +58,9 @@ pub struct Options {
     pub sides: Sides,
     /// Also check every message and the pairing, in this dialect.
     pub dialect: Option<Dialect>,
+    /// Who sends each method of the dialect (its descriptor's): the
+    /// senders of an unmarked stream of both sides are read from it.
+    pub directions: Option<&'static Directions>,
     /// The dialect is LSP's: every message is also checked against LSP's
     /// meta-model (rule `lsp.shape`), a reply by its request's method.
     pub lsp: bool,
@@ -90,6 +93,7 @@ impl Default for Options {
         Options {
             sides: Sides::Both,
             dialect: None,
+            directions: None,
             lsp: false,
             framing_only: false,
             seq: false,
@@ -125,7 +129,26 @@ pub struct Summary {
     pub replies: u64,
     /// Replies that answered a request of the stream.
     pub paired: u64,
-    /// How each message's sender was known: `marked`, `guessed`, `client`
-    /// or `server` (the stream's one side, or an event stream's producer).
+    /// How each message's sender was known: `marked`, `inferred` (from
+    /// the dialect's method directions and pairing, every one),
+    /// `ambiguous` (so, but for messages either side may send), `guessed`
+    /// (some from their shape), `client` or `server` (the stream's one
+    /// side, or an event stream's producer).
     pub senders: &'static str,
+    /// Of an unmarked stream: messages whose sender was guessed from their
+    /// shape alone.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub guessed: u64,
+    /// Of an unmarked stream: messages either side could have sent, with
+    /// nothing to tell which.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub ambiguous: u64,
+    /// Findings of pairing about those messages, not reported: they hang
+    /// on a guess.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub withheld: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -8,7 +8,8 @@ use rpcspec::{budget::Budget, check};
 
 use crate::{duration_upto, fail};
 
-/// Conformance tests for JSON-RPC 2.0 and NDJSON over lines.
+/// Conformance tests for JSON-RPC 2.0 and its dialects, over NDJSON lines
+/// or Content-Length headers.
 #[derive(Parser)]
 #[command(
     name = "rpcspec",
@@ -38,7 +39,8 @@ pub(crate) enum Command {
     /// Serve a reference implementation on stdin/stdout: the JSON-RPC 2.0
     /// server, an event-stream producer or an NDJSON decoder.
     Serve(ServeArgs),
-    /// Validate a captured NDJSON stream (a file, or - for stdin).
+    /// Validate a captured stream, NDJSON or Content-Length framed (a file,
+    /// or - for stdin).
     Check(CheckArgs),
     /// Fuzz a target with generated and mutated inputs; findings become case files.
     Fuzz(FuzzArgs),
@@ -96,13 +98,20 @@ pub(crate) struct ServeArgs {
     /// The producer's profile (with `--role producer`).
     #[arg(long, value_name = "NAME", default_value = "events")]
     pub(crate) profile: String,
-    /// The server's dialect (with `--role server`): jsonrpc2 (the §7
-    /// example methods), lenient (no "jsonrpc" member), codex (lenient,
-    /// `initialize` first), mcp (the reference MCP server: every revision,
-    /// `initialize` for 2025-06-18 and 2025-11-25, per-request `_meta` for
-    /// 2026-07-28; tools echo, add, fail, slow, log, roots; five resources,
-    /// two a page; the prompt greet), mcp@REVISION (that revision only).
-    #[arg(long, value_name = "NAME", default_value = "jsonrpc2")]
+    // The reference MCP server speaks every revision: `initialize` for
+    // 2025-06-18 and 2025-11-25, per-request `_meta` for 2026-07-28; tools
+    // echo, add, fail, slow, log, roots; five resources, two a page; the
+    // prompt greet.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "jsonrpc2",
+        help = short_help("The reference's dialect (with --role server or client):", |r| r.reference || r.client),
+        long_help = rpcspec::dialects::help(
+            "The reference's dialect: with --role server, a reference server (jsonrpc2 serves the §7 example methods; mcp every revision, mcp@REVISION one); with --role client, a reference client of it.",
+            |r| r.reference && r.client,
+        )
+    )]
     pub(crate) dialect: String,
     /// How the reference server (`--role server`) or client (`--role
     /// client`) frames messages: `ndjson` or `content-length` (default: the
@@ -259,11 +268,15 @@ pub(crate) struct RunArgs {
     /// SHOULD-level findings (NON-STRICT) fail the run.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// Dialect the target's messages are judged in: jsonrpc2, lenient (no
-    /// "jsonrpc" member), codex (lenient, after the Codex app-server's
-    /// initialize handshake), mcp (after MCP's initialize handshake),
-    /// claude, events (default: jsonrpc2, or the target file's).
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = short_help("The dialect the target speaks (default: jsonrpc2, or the target file's):", |r| r.server || r.client),
+        long_help = rpcspec::dialects::help(
+            "The dialect the target speaks, and its messages are judged in (default: jsonrpc2, or the target file's).",
+            |r| r.server && r.client,
+        )
+    )]
     pub(crate) dialect: Option<String>,
     /// `conformance`: the MCP server implements the official conformance
     /// suite's fixtures (`test_simple_text`, `test://static-text`,
@@ -376,9 +389,15 @@ pub(crate) struct ListArgs {
     /// The producer profile whose scenarios are listed as plans.
     #[arg(long, value_name = "NAME|FILE", default_value = "events")]
     pub(crate) profile: String,
-    /// `mcp` (or `mcp@REVISION`): the MCP checks too, with the rules each
-    /// grades, their levels, revisions and sections.
-    #[arg(long, value_name = "NAME")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        help = short_help("The cases of this dialect (mcp: the MCP checks too, with their rules):", |r| r.server || r.client),
+        long_help = rpcspec::dialects::help(
+            "The cases of this dialect; mcp (or mcp@REVISION) lists the MCP checks too, with the rules each grades, their levels, revisions and sections.",
+            |r| r.server && r.client,
+        )
+    )]
     pub(crate) dialect: Option<String>,
     /// Only the cases whose id matches (glob; repeatable).
     #[arg(long = "filter", value_name = "GLOB")]
@@ -406,14 +425,24 @@ pub(crate) struct RulesArgs {
 pub(crate) struct CheckArgs {
     /// The stream to check; `-` or nothing reads stdin.
     pub(crate) file: Option<PathBuf>,
-    /// Also check every message and the pairing, in this dialect.
-    #[arg(long, value_name = "DIALECT", conflicts_with = "framing_only")]
+    #[arg(
+        long,
+        value_name = "DIALECT",
+        conflicts_with = "framing_only",
+        help = short_help("Also check every message and the pairing, in this dialect:", |r| r.server),
+        long_help = rpcspec::dialects::help(
+            "Also check every message and the pairing, in this dialect; where it ships who sends each method (mcp, lsp), an unmarked stream's senders are read from that.",
+            |r| r.server,
+        )
+    )]
     pub(crate) rpc: Option<String>,
     /// Whose messages the stream holds: `both` (lines marked `-->` client
-    /// to server and `<--` server to client; unmarked, each sender is
-    /// guessed: a message with a method the client's, a reply the
-    /// server's), or one side's only, `client` or `server` (a server's
-    /// stdout): then only that side's requests are paired.
+    /// to server and `<--` server to client; unmarked, each sender is read
+    /// from the dialect's method directions, where it ships them (mcp,
+    /// lsp), and from pairing, else guessed: a message with a method the
+    /// client's, a reply the server's), or one side's only, `client` or
+    /// `server` (a server's stdout): then only that side's requests are
+    /// paired.
     #[arg(long, value_enum, default_value_t = CheckFrom::Both)]
     pub(crate) from: CheckFrom,
     /// Each message on a line of its own: its line, sender, what it is in
@@ -532,4 +561,9 @@ fn corpus_max(text: &str) -> Result<usize, String> {
             rpcspec::fuzz::MAX_INPUTS
         )),
     }
+}
+
+/// A `--dialect` option's short help: `lead` and the names it takes.
+fn short_help(lead: &str, takes: fn(&rpcspec::dialects::Roles) -> bool) -> String {
+    format!("{lead} {}", rpcspec::dialects::names_taken(takes))
 }

@@ -25,14 +25,14 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
         Ok(d) => d,
         Err(code) => return code,
     };
-    let lsp = args.rpc.as_deref() == Some("lsp");
-    let framing = args.framing.unwrap_or(if lsp {
-        StreamFraming::ContentLength
-    } else {
-        StreamFraming::Ndjson
+    let descriptor = rpc.and_then(rpcspec::dialects::find).map(|(d, _)| d);
+    let framing = args.framing.unwrap_or(match descriptor.map(|d| d.framing) {
+        Some(rpcspec::dialects::Framed::ContentLength) => StreamFraming::ContentLength,
+        _ => StreamFraming::Ndjson,
     });
     let opts = check::Options {
         texts: html,
+        directions: descriptor.and_then(|d| d.directions).map(|table| table()),
         ..options(&args, dialect, annotate, framing)
     };
     let stdout = io::stdout();
@@ -197,6 +197,7 @@ fn options(
             CheckFrom::Server => check::Sides::Server,
         },
         dialect,
+        directions: None,
         framing_only: args.framing_only,
         seq: args.seq,
         content_length: framing == StreamFraming::ContentLength,
@@ -271,13 +272,22 @@ fn write_check_summary(
         .map(|(id, n)| format!("{id} {n}"))
         .collect();
     let messages = if rpc {
+        let mark = if unit == "line" {
+            "mark the lines `-->`/`<--` or give --from"
+        } else {
+            "give --from client or --from server"
+        };
         let senders = match s.senders {
-            "marked" => "senders as marked",
-            "client" => "all the client's",
-            "server" => "all the server's",
-            "streams" => "each side's own stream",
-            _ if unit == "line" => "senders guessed: mark the lines `-->`/`<--` or give --from",
-            _ => "senders guessed: give --from client or --from server",
+            "marked" => "senders as marked".to_owned(),
+            "client" => "all the client's".to_owned(),
+            "server" => "all the server's".to_owned(),
+            "streams" => "each side's own stream".to_owned(),
+            "inferred" => "senders from the protocol's method directions and pairing".to_owned(),
+            "ambiguous" => format!(
+                "senders from the protocol's method directions and pairing, but {} either side may send: {mark}",
+                plural(s.ambiguous, "message")
+            ),
+            _ => format!("senders guessed: {mark}"),
         };
         let replies = if s.replies == 1 { "reply" } else { "replies" };
         // In Content-Length framing the unit is already the message.
@@ -306,6 +316,18 @@ fn write_check_summary(
         writeln!(out)?;
     } else {
         writeln!(out, ": {}", rules.join(", "))?;
+    }
+    if s.withheld > 0 {
+        let (it, depends) = if s.withheld == 1 {
+            ("it", "depends")
+        } else {
+            ("they", "depend")
+        };
+        writeln!(
+            out,
+            "{} withheld: {it} {depends} on who sent a message either side may send (mark the lines `-->`/`<--`)",
+            plural(s.withheld, "finding"),
+        )?;
     }
     if s.not_shown > 0 {
         writeln!(

@@ -65,9 +65,10 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
         run: RunOptions {
             timeout: args.timeout,
             dialect,
-            framing: args
-                .framing
-                .map_or_else(|| rpcspec::dialect::framing_of(&handshake), |f| f.framing()),
+            framing: args.framing.map_or_else(
+                || rpcspec::dialects::framing_of(&handshake),
+                |f| f.framing(),
+            ),
             handshake: Some(handshake),
             budget: args.budget,
             fresh: args.fresh,

@@ -83,7 +83,7 @@ fn serve_cmd(args: ServeArgs) -> u8 {
                 drop(input);
                 let framing = match args.framing {
                     Some(f) => f.framing(),
-                    None => rpcspec::dialect::framing_of(&args.dialect),
+                    None => rpcspec::dialects::framing_of(&args.dialect),
                 };
                 // A language server exits with the status its client's
                 // `exit` calls for.
@@ -93,10 +93,10 @@ fn serve_cmd(args: ServeArgs) -> u8 {
                 }
             }
             None => {
-                return fail(&format!(
-                    "no reference server for the dialect `{}`; there is one for: {}",
-                    args.dialect,
-                    serve::Flavor::NAMES.join(", ")
+                return fail(&rpcspec::dialects::unknown(
+                    &args.dialect,
+                    |r| r.reference,
+                    "`serve --role server`",
                 ));
             }
         },
@@ -202,8 +202,10 @@ fn serve_client(
             };
         }
         other => {
-            return fail(&format!(
-                "no reference client for the dialect `{other}`; there is one for: jsonrpc2, mcp, lsp, claude, codex-exec, codex"
+            return fail(&rpcspec::dialects::unknown(
+                other,
+                |r| r.client,
+                "`serve --role client`",
             ));
         }
     };
@@ -242,12 +244,9 @@ fn list(args: ListArgs) -> u8 {
     // The client role names its own protocols (`Clients::new`).
     if let Some(name) = args.dialect.as_ref().filter(|_| args.role != Role::Client) {
         match mcp_cmd::mcp_pin(name) {
-            Ok((base, _)) if rpcspec::exec::dialect_named(base).is_some() => {}
+            Ok((base, _)) if rpcspec::dialects::dialect_named(base).is_some() => {}
             Ok((base, _)) => {
-                return fail(&format!(
-                    "unknown dialect `{base}` (known: {})",
-                    rpcspec::exec::DIALECTS.join(", ")
-                ));
+                return fail(&rpcspec::dialects::unknown(base, |r| r.server, "`list`"));
             }
             Err(code) => return code,
         }
@@ -336,10 +335,10 @@ fn list_servers(role: &Servers, args: &ListArgs) -> Result<Vec<Listing>, u8> {
     let dialect = args
         .dialect
         .as_deref()
-        .and_then(rpcspec::exec::dialect_named);
+        .and_then(rpcspec::dialects::dialect_named);
     let applies = |c: &rpcspec::cases::Case| match &dialect {
         Some((_, handshake)) => {
-            let framing = rpcspec::dialect::framing_of(handshake);
+            let framing = rpcspec::dialects::framing_of(handshake);
             rpcspec::exec::inapplicable(c, handshake, &framing).is_none()
         }
         None => true,
@@ -407,12 +406,8 @@ fn dialect_of(name: &str) -> Result<Dialect, u8> {
 
 /// The dialect named on the command line and the name of its handshake.
 fn handshake_of(name: &str) -> Result<(Dialect, String), u8> {
-    rpcspec::exec::dialect_named(name).ok_or_else(|| {
-        fail(&format!(
-            "unknown dialect `{name}` (known: {})",
-            rpcspec::exec::DIALECTS.join(", ")
-        ))
-    })
+    rpcspec::dialects::dialect_named(name)
+        .ok_or_else(|| fail(&rpcspec::dialects::unknown(name, |r| r.server, "this role")))
 }
 
 /// A clap parser for a duration option within (0, `max_secs`]: `5`, `2.5`,

@@ -233,7 +233,7 @@ fn servers(args: &RunArgs) -> Result<Servers, u8> {
     let (dialect, handshake) = handshake_of(dialect_name)?;
     let framing = match args.framing {
         Some(f) => f.framing(),
-        None => rpcspec::dialect::framing_of(&handshake),
+        None => rpcspec::dialects::framing_of(&handshake),
     };
     let plans: Vec<Plan> = if args.plans.is_empty() {
         ALL_PLANS

@@ -50,7 +50,7 @@ pub mod twist;
 pub mod writes;
 
 pub use answers::{LSP_HOVER, LSP_SERVER_NAME, declares};
-pub use role::{Clients, DIALECTS};
+pub use role::Clients;
 pub use run::{SERVER_ENV, run_scenario};
 pub use steps::{CLAUDE_STEPS, CODEX_EXEC_STEPS, CODEX_STEPS, LSP_STEPS, MCP_STEPS, STEPS};
 

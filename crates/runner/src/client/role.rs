@@ -13,9 +13,6 @@ use crate::{
     target::Target,
 };
 
-/// The dialects the client role takes (`--dialect`), one a protocol.
-pub const DIALECTS: [&str; 6] = ["jsonrpc2", "mcp", "lsp", "claude", "codex-exec", "codex"];
-
 /// The client role: each scenario of one protocol, its server scripted by
 /// `peer`.
 #[derive(Debug, Clone)]
@@ -56,8 +53,10 @@ impl Clients {
             "codex-exec" => Protocol::CodexExec,
             "codex" => Protocol::Codex,
             other => {
-                return Err(Refused::usage(format!(
-                    "the client role checks JSON-RPC 2.0 clients (`--dialect jsonrpc2`, the default), MCP clients (`--dialect mcp`), language clients (`--dialect lsp`), agent SDKs driving Claude Code (`--dialect claude`), decoders of Codex's exec stream (`--dialect codex-exec`) and hosts of the Codex app-server (`--dialect codex`), not `{other}`"
+                return Err(Refused::usage(crate::dialects::unknown(
+                    other,
+                    |r| r.client,
+                    "the client role",
                 )));
             }
         };

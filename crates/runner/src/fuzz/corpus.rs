@@ -531,7 +531,7 @@ pub fn case_file(
     if let Some(named) = replay_dialect.or(Some(handshake).filter(|h| *h != "jsonrpc2")) {
         let _ = write!(args, " --dialect {named}");
     }
-    if crate::dialect::framing_of(handshake) != opts.framing {
+    if crate::dialects::framing_of(handshake) != opts.framing {
         let _ = write!(args, " --framing {}", opts.framing.name());
     }
     let _ = writeln!(

@@ -24,6 +24,8 @@ use std::{collections::HashMap, fmt, sync::OnceLock};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::dialects::directions::{Directions, Sender};
+
 /// The vendored meta-model's text.
 const TEXT: &str = include_str!("../../schemas/lsp/metaModel.json");
 
@@ -95,8 +97,10 @@ struct Alias {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Method {
     method: String,
+    message_direction: String,
     #[serde(default)]
     params: Option<Type>,
     #[serde(default)]
@@ -187,6 +191,36 @@ pub fn model() -> &'static Model {
                 .map(|a| (a.name.clone(), a))
                 .collect(),
         }
+    })
+}
+
+/// Who sends each LSP method, from the meta-model's `messageDirection`
+/// (`clientToServer`, `serverToClient`, `both`). `$/cancelRequest`
+/// withdraws a request of its sender (`params.id`); `$/progress` reports on
+/// a token the other side gave (`workDoneToken`, `partialResultToken`) or
+/// one its sender made (`window/workDoneProgress/create`).
+pub fn directions() -> &'static Directions {
+    static TABLE: OnceLock<Directions> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Directions::new("LSP metaModel.json (messageDirection)");
+        table.cancels = &[("$/cancelRequest", "/params/id")];
+        table.progress = &[("$/progress", "/params/token")];
+        table.tokens_given = &["/params/workDoneToken", "/params/partialResultToken"];
+        table.tokens_made = &[("window/workDoneProgress/create", "/params/token")];
+        table.reply_fits = Some(|method, reply| {
+            let problems = model().reply(method, reply);
+            problems.iter().all(|e| e.problem == Problem::NullOptional)
+        });
+        let m = model();
+        for method in m.requests.values().chain(m.notifications.values()) {
+            let sender = match method.message_direction.as_str() {
+                "clientToServer" => Sender::Client,
+                "serverToClient" => Sender::Server,
+                _ => Sender::Either,
+            };
+            table.add(&method.method, sender);
+        }
+        table
     })
 }
 

@@ -30,12 +30,12 @@ pub fn transcript(t: &Column, p: &PlanEvidence, ids: &str) -> Option<(String, u6
         "client" => ("<--", "-->", ("the client", "rpcspec")),
         _ => return None,
     };
-    let (dialect, handshake) = crate::dialect::dialect_named(&t.dialect)
+    let (dialect, handshake) = crate::dialects::dialect_named(&t.dialect)
         .unwrap_or_else(|| (Dialect::Events(Default::default()), String::new()));
     // (when, order at the same time, mark, text, the target's number).
     let mut lines: Vec<(u64, u8, &str, String, Option<u64>)> = Vec::new();
     let order = |mark: &str| u8::from(mark == "<--");
-    for (at_ms, text) in sent_messages(p, crate::dialect::framing_of(&handshake)) {
+    for (at_ms, text) in sent_messages(p, crate::dialects::framing_of(&handshake)) {
         lines.push((at_ms, order(sent), sent, text, None));
     }
     for r in &p.received {

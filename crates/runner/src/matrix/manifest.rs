@@ -170,22 +170,17 @@ pub fn parse_manifest(file: &Path, text: &str) -> Result<Manifest, Error> {
         };
         let dialect = match &t.dialect {
             None => "jsonrpc2".to_owned(),
-            Some(d) if crate::exec::dialect_named(d.get_ref()).is_some() => d.get_ref().clone(),
+            Some(d) if crate::dialects::dialect_named(d.get_ref()).is_some() => d.get_ref().clone(),
             // The client role's own (`codex-exec`).
             Some(d)
-                if role == "client" && crate::client::DIALECTS.contains(&d.get_ref().as_str()) =>
+                if role == "client"
+                    && crate::dialects::find(d.get_ref()).is_some_and(|(d, _)| d.roles.client) =>
             {
                 d.get_ref().clone()
             }
             Some(d) => {
-                return Err(at(
-                    d.span(),
-                    format!(
-                        "unknown dialect `{}` (known: {})",
-                        d.get_ref(),
-                        crate::exec::DIALECTS.join(", ")
-                    ),
-                ));
+                let why = crate::dialects::unknown(d.get_ref(), |r| r.server, "this role");
+                return Err(at(d.span(), why));
             }
         };
         let framing = match &t.framing {

@@ -12,7 +12,65 @@ pub mod suite;
 
 pub use revision::Revision;
 
+use std::sync::OnceLock;
+
 use rpcspec_matcher::{Classified, Id, Kind};
+use serde_json::Value;
+
+use crate::dialects::directions::{Directions, Sender};
+
+/// Who sends each MCP method, from every revision's `schema.json`: the
+/// members of its `ClientRequest` and `ClientNotification` unions are the
+/// client's, of `ServerRequest` and `ServerNotification` the server's (a
+/// method in both, `ping` say, either side's). `notifications/cancelled`
+/// withdraws a request of its sender (`params.requestId`);
+/// `notifications/progress` reports on the token a request of the other
+/// side gave in `params._meta.progressToken`.
+pub fn directions() -> &'static Directions {
+    static TABLE: OnceLock<Directions> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Directions::new(
+            "MCP schema.json (the ClientRequest, ServerRequest, ClientNotification and ServerNotification unions of every revision)",
+        );
+        table.cancels = &[("notifications/cancelled", "/params/requestId")];
+        table.progress = &[("notifications/progress", "/params/progressToken")];
+        table.tokens_given = &["/params/_meta/progressToken"];
+        table.reply_fits = Some(|method, reply| {
+            Revision::ALL.iter().any(|&r| {
+                schema::knows(r, method)
+                    && schema::validate(r, reply, schema::Role::Reply(Some(method))).is_empty()
+            })
+        });
+        for &revision in Revision::ALL {
+            let unions = [
+                ("ClientRequest", Sender::Client),
+                ("ClientNotification", Sender::Client),
+                ("ServerRequest", Sender::Server),
+                ("ServerNotification", Sender::Server),
+            ];
+            for (union, sender) in unions {
+                let Some(members) = schema::definition(revision, union)
+                    .and_then(|u| u.get("anyOf"))
+                    .and_then(Value::as_array)
+                else {
+                    continue;
+                };
+                for member in members {
+                    let method = member
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| schema::resolve(revision, r))
+                        .and_then(|d| d.pointer("/properties/method/const"))
+                        .and_then(Value::as_str);
+                    if let Some(method) = method {
+                        table.add(method, sender);
+                    }
+                }
+            }
+        }
+        table
+    })
+}
 
 /// MCP's `notifications/cancelled` withdraws the request `params.requestId`
 /// (MCP Cancellation: "The receiver SHOULD NOT send a response for the

@@ -58,19 +58,8 @@ pub enum Flavor {
 }
 
 impl Flavor {
-    /// Every name [`Flavor::named`] knows.
-    pub const NAMES: &[&str] = &[
-        "jsonrpc2",
-        "lenient",
-        "codex",
-        "lsp",
-        "mcp",
-        "mcp@2025-06-18",
-        "mcp@2025-11-25",
-        "mcp@2026-07-28",
-    ];
-
-    /// The flavor called `name` (a `--dialect` name).
+    /// The flavor called `name` (a `--dialect` name whose descriptor has
+    /// a reference server, `crate::dialects`).
     pub fn named(name: &str) -> Option<Flavor> {
         Some(match name {
             "jsonrpc2" => Flavor::Jsonrpc2,

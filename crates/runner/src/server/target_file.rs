@@ -136,12 +136,9 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         None => Vec::new(),
     };
     let dialect = match def.dialect {
-        Some(d) if crate::exec::dialect_named(d.as_ref()).is_none() => {
-            let known = crate::exec::DIALECTS.join(", ");
-            return Err(at(
-                d.span(),
-                format!("unknown dialect `{}` (known: {known})", d.as_ref()),
-            ));
+        Some(d) if crate::dialects::dialect_named(d.as_ref()).is_none() => {
+            let why = crate::dialects::unknown(d.as_ref(), |r| r.server, "a target file");
+            return Err(at(d.span(), why));
         }
         d => d.map(Spanned::into_inner),
     };

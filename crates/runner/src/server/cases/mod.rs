@@ -305,7 +305,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
         let not_in: Vec<(String, String)> = def.not_in.into_inner().into_iter().collect();
         if let Some((bad, _)) = not_in
             .iter()
-            .find(|(d, _)| crate::dialect::dialect_named(d).is_none())
+            .find(|(d, _)| crate::dialects::dialect_named(d).is_none())
         {
             return Err(at(
                 not_in_span,
@@ -326,7 +326,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
             f => f.map(Spanned::into_inner),
         };
         let dialect = match def.dialect {
-            Some(d) if crate::dialect::dialect_named(d.as_ref()).is_none() => {
+            Some(d) if crate::dialects::dialect_named(d.as_ref()).is_none() => {
                 return Err(at(d.span(), format!("unknown dialect `{}`", d.as_ref())));
             }
             d => d.map(Spanned::into_inner),
@@ -383,7 +383,7 @@ pub(crate) fn preambles_from(
         let def = spanned.into_inner();
         let dialect_span = def.dialect.span();
         let dialect = def.dialect.into_inner();
-        if crate::dialect::dialect_named(&dialect).is_none() {
+        if crate::dialects::dialect_named(&dialect).is_none() {
             return Err(at(dialect_span, format!("unknown dialect `{dialect}`")));
         }
         if preambles.iter().any(|p| p.dialect == dialect) {

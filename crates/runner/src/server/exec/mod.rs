@@ -87,9 +87,6 @@ pub struct RunOptions {
 
 pub use crate::drive::Readiness;
 
-// Where the dialects are named, for every role.
-pub use crate::dialect::{DIALECTS, dialect_named};
-
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {

@@ -1,0 +1,323 @@
+//! Who sent each message of an unmarked stream of both sides: read from
+//! the dialect's method directions (its schema or meta-model says who
+//! sends a method) and from pairing (a reply comes from the side its
+//! request did not), not guessed from a message's shape. Sans-IO: a
+//! function of the messages before it and the session's open requests.
+
+use std::collections::{HashMap, VecDeque};
+
+use rpcspec_matcher::{Direction, Id, Kind, Session};
+use serde_json::Value;
+
+use crate::dialects::{Directions, Sender};
+
+/// How a message's sender was known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Known {
+    /// From the dialect's table of who sends the method.
+    Schema,
+    /// From pairing: a reply, cancel or progress names a request of one
+    /// side.
+    Paired,
+    /// From its shape alone (a method the table does not name, a reply
+    /// to no open request): the old guess, a method the client's.
+    Guessed,
+    /// Either side could have sent it, and nothing said which: guessed,
+    /// and the findings that depend on the guess are withheld.
+    Ambiguous,
+}
+
+/// What [`Senders`] keeps between messages.
+pub(super) struct Senders {
+    directions: Option<&'static Directions>,
+    /// Progress token (its JSON text) → the side that reports on it.
+    tokens: HashMap<String, Direction>,
+    order: VecDeque<String>,
+    /// (side, request id text) → the method of its latest request, to
+    /// tell which of two open requests with one id a reply answers.
+    methods: HashMap<(Direction, String), String>,
+    methods_order: VecDeque<(Direction, String)>,
+    window: usize,
+}
+
+impl Senders {
+    /// Inference with `directions` (none: pairing and shape only),
+    /// remembering at most `window` progress tokens.
+    pub(super) fn new(directions: Option<&'static Directions>, window: usize) -> Senders {
+        Senders {
+            directions,
+            tokens: HashMap::new(),
+            order: VecDeque::new(),
+            methods: HashMap::new(),
+            methods_order: VecDeque::new(),
+            window: window.max(1),
+        }
+    }
+
+    /// The sender of a message of `kind` (`text`; `reply`: whether it is a
+    /// reply, or a batch of replies), given the requests `session` still
+    /// awaits replies to.
+    pub(super) fn infer(
+        &mut self,
+        session: &Session,
+        kind: &Kind,
+        text: &str,
+        reply: bool,
+    ) -> (Direction, Known) {
+        let first = match kind {
+            Kind::Batch(members) => members.first(),
+            kind => Some(kind),
+        };
+        let (from, known) = match first {
+            _ if reply => match first.and_then(Kind::id) {
+                // A reply comes from the side its request was not sent from.
+                Some(id) => match answered(session, id) {
+                    Some((_, Known::Ambiguous)) => self.by_shape(id, text),
+                    Some((to, known)) => (to.reverse(), known),
+                    None => (Direction::ServerToClient, Known::Guessed),
+                },
+                None => (Direction::ServerToClient, Known::Guessed),
+            },
+            Some(Kind::Request { method, .. } | Kind::Notification { method }) => {
+                self.by_method(session, method, text)
+            }
+            // A cancel withdraws a request of its own sender.
+            Some(Kind::Cancel { id }) => {
+                answered(session, id).unwrap_or((Direction::ClientToServer, Known::Guessed))
+            }
+            // Records are what a producer writes: an event stream's are
+            // all its own, Claude's all but the user's turns.
+            Some(Kind::Event { name }) if &**name != "user" => {
+                (Direction::ServerToClient, Known::Guessed)
+            }
+            _ => (Direction::ClientToServer, Known::Guessed),
+        };
+        if let Some(Kind::Request { id, method }) = first {
+            self.take_tokens(from, method, text);
+            self.remember_method(from, id, method);
+        }
+        (from, known)
+    }
+
+    /// The sender of a reply with `id` when both sides have a request with
+    /// that id open: the side whose request's result it fits, if it fits
+    /// only one.
+    fn by_shape(&self, id: &Id, text: &str) -> (Direction, Known) {
+        let ambiguous = (Direction::ServerToClient, Known::Ambiguous);
+        let Some(fits) = self.directions.and_then(|t| t.reply_fits) else {
+            return ambiguous;
+        };
+        let method = |to: Direction| self.methods.get(&(to, id.raw().to_owned()));
+        let (Some(client), Some(server)) = (
+            method(Direction::ClientToServer),
+            method(Direction::ServerToClient),
+        ) else {
+            return ambiguous;
+        };
+        let Ok(reply) = serde_json::from_str::<Value>(text) else {
+            return ambiguous;
+        };
+        match (fits(client, &reply), fits(server, &reply)) {
+            (true, false) => (Direction::ServerToClient, Known::Paired),
+            (false, true) => (Direction::ClientToServer, Known::Paired),
+            _ => ambiguous,
+        }
+    }
+
+    /// The method of a request sent `from` a side; beyond the window, the
+    /// oldest is let go.
+    fn remember_method(&mut self, from: Direction, id: &Id, method: &str) {
+        if self.directions.is_none_or(|t| t.reply_fits.is_none()) {
+            return;
+        }
+        let key = (from, id.raw().to_owned());
+        if self
+            .methods
+            .insert(key.clone(), method.to_owned())
+            .is_none()
+        {
+            self.methods_order.push_back(key);
+        }
+        while self.methods_order.len() > self.window {
+            if let Some(old) = self.methods_order.pop_front() {
+                self.methods.remove(&old);
+            }
+        }
+    }
+
+    /// The sender of a request or notification of `method`.
+    fn by_method(&self, session: &Session, method: &str, text: &str) -> (Direction, Known) {
+        let Some(table) = self.directions else {
+            return (Direction::ClientToServer, Known::Guessed);
+        };
+        match table.sender(method) {
+            Some(Sender::Client) => (Direction::ClientToServer, Known::Schema),
+            Some(Sender::Server) => (Direction::ServerToClient, Known::Schema),
+            Some(Sender::Either) => {
+                let named = if let Some(at) = table.cancelled_id(method) {
+                    pointer(text, at)
+                        .and_then(|raw| Id::parse(&raw))
+                        .and_then(|id| answered(session, &id))
+                        .filter(|(_, k)| *k == Known::Paired)
+                } else if let Some(at) = table.progress_token(method) {
+                    pointer(text, at)
+                        .and_then(|token| self.tokens.get(&token))
+                        .map(|&from| (from, Known::Paired))
+                } else {
+                    None
+                };
+                named.unwrap_or((Direction::ClientToServer, Known::Ambiguous))
+            }
+            None => (Direction::ClientToServer, Known::Guessed),
+        }
+    }
+
+    /// A request sent `from` a side: the progress tokens it gives the
+    /// other side, or makes for itself.
+    fn take_tokens(&mut self, from: Direction, method: &str, text: &str) {
+        let Some(table) = self.directions else {
+            return;
+        };
+        // Most requests carry no token: no second parse for them.
+        if !text.contains("oken") {
+            return;
+        }
+        let given = table.tokens_given.iter().map(|&at| (at, from.reverse()));
+        let made = table.token_made(method).map(|at| (at, from));
+        for (at, reporter) in given.chain(made) {
+            if let Some(token) = pointer(text, at) {
+                self.remember(token, reporter);
+            }
+        }
+    }
+
+    /// A token and its reporter; beyond the window, the oldest is let go.
+    fn remember(&mut self, token: String, reporter: Direction) {
+        if self.tokens.insert(token.clone(), reporter).is_none() {
+            self.order.push_back(token);
+        }
+        while self.order.len() > self.window {
+            if let Some(old) = self.order.pop_front() {
+                self.tokens.remove(&old);
+            }
+        }
+    }
+}
+
+/// The side whose open request has `id`: paired if only one side's has,
+/// ambiguous (the client's guessed) if both sides' have.
+fn answered(session: &Session, id: &Id) -> Option<(Direction, Known)> {
+    let client = session.awaiting(Direction::ClientToServer, id).is_some();
+    let server = session.awaiting(Direction::ServerToClient, id).is_some();
+    match (client, server) {
+        (true, false) => Some((Direction::ClientToServer, Known::Paired)),
+        (false, true) => Some((Direction::ServerToClient, Known::Paired)),
+        (true, true) => Some((Direction::ClientToServer, Known::Ambiguous)),
+        (false, false) => None,
+    }
+}
+
+/// The JSON text of the value at `at` in the message `text`, if it has one.
+fn pointer(text: &str, at: &str) -> Option<String> {
+    serde_json::from_str::<Value>(text)
+        .ok()?
+        .pointer(at)
+        .map(Value::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use rpcspec_matcher::{Dialect, classify};
+
+    use super::*;
+
+    /// Each message of `lines` fed in turn, with the sender inferred.
+    fn senders(dialect: Dialect, table: &'static Directions, lines: &[&str]) -> Vec<(char, Known)> {
+        let mut session = Session::new(dialect.clone());
+        let mut senders = Senders::new(Some(table), 8);
+        let mut out = Vec::new();
+        for line in lines {
+            let c = classify(line, &dialect);
+            let reply = matches!(c.kind, Kind::Success { .. } | Kind::Error { .. });
+            let (from, known) = senders.infer(&session, &c.kind, line, reply);
+            let mut c = c;
+            crate::mcp::cancel(line, &mut c);
+            session.feed_classified(from, c);
+            let side = if from == Direction::ClientToServer {
+                'c'
+            } else {
+                's'
+            };
+            out.push((side, known));
+        }
+        out
+    }
+
+    #[test]
+    fn mcp_senders_come_from_the_schema_and_from_pairing() {
+        use Known::*;
+        let got = senders(
+            Dialect::Mcp,
+            crate::mcp::directions(),
+            &[
+                r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+                r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
+                // The server's request reuses id 0: its own numbering.
+                r#"{"jsonrpc":"2.0","id":0,"method":"roots/list"}"#,
+                r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[]}}"#,
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":{"progressToken":"t"}}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#,
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"u","progress":1}}"#,
+                r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+                r#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"method":"x/custom"}"#,
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                ('c', Schema),
+                ('s', Paired),
+                ('s', Schema),
+                ('c', Paired),
+                ('c', Schema),
+                ('s', Paired),
+                ('c', Paired),
+                // A token nobody gave, a ping: either side's.
+                ('c', Ambiguous),
+                ('c', Ambiguous),
+                ('s', Paired),
+                ('c', Guessed),
+            ]
+        );
+    }
+
+    #[test]
+    fn lsp_progress_on_a_token_the_server_made_is_the_servers() {
+        use Known::*;
+        let got = senders(
+            Dialect::Jsonrpc2,
+            crate::lsp::model::directions(),
+            &[
+                r#"{"jsonrpc":"2.0","id":1,"method":"window/workDoneProgress/create","params":{"token":"w"}}"#,
+                r#"{"jsonrpc":"2.0","id":1,"result":null}"#,
+                r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":"w","value":{}}}"#,
+                r#"{"jsonrpc":"2.0","id":2,"method":"textDocument/references","params":{"partialResultToken":7}}"#,
+                r#"{"jsonrpc":"2.0","method":"$/progress","params":{"token":7,"value":[]}}"#,
+                r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}"#,
+            ],
+        );
+        assert_eq!(
+            got,
+            [
+                ('s', Schema),
+                ('c', Paired),
+                ('s', Paired),
+                ('c', Schema),
+                ('s', Paired),
+                ('c', Paired),
+            ]
+        );
+    }
+}
