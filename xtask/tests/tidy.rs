@@ -66,17 +66,20 @@ const DEBT: &[(&str, &str)] = &[
     ("clap-outside-cli", "runner/src/matrix/mod.rs"),
     // The reference MCP server reads its stdin as NDJSON, which is MCP's
     // stdio framing (issue 33 took the reference client's off this list).
-    ("framer-outside-capture", "runner/src/mcp/reference/io.rs"),
+    (
+        "framer-outside-capture",
+        "runner/src/dialects/mcp/reference/io.rs",
+    ),
     ("glob-import", "matcher/src/session/refusal.rs"),
     ("glob-import", "matcher/src/session/reply.rs"),
     ("glob-import", "runner/src/decoder/mod.rs"),
     ("glob-import", "runner/src/decoder/session.rs"),
     ("glob-import", "runner/src/matrix/mod.rs"),
-    ("glob-import", "runner/src/mcp/grade.rs"),
-    ("glob-import", "runner/src/mcp/suite/mod.rs"),
+    ("glob-import", "runner/src/dialects/mcp/grade.rs"),
+    ("glob-import", "runner/src/dialects/mcp/suite/mod.rs"),
     ("glob-import", "runner/src/server/cases/mod.rs"),
     ("glob-import", "runner/src/server/exec/mod.rs"),
-    ("long-file", "runner/src/mcp/reference/tests.rs"),
+    ("long-file", "runner/src/dialects/mcp/reference/tests.rs"),
     ("long-function", "framer/src/syntax/mod.rs:scan"),
     ("long-function", "matcher/src/session/reply.rs:reply"),
     (
@@ -96,11 +99,20 @@ const DEBT: &[(&str, &str)] = &[
     ("long-function", "runner/src/matrix/mod.rs:merge"),
     (
         "long-function",
-        "runner/src/mcp/suite/features.rs:feature_checks",
+        "runner/src/dialects/mcp/suite/features.rs:feature_checks",
     ),
-    ("long-function", "runner/src/mcp/suite/mod.rs:finish"),
-    ("long-function", "runner/src/mcp/suite/mod.rs:run_checks"),
-    ("long-function", "runner/src/mcp/suite/open.rs:open"),
+    (
+        "long-function",
+        "runner/src/dialects/mcp/suite/mod.rs:finish",
+    ),
+    (
+        "long-function",
+        "runner/src/dialects/mcp/suite/mod.rs:run_checks",
+    ),
+    (
+        "long-function",
+        "runner/src/dialects/mcp/suite/open.rs:open",
+    ),
     (
         "long-function",
         "runner/src/producer/observe.rs:observe_stdio",

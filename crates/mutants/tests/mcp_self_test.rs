@@ -11,11 +11,11 @@ use rpcspec::{
     budget::Budget,
     cases,
     dialects::dialect_named,
-    exec::RunOptions,
-    mcp::{
+    dialects::mcp::{
         Revision,
         suite::{self, Options, ToolCall, ToolCalls},
     },
+    exec::RunOptions,
     plan::Plan,
     report::{CaseResult, Verdict},
     run_suite,

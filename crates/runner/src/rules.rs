@@ -162,15 +162,15 @@ rpcspec_matcher::rule_table! { RUNNER;
 }
 
 /// Every rule: the matcher's, then the core's (framing, processes), then
-/// the roles', then the MCP checks' ([`crate::mcp::rules`]) and LSP's ([`crate::lsp::LSP`]), in table
+/// the roles', then the MCP checks' ([`crate::dialects::mcp::rules`]) and LSP's ([`crate::dialects::lsp::LSP`]), in table
 /// order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     MATCHER
         .iter()
         .chain(CORE)
         .chain(RUNNER)
-        .chain(crate::mcp::rules::MCP)
-        .chain(crate::lsp::LSP)
+        .chain(crate::dialects::mcp::rules::MCP)
+        .chain(crate::dialects::lsp::LSP)
         .copied()
 }
 
@@ -190,7 +190,11 @@ pub fn checked_on(rule: &Rule) -> &'static str {
         "mcp" if rule.id.starts_with("mcp.progress.") => {
             "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), and `rpcspec check --rpc mcp` on a transcript"
         }
-        "mcp" if crate::mcp::rules::MCP.iter().any(|r| r.id == rule.id) => {
+        "mcp"
+            if crate::dialects::mcp::rules::MCP
+                .iter()
+                .any(|r| r.id == rule.id) =>
+        {
             "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), gated on what the server declares"
         }
         "mcp" => {

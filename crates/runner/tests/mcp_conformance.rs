@@ -1,5 +1,5 @@
 //! `docs/mcp-conformance.md` is generated from the map of the official
-//! MCP conformance suite's required scenarios (`rpcspec::mcp::conformance`);
+//! MCP conformance suite's required scenarios (`rpcspec::dialects::mcp::conformance`);
 //! this test fails when it is stale (`cargo xtask rules` rewrites it), when
 //! the map misses or invents a scenario of the vendored requirement files
 //! (`tests/fixtures/mcp-conformance/`), or when it names a case
@@ -7,7 +7,7 @@
 
 use std::{collections::BTreeSet, env, fs, path::Path, process::Command};
 
-use rpcspec::mcp::conformance::{AUTH, Coverage, Leg, SCENARIOS, tally};
+use rpcspec::dialects::mcp::conformance::{AUTH, Coverage, Leg, SCENARIOS, tally};
 use serde_json::Value;
 
 const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
@@ -16,7 +16,7 @@ fn render() -> String {
     let mut out = String::from(
         "# The official MCP conformance scenarios, over stdio\n\
          \n\
-         <!-- Generated from crates/runner/src/mcp/conformance.rs by `cargo xtask rules`. \
+         <!-- Generated from crates/runner/src/dialects/mcp/conformance.rs by `cargo xtask rules`. \
          Do not edit. -->\n\
          \n\
          The official suite ([modelcontextprotocol/conformance]\

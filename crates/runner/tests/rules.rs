@@ -4,7 +4,7 @@
 
 use std::{env, fs, path::Path};
 
-use rpcspec::{mcp, producer::CHECKS, rules};
+use rpcspec::{dialects::mcp, producer::CHECKS, rules};
 
 fn render() -> String {
     let mut out = String::from(
@@ -68,7 +68,7 @@ fn render_mcp() -> String {
     let mut out = String::from(
         "# MCP checks\n\
          \n\
-         <!-- Generated from crates/runner/src/mcp (suite/, rules.rs) by `cargo xtask rules`. \
+         <!-- Generated from crates/runner/src/dialects/mcp (suite/, rules.rs) by `cargo xtask rules`. \
          Do not edit. -->\n\
          \n\
          `rpcspec run --dialect mcp -- CMD` runs these checks besides the JSON-RPC cases: one \

@@ -50,7 +50,7 @@
 
 use std::{io, process::ExitCode};
 
-use rpcspec::mcp::{
+use rpcspec::dialects::mcp::{
     Revision,
     reference::{Quirk, Server, serve},
 };

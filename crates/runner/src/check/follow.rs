@@ -45,7 +45,7 @@ impl Progress {
         text: &str,
         window: usize,
     ) -> Vec<(&'static Rule, String)> {
-        use crate::mcp::rules::{MCP_PROGRESS_AFTER_COMPLETION, MCP_PROGRESS_INCREASING};
+        use crate::dialects::mcp::rules::{MCP_PROGRESS_AFTER_COMPLETION, MCP_PROGRESS_INCREASING};
         let mut out = Vec::new();
         match kind {
             Kind::Request { id, .. } if text.contains("progressToken") => {

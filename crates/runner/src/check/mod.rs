@@ -526,7 +526,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             self.summary.requests += 1;
         }
         if mcp {
-            crate::mcp::cancel(text, &mut classified);
+            crate::dialects::mcp::cancel(text, &mut classified);
             let found = self
                 .progress
                 .message(from, &classified.kind, text, self.opts.window);
@@ -658,7 +658,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
             return;
         };
-        let model = crate::lsp::model::model();
+        let model = crate::dialects::lsp::model::model();
         let found = match kind {
             Kind::Request { id, method } => {
                 let key = (from, id.raw().to_owned());
@@ -686,7 +686,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             _ => Vec::new(),
         };
         for e in found {
-            self.report(number, offset, &crate::lsp::LSP_SHAPE, || {
+            self.report(number, offset, &crate::dialects::lsp::LSP_SHAPE, || {
                 format!("against LSP's meta-model: {e}")
             });
         }

@@ -241,7 +241,7 @@ mod tests {
             let reply = matches!(c.kind, Kind::Success { .. } | Kind::Error { .. });
             let (from, known) = senders.infer(&session, &c.kind, line, reply);
             let mut c = c;
-            crate::mcp::cancel(line, &mut c);
+            crate::dialects::mcp::cancel(line, &mut c);
             session.feed_classified(from, c);
             let side = if from == Direction::ClientToServer {
                 'c'
@@ -258,7 +258,7 @@ mod tests {
         use Known::*;
         let got = senders(
             Dialect::Mcp,
-            crate::mcp::directions(),
+            crate::dialects::mcp::directions(),
             &[
                 r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
                 r#"{"jsonrpc":"2.0","id":0,"result":{}}"#,
@@ -298,7 +298,7 @@ mod tests {
         use Known::*;
         let got = senders(
             Dialect::Jsonrpc2,
-            crate::lsp::model::directions(),
+            crate::dialects::lsp::model::directions(),
             &[
                 r#"{"jsonrpc":"2.0","id":1,"method":"window/workDoneProgress/create","params":{"token":"w"}}"#,
                 r#"{"jsonrpc":"2.0","id":1,"result":null}"#,

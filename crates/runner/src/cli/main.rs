@@ -73,7 +73,7 @@ fn serve_cmd(args: ServeArgs) -> u8 {
             Some(serve::Flavor::Mcp(served)) if args.fixtures.is_some() => {
                 drop(input);
                 let server = serve::mcp_server(served).with_fixtures();
-                rpcspec::mcp::reference::serve(server, io::stdin(), output)
+                rpcspec::dialects::mcp::reference::serve(server, io::stdin(), output)
             }
             _ if args.fixtures.is_some() => {
                 return fail("--fixtures is for the reference MCP server (--dialect mcp)");
@@ -256,9 +256,9 @@ fn list(args: ListArgs) -> u8 {
             .dialect
             .as_deref()
             .is_some_and(|d| d == "mcp" || d.starts_with("mcp@"));
-    let checks: Vec<&rpcspec::mcp::suite::Check> = if mcp {
+    let checks: Vec<&rpcspec::dialects::mcp::suite::Check> = if mcp {
         match compile_filters(&args.filters) {
-            Ok(f) => rpcspec::mcp::suite::CHECKS
+            Ok(f) => rpcspec::dialects::mcp::suite::CHECKS
                 .iter()
                 .copied()
                 .filter(|c| selected(c.id, &f))
@@ -359,7 +359,7 @@ fn list_role<R: rpcspec::role::Role>(role: &R, args: &ListArgs) -> Result<Vec<Li
 
 fn servers_listed(mcp: bool) -> Servers {
     let opts = RunOptions::default();
-    let checks = mcp.then(|| rpcspec::mcp::suite::Options {
+    let checks = mcp.then(|| rpcspec::dialects::mcp::suite::Options {
         pinned: None,
         startup: opts.startup,
         timeout: opts.timeout,

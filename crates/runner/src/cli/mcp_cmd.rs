@@ -5,7 +5,7 @@ use crate::{args::TextFormat, fail};
 
 /// `mcp@REVISION` as the dialect `mcp` pinned to that revision; any other
 /// name as it is.
-pub(crate) fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::mcp::Revision>), u8> {
+pub(crate) fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::dialects::mcp::Revision>), u8> {
     match name.split_once('@') {
         Some(("mcp", revision)) => {
             revision
@@ -21,7 +21,7 @@ pub(crate) fn mcp_pin(name: &str) -> Result<(&str, Option<rpcspec::mcp::Revision
 
 /// Appends the MCP checks, with the rules each grades, to a listing.
 pub(crate) fn list_checks(
-    checks: &[&rpcspec::mcp::suite::Check],
+    checks: &[&rpcspec::dialects::mcp::suite::Check],
     format: TextFormat,
     out: &mut String,
 ) {

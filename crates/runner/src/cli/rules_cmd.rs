@@ -33,7 +33,7 @@ pub(crate) fn rules_cmd(args: RulesArgs) -> u8 {
             .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
             .map(|c| c.id.to_owned())
             .chain(
-                rpcspec::mcp::suite::CHECKS
+                rpcspec::dialects::mcp::suite::CHECKS
                     .iter()
                     .filter(|c| c.rules.iter().any(|r| r.id == rule.id))
                     .map(|c| c.id.to_owned()),

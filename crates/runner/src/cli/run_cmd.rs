@@ -306,12 +306,12 @@ fn servers(args: &RunArgs) -> Result<Servers, u8> {
             preamble.offer_version(revision.as_str());
         }
     }
-    let mcp = (dialect_name == "mcp").then(|| rpcspec::mcp::suite::Options {
+    let mcp = (dialect_name == "mcp").then(|| rpcspec::dialects::mcp::suite::Options {
         pinned,
         startup: opts.startup,
         timeout: opts.timeout,
         budget: opts.budget,
-        calls: rpcspec::mcp::suite::ToolCalls {
+        calls: rpcspec::dialects::mcp::suite::ToolCalls {
             fixtures: args.fixtures.is_some(),
             ..args
                 .loaded

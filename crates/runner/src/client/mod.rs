@@ -18,7 +18,7 @@
 //! `lsp.rs`), whose `Quirk`s are `rpcspec-mutant-client`'s bugs. A
 //! language client (`--dialect lsp`) makes [`LSP_STEPS`] in Content-Length
 //! framing against the script's language server (`answers.rs`); what it
-//! sends is held to LSP's meta-model ([`crate::lsp::model`]).
+//! sends is held to LSP's meta-model ([`crate::dialects::lsp::model`]).
 
 use std::{path::Path, time::Duration};
 

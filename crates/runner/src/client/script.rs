@@ -11,7 +11,7 @@
 //! that calls one at a time waits [`HOLD_WAIT`] a call.
 //!
 //! In MCP (`client/mcp/`) the answers are the reference MCP server's
-//! (`crate::mcp::reference`, every revision): the script passes each
+//! (`crate::dialects::mcp::reference`, every revision): the script passes each
 //! line to it and plays the scenario on its replies (held, reordered,
 //! cut, replaced) as on its own; what else it writes (progress, logs)
 //! goes out at once. The `echo` tool's calls are the ones held.
@@ -23,7 +23,7 @@ use serde_json::Value;
 pub use super::answers::{Answer, Body};
 use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, answers, peer::ToPeer, twist, writes};
 use crate::capture::Framing;
-use crate::mcp::{Revision, reference::Server as McpServer};
+use crate::dialects::mcp::{Revision, reference::Server as McpServer};
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);

@@ -14,6 +14,8 @@ use rpcspec_matcher::Dialect;
 use crate::capture::Framing;
 
 pub mod directions;
+pub mod lsp;
+pub mod mcp;
 
 pub use directions::{Directions, Sender};
 
@@ -115,10 +117,10 @@ pub static DIALECTS: &[Descriptor] = &[
         name: "mcp",
         about: "the Model Context Protocol, every revision the peer speaks",
         matcher: Some(|| Dialect::Mcp),
-        revisions: crate::mcp::Revision::NAMES,
+        revisions: crate::dialects::mcp::Revision::NAMES,
         framing: Framed::Ndjson,
         roles: BOTH,
-        directions: Some(crate::mcp::directions),
+        directions: Some(crate::dialects::mcp::directions),
     },
     Descriptor {
         name: "lsp",
@@ -127,7 +129,7 @@ pub static DIALECTS: &[Descriptor] = &[
         revisions: &[],
         framing: Framed::ContentLength,
         roles: BOTH,
-        directions: Some(crate::lsp::model::directions),
+        directions: Some(crate::dialects::lsp::model::directions),
     },
     Descriptor {
         name: "claude",

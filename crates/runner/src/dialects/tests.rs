@@ -1,7 +1,7 @@
 use rpcspec_matcher::Dialect;
 
 use super::*;
-use crate::{mcp::Revision, serve::Flavor};
+use crate::{dialects::mcp::Revision, serve::Flavor};
 
 #[test]
 fn names_are_unique_and_every_revision_is_a_name() {
@@ -83,7 +83,7 @@ fn errors_name_every_dialect_or_the_role_that_takes_it() {
 
 #[test]
 fn directions_come_from_the_schemas() {
-    let mcp = crate::mcp::directions();
+    let mcp = crate::dialects::mcp::directions();
     assert_eq!(mcp.sender("initialize"), Some(Sender::Client));
     assert_eq!(mcp.sender("tools/call"), Some(Sender::Client));
     assert_eq!(mcp.sender("roots/list"), Some(Sender::Server));
@@ -102,7 +102,7 @@ fn directions_come_from_the_schemas() {
     assert_eq!(mcp.sender("notifications/cancelled"), Some(Sender::Either));
     assert_eq!(mcp.sender("no/such"), None);
     assert!(mcp.len() > 30, "{}", mcp.len());
-    let lsp = crate::lsp::model::directions();
+    let lsp = crate::dialects::lsp::model::directions();
     assert_eq!(lsp.sender("initialize"), Some(Sender::Client));
     assert_eq!(lsp.sender("textDocument/hover"), Some(Sender::Client));
     assert_eq!(

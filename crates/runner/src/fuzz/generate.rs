@@ -394,8 +394,9 @@ pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
             return false;
         };
         let wrong = |m: &serde_json::Value| {
-            m.get("id")
-                .is_some_and(|id| (id.is_number() || id.is_null()) && !crate::lsp::is_id(id))
+            m.get("id").is_some_and(|id| {
+                (id.is_number() || id.is_null()) && !crate::dialects::lsp::is_id(id)
+            })
         };
         match &value {
             serde_json::Value::Array(members) => members.iter().any(wrong),

@@ -40,7 +40,7 @@ use super::{
     instance,
 };
 use crate::{
-    mcp::{
+    dialects::mcp::{
         Revision,
         schema::{self, Role},
     },

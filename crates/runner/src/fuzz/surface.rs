@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::{
     cases::Preamble,
-    mcp::{
+    dialects::mcp::{
         Revision,
         conn::{Conn, Reply, initialize_params},
         schema,

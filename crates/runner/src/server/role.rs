@@ -12,7 +12,7 @@ use super::{
 use crate::{
     casefile::{Listing, LoadError, Meta},
     compile_filters,
-    mcp::{self, Revision},
+    dialects::mcp::{self, Revision},
     plan::Plan,
     report::{CaseResult, Evidence, Verdict},
     role::{Ran, Refused, Role},

@@ -6,7 +6,7 @@
 //! `get_data`, and the notifications `update`, `notify_hello`,
 //! `notify_sum`; `foobar` and `foo.get` do not exist. The `lenient`
 //! reference is the same without the `"jsonrpc"` member. The `mcp` one
-//! is [`crate::mcp::reference`] (every revision, or one with
+//! is [`crate::dialects::mcp::reference`] (every revision, or one with
 //! `mcp@REVISION`); the `codex` one is
 //! lenient, answers "Not initialized" until `initialize`, as the Codex
 //! app-server does, has `account/read` and no batches. Framing is the reference framer's;
@@ -26,7 +26,7 @@ use rpcspec_matcher::{Dialect, Id, IdKind, Kind, classify};
 use serde::Deserialize;
 use serde_json::{Number, Value, value::RawValue};
 
-use crate::mcp::{Revision, reference};
+use crate::dialects::mcp::{Revision, reference};
 
 /// `-32700`: invalid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -47,12 +47,12 @@ pub enum Flavor {
     /// The Codex app-server's protocol: lenient, `initialize` first, no
     /// batches, none of the example methods.
     Codex,
-    /// The reference MCP server ([`crate::mcp::reference`]) of one
+    /// The reference MCP server ([`crate::dialects::mcp::reference`]) of one
     /// revision, or of every one (`None`: a dual-era server). Through
     /// [`Server`], only its envelope: `initialize`, `ping`, no batches.
     Mcp(Option<Revision>),
     /// A language server: JSON-RPC 2.0 with LSP's lifecycle
-    /// ([`crate::lsp::Lifecycle`]), no method of its own, in Content-Length
+    /// ([`crate::dialects::lsp::Lifecycle`]), no method of its own, in Content-Length
     /// framing by default.
     Lsp,
 }
@@ -91,7 +91,7 @@ pub struct Server {
     flavor: Flavor,
     initialized: bool,
     /// Where a language server is in its life (LSP only).
-    lsp: crate::lsp::Lifecycle,
+    lsp: crate::dialects::lsp::Lifecycle,
 }
 
 impl Server {
@@ -100,7 +100,7 @@ impl Server {
         Server {
             flavor,
             initialized: false,
-            lsp: crate::lsp::Lifecycle::default(),
+            lsp: crate::dialects::lsp::Lifecycle::default(),
         }
     }
 

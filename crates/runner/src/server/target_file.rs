@@ -35,7 +35,7 @@ use std::{ffi::OsString, path::Path, time::Duration};
 use serde::Deserialize;
 use toml::Spanned;
 
-pub use crate::mcp::suite::{ToolCall, ToolCalls};
+pub use crate::dialects::mcp::suite::{ToolCall, ToolCalls};
 use crate::{
     budget::Budget,
     cases::{LoadError, Preamble, PreambleDef, parse_toml, preambles_from},

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{ASK_ID, Evidence, Observed, Verdict, same_id};
 use crate::{
     client::declares,
-    lsp::{
+    dialects::lsp::{
         LSP_CLIENT_AFTER_SHUTDOWN, LSP_CLIENT_INITIALIZE, LSP_CLIENT_INITIALIZED,
         LSP_CLIENT_SHUTDOWN, LSP_DOLLAR_REQUEST, LSP_ID, is_id,
     },
@@ -94,7 +94,7 @@ pub(super) fn lsp_session(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     asks(o, out);
     // Every message LSP's meta-model names, and every answer to a request
     // of the server's, against it.
-    let model = crate::lsp::model::model();
+    let model = crate::dialects::lsp::model::model();
     let mut shapes: Vec<_> = messages
         .iter()
         .flatten()
@@ -105,7 +105,7 @@ pub(super) fn lsp_session(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             shapes.extend(model.reply(&ask.method, answer));
         }
     }
-    out.extend(crate::lsp::shape_evidence(shapes));
+    out.extend(crate::dialects::lsp::shape_evidence(shapes));
 }
 
 /// After the initialize result (`replied` messages in), the client's next

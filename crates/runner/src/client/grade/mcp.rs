@@ -9,7 +9,7 @@ use super::{
     ASK_ID, Body, Evidence, FINDINGS_PER_RULE, Observed, Outcome, ServerEnd, Stop, Verdict, rules,
     same_id, short,
 };
-use crate::mcp::{Revision, schema};
+use crate::dialects::mcp::{Revision, schema};
 
 /// The MCP session as the client ran it: its opening, `initialized`,
 /// the version it accepted, its answers to the server's requests, the
@@ -219,7 +219,7 @@ pub(super) fn mcp_session(
             found += 1;
             if found <= FINDINGS_PER_RULE {
                 out.push(Evidence::broke(
-                    &crate::mcp::rules::MCP_SCHEMA,
+                    &crate::dialects::mcp::rules::MCP_SCHEMA,
                     format!(
                         "message {} the client wrote, against MCP {revision}'s schema: {e}",
                         n + 1
@@ -230,7 +230,7 @@ pub(super) fn mcp_session(
     }
     if found > FINDINGS_PER_RULE {
         out.push(Evidence::broke(
-            &crate::mcp::rules::MCP_SCHEMA,
+            &crate::dialects::mcp::rules::MCP_SCHEMA,
             format!(
                 "{} more schema findings in the client's messages not listed",
                 found - FINDINGS_PER_RULE

@@ -724,7 +724,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     // MCP's are graded with its session (`mcp.rs`).
     let server_request = match o.scenario.protocol {
         Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
-        Protocol::Lsp => Some(&crate::lsp::LSP_CLIENT_SERVER_REQUEST),
+        Protocol::Lsp => Some(&crate::dialects::lsp::LSP_CLIENT_SERVER_REQUEST),
         Protocol::Mcp | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => None,
     };
     for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {

@@ -49,7 +49,7 @@ pub(super) struct Observed<'a> {
 /// How a target told to exit (a last step's `expect_exit`: LSP's `exit`)
 /// ended, against the status `wanted`: nothing if it ended so by itself.
 fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
-    let rule = RuleRef::from_rule(&crate::lsp::LSP_EXIT_STATUS);
+    let rule = RuleRef::from_rule(&crate::dialects::lsp::LSP_EXIT_STATUS);
     let message = match o.exit {
         _ if o.timed_out => return None,
         Some(status) if !o.killed && status.code() == Some(wanted) => return None,
@@ -69,15 +69,15 @@ fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
 }
 
 /// What the target sent of its own accord, held to LSP's lifecycle and to
-/// the capabilities rpcspec declared (none): [`crate::lsp::initiated_findings`];
+/// the capabilities rpcspec declared (none): [`crate::dialects::lsp::initiated_findings`];
 /// and every message LSP's meta-model names (the `initialize` result, what
-/// the target initiated) against it: [`crate::lsp::model`].
+/// the target initiated) against it: [`crate::dialects::lsp::model`].
 fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
-    let initialize = Id::parse(crate::lsp::INITIALIZE_ID).expect("a JSON string");
+    let initialize = Id::parse(crate::dialects::lsp::INITIALIZE_ID).expect("a JSON string");
     let mut initialized = false;
     let mut sent: Vec<(String, bool, bool)> = Vec::new();
     let mut shapes = Vec::new();
-    let model = crate::lsp::model::model();
+    let model = crate::dialects::lsp::model::model();
     for g in got {
         // The matcher's ids say which reply is the initialize result, even
         // one whose text `Value` would refuse (a lone surrogate, 1e400).
@@ -104,22 +104,24 @@ fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
             shapes.extend(model.call(&value));
         }
     }
-    let initiated: Vec<crate::lsp::Initiated<'_>> = sent
+    let initiated: Vec<crate::dialects::lsp::Initiated<'_>> = sent
         .iter()
-        .map(|(method, request, initialized)| crate::lsp::Initiated {
-            method,
-            request: *request,
-            initialized: *initialized,
-        })
+        .map(
+            |(method, request, initialized)| crate::dialects::lsp::Initiated {
+                method,
+                request: *request,
+                initialized: *initialized,
+            },
+        )
         .collect();
-    let mut out: Vec<Evidence> = crate::lsp::initiated_findings(&initiated)
+    let mut out: Vec<Evidence> = crate::dialects::lsp::initiated_findings(&initiated)
         .into_iter()
         .map(|(rule, message)| Evidence {
             rule: Some(RuleRef::from_rule(rule)),
             ..Evidence::note(RuleRef::from_rule(rule).verdict(), message)
         })
         .collect();
-    out.extend(crate::lsp::shape_evidence(shapes));
+    out.extend(crate::dialects::lsp::shape_evidence(shapes));
     out
 }
 

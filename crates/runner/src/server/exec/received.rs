@@ -72,7 +72,7 @@ impl Run<'_> {
     }
 
     /// Answers a request the target sent, where the dialect has rpcspec
-    /// answer (LSP: [`crate::lsp::answer`]), so that a server waiting on
+    /// answer (LSP: [`crate::dialects::lsp::answer`]), so that a server waiting on
     /// its client goes on. Not while a kept process's prologue is replayed:
     /// its answers are replayed with it.
     pub(super) fn answer_server(&mut self, id: &rpcspec_matcher::Id, method: &str) {
@@ -85,7 +85,7 @@ impl Run<'_> {
         }
         let text = format!(
             r#"{{"jsonrpc":"2.0",{},"id":{}}}"#,
-            crate::lsp::answer(method),
+            crate::dialects::lsp::answer(method),
             id.raw()
         );
         let bytes = self.opts.framing.encode(text.as_bytes());

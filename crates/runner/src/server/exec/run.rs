@@ -528,7 +528,7 @@ impl<'o> Run<'o> {
             // MCP's `notifications/cancelled` withdraws a request: its
             // reply may never come (MCP Cancellation).
             let mut classified = classify(&text, &Dialect::Mcp);
-            crate::mcp::cancel(&text, &mut classified);
+            crate::dialects::mcp::cancel(&text, &mut classified);
             if let Kind::Cancel { id } = &classified.kind {
                 for ids in &mut self.step_ids {
                     ids.retain(|sent| sent.compare(id) == IdMatch::Different);

@@ -57,7 +57,7 @@ pub use quirk::Quirk;
 
 use self::features::{ToolCall, level_rank, text_result};
 use self::wire::{Out, RpcError, mcp_id, message, request_text};
-use crate::mcp::Revision;
+use crate::dialects::mcp::Revision;
 
 /// The `_meta` key of a modern request's protocol version.
 pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Quirk, RpcError};
-use crate::mcp::Revision;
+use crate::dialects::mcp::Revision;
 
 /// The log levels of RFC 5424, lowest first (MCP server/utilities/logging).
 pub(super) const LEVELS: &[&str] = &[

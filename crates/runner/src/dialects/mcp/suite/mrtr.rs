@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::mcp::conn::client_answer;
+use crate::dialects::mcp::conn::client_answer;
 
 use super::{
     Check, Evidence, MCP_FIXTURE_CONTRACT, MCP_FIXTURE_RECOMMENDED, MRTR_CHECKS, Reply, Session,

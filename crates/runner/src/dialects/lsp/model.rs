@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::dialects::directions::{Directions, Sender};
 
 /// The vendored meta-model's text.
-const TEXT: &str = include_str!("../../schemas/lsp/metaModel.json");
+const TEXT: &str = include_str!("../../../schemas/lsp/metaModel.json");
 
 /// The most problems reported for one message.
 const PER_MESSAGE: usize = 10;

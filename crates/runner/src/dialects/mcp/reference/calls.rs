@@ -8,7 +8,7 @@ use super::{
     Answer, Asked, Call, Quirk, RpcError, Server, Session, Slow, ToolCall, features, fixtures,
     level_rank, request_text, text_result, wire::Out,
 };
-use crate::mcp::Revision;
+use crate::dialects::mcp::Revision;
 
 impl Server {
     pub(super) fn call_tool(

@@ -25,7 +25,7 @@ impl Session {
                         match tool.get("inputSchema") {
                             None => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}` has no `inputSchema`"))),
                             Some(schema) => {
-                                use crate::mcp::schema::{SchemaProblem, schema_problems};
+                                use crate::dialects::mcp::schema::{SchemaProblem, schema_problems};
                                 match schema_problems(schema) {
                                     Some(SchemaProblem::NotAnObject(why)) => evidence.push(finding(&MCP_TOOLS_INPUT_SCHEMA, format!("tool `{name}`: `inputSchema` is {why}"))),
                                     // 2025-06-18 names no draft: only the schema's shape is its rule.

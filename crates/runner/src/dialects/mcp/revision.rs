@@ -89,9 +89,9 @@ impl Revision {
     /// (`schemas/mcp/README.md` says where from).
     pub fn schema_text(self) -> &'static str {
         match self {
-            Revision::V2025_06_18 => include_str!("../../schemas/mcp/2025-06-18/schema.json"),
-            Revision::V2025_11_25 => include_str!("../../schemas/mcp/2025-11-25/schema.json"),
-            Revision::V2026_07_28 => include_str!("../../schemas/mcp/2026-07-28/schema.json"),
+            Revision::V2025_06_18 => include_str!("../../../schemas/mcp/2025-06-18/schema.json"),
+            Revision::V2025_11_25 => include_str!("../../../schemas/mcp/2025-11-25/schema.json"),
+            Revision::V2026_07_28 => include_str!("../../../schemas/mcp/2026-07-28/schema.json"),
         }
     }
 

@@ -398,10 +398,10 @@ impl Session {
             self.conn
                 .settle(Instant::now() + Duration::from_millis(200));
         }
-        let mut evidence: Vec<Evidence> = crate::mcp::schema::validate(
+        let mut evidence: Vec<Evidence> = crate::dialects::mcp::schema::validate(
             self.revision,
             &json!({"jsonrpc": "2.0", "id": "rpcspec", "result": result}),
-            crate::mcp::schema::Role::Reply(Some(fixture.method)),
+            crate::dialects::mcp::schema::Role::Reply(Some(fixture.method)),
         )
         .into_iter()
         .take(5)

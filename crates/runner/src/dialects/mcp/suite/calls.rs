@@ -62,10 +62,10 @@ impl Session {
                         {
                             Vec::new()
                         }
-                        Reply::Result(r) => crate::mcp::schema::validate(
+                        Reply::Result(r) => crate::dialects::mcp::schema::validate(
                             s.revision,
                             &json!({"jsonrpc": "2.0", "id": "rpcspec", "result": r}),
-                            crate::mcp::schema::Role::Reply(Some("tools/call")),
+                            crate::dialects::mcp::schema::Role::Reply(Some("tools/call")),
                         )
                         .into_iter()
                         .take(5)

@@ -98,10 +98,10 @@ impl Session {
     /// `result` against the revision's result of `method`: a finding of
     /// `mcp.schema` per way it misses it (five at most).
     fn result_problems(&self, method: &str, result: &Value, what: &str) -> Vec<Evidence> {
-        crate::mcp::schema::validate(
+        crate::dialects::mcp::schema::validate(
             self.revision,
             &json!({"jsonrpc": "2.0", "id": "rpcspec", "result": result}),
-            crate::mcp::schema::Role::Reply(Some(method)),
+            crate::dialects::mcp::schema::Role::Reply(Some(method)),
         )
         .into_iter()
         .take(5)

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{Quirk, Server};
-use crate::mcp::Revision;
+use crate::dialects::mcp::Revision;
 
 const LEGACY: &[Revision] = &[Revision::V2025_06_18, Revision::V2025_11_25];
 const MODERN: Revision = Revision::V2026_07_28;

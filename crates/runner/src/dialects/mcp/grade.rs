@@ -439,7 +439,7 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}}"#,
             ),
         ];
-        let roots = serde_json::from_str(crate::mcp::conn::CLIENT_CAPABILITIES).unwrap();
+        let roots = serde_json::from_str(crate::dialects::mcp::conn::CLIENT_CAPABILITIES).unwrap();
         let legacy = client_capabilities(Revision::V2025_11_25, &roots, &lines);
         assert_eq!(legacy.len(), 1);
         assert_eq!(

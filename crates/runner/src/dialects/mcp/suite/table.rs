@@ -2,7 +2,7 @@
 //! order a run reports them (`rpcspec list --dialect mcp`, docs/mcp.md).
 
 use crate::{
-    mcp::rules::{
+    dialects::mcp::rules::{
         MCP_BEFORE_INITIALIZED, MCP_CANCEL_IN_FLIGHT, MCP_CANCEL_UNKNOWN, MCP_CLIENT_CAPABILITY,
         MCP_DECLARED_METHOD, MCP_DISCOVER, MCP_FIXTURE_CONTRACT, MCP_FIXTURE_RECOMMENDED,
         MCP_INITIALIZE_RESULT, MCP_LOGGING_SET_LEVEL, MCP_PAGINATION_ENDS, MCP_PAGINATION_INVALID,

@@ -3,7 +3,7 @@
 //! elicitation, and the shapes of an elicitation's requested schema
 //! (SEP-1034 defaults, SEP-1330 enums). They run on a process of their
 //! own whose client declared sampling, elicitation and roots, and
-//! answers what the server asks ([`crate::mcp::conn::client_answer`]).
+//! answers what the server asks ([`crate::dialects::mcp::conn::client_answer`]).
 
 use std::mem;
 
@@ -14,7 +14,7 @@ use super::{
     ASK_CHECKS, Check, Evidence, MCP_FIXTURE_CONTRACT, Reply, Revision, Session, Verdict, finding,
     initialize_params, short,
 };
-use crate::mcp::conn::Conn;
+use crate::dialects::mcp::conn::Conn;
 
 /// What the session's own client declares besides `roots`.
 const ASKING: &str = r#"{"roots": {"listChanged": false}, "sampling": {}, "elicitation": {}}"#;
