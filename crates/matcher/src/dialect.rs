@@ -44,6 +44,12 @@ impl Dialect {
     /// Every dialect's [name](Dialect::name), in the order of the variants.
     pub const NAMES: &'static [&'static str] = &["jsonrpc2", "lenient", "mcp", "claude", "events"];
 
+    /// Whether replies pair with requests at all: not in an event stream,
+    /// whose records need no reply.
+    pub fn pairs(&self) -> bool {
+        !matches!(self, Dialect::Events(_))
+    }
+
     /// The dialect's name: `jsonrpc2`, `lenient`, `mcp`, `claude` or `events`.
     pub fn name(&self) -> &'static str {
         match self {

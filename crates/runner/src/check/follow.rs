@@ -1,9 +1,15 @@
 //! What `check` follows across messages beyond pairing: a transcript
-//! line's mark, and MCP's cancels and progress.
+//! line's mark, a dialect's cancels and its progress.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rpcspec_matcher::{Direction, Kind, Rule};
+use rpcspec_matcher::{Direction, Id, Kind, Rule};
+use serde_json::Value;
+
+use crate::dialects::{
+    checking::{ProgressRules, Shapes},
+    directions::Directions,
+};
 
 /// The marks of a transcript line: its sender, and the bytes of the mark
 /// (`--> `). `None` for a line without one.
@@ -19,9 +25,26 @@ pub(super) fn mark(text: &str) -> Option<(Direction, usize)> {
     Some((from, 3 + spaces))
 }
 
-/// MCP progress, as `check` follows it: "The progress value MUST increase
-/// with each notification"; "Progress notifications MUST stop after
-/// completion".
+/// The id of the request a notification of `kind` cancels, if the
+/// dialect's `directions` name it a cancel (MCP's `notifications/cancelled`
+/// and its `params.requestId`).
+pub(super) fn withdrawn(directions: &Directions, kind: &Kind, text: &str) -> Option<Id> {
+    let Kind::Notification { method } = kind else {
+        return None;
+    };
+    let at = directions.cancelled_id(method)?;
+    let raw = serde_json::from_str::<Value>(text)
+        .ok()?
+        .pointer(at)?
+        .to_string();
+    Id::parse(&raw)
+}
+
+/// Progress, as `check` follows it where a dialect has rules of it (MCP:
+/// "The progress value MUST increase with each notification"; "Progress
+/// notifications MUST stop after completion"): the tokens its requests
+/// give and the notifications that report on them, from its
+/// [`Directions`].
 #[derive(Default)]
 pub(super) struct Progress {
     /// Token (its JSON text) → the latest progress.
@@ -35,26 +58,28 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    /// Follows one MCP message sent `from` a side: a request's progress
+    /// Follows one message sent `from` a side: a request's progress
     /// token, the reply that completes it, a progress notification. What it
     /// breaks, with the rule.
     pub(super) fn message(
         &mut self,
+        (directions, rules): (&Directions, &ProgressRules),
         from: Direction,
         kind: &Kind,
         text: &str,
         window: usize,
     ) -> Vec<(&'static Rule, String)> {
-        use crate::dialects::mcp::rules::{MCP_PROGRESS_AFTER_COMPLETION, MCP_PROGRESS_INCREASING};
         let mut out = Vec::new();
+        // Most requests carry no token: no second parse for them.
+        let tokened = |t: &str| t.contains("oken");
         match kind {
-            Kind::Request { id, .. } if text.contains("progressToken") => {
-                let token = serde_json::from_str::<serde_json::Value>(text)
-                    .ok()
-                    .and_then(|v| {
-                        v.pointer("/params/_meta/progressToken")
-                            .map(|t| t.to_string())
-                    });
+            Kind::Request { id, .. } if tokened(text) => {
+                let token = serde_json::from_str::<Value>(text).ok().and_then(|v| {
+                    directions
+                        .tokens_given
+                        .iter()
+                        .find_map(|at| v.pointer(at).map(Value::to_string))
+                });
                 if let Some(token) = token {
                     self.done.remove(&token);
                     self.latest.remove(&token);
@@ -71,20 +96,20 @@ impl Progress {
                     self.done.insert(token);
                 }
             }
-            Kind::Notification { method } if &**method == "notifications/progress" => {
-                let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
+            Kind::Notification { method } if directions.progress_token(method).is_some() => {
+                let Ok(v) = serde_json::from_str::<Value>(text) else {
                     return out;
                 };
+                let at = directions.progress_token(method).unwrap_or_default();
                 let (Some(token), Some(progress)) = (
-                    v.pointer("/params/progressToken").map(|t| t.to_string()),
-                    v.pointer("/params/progress")
-                        .and_then(serde_json::Value::as_f64),
+                    v.pointer(at).map(Value::to_string),
+                    v.pointer(rules.value).and_then(Value::as_f64),
                 ) else {
                     return out;
                 };
                 if self.done.contains(&token) {
                     out.push((
-                        &MCP_PROGRESS_AFTER_COMPLETION,
+                        rules.after_completion,
                         format!("progress for token {token} after its request was answered"),
                     ));
                 }
@@ -92,7 +117,7 @@ impl Progress {
                     && progress <= last
                 {
                     out.push((
-                        &MCP_PROGRESS_INCREASING,
+                        rules.increasing,
                         format!(
                             "progress {progress} for token {token} after {last}: it must increase"
                         ),
@@ -119,6 +144,59 @@ impl Progress {
         }
         if self.tokens.len() > window {
             self.tokens.clear();
+        }
+    }
+}
+
+/// Messages against a dialect's schema, as `check` follows them: a call
+/// by its own method, a reply by its request's.
+#[derive(Default)]
+pub(super) struct Shaped {
+    /// (side, request id text) → the method of its latest request.
+    methods: HashMap<(Direction, String), String>,
+    /// The order they came, for forgetting the oldest past the window.
+    order: VecDeque<(Direction, String)>,
+}
+
+impl Shaped {
+    /// The problems `shapes` finds in one message sent `from` a side; a
+    /// request's method kept (at most `window` of them) for its reply.
+    pub(super) fn message(
+        &mut self,
+        shapes: Shapes,
+        from: Direction,
+        kind: &Kind,
+        text: &str,
+        window: usize,
+    ) -> Vec<String> {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return Vec::new();
+        };
+        match kind {
+            Kind::Request { id, method } => {
+                let key = (from, id.raw().to_owned());
+                if self
+                    .methods
+                    .insert(key.clone(), method.to_string())
+                    .is_none()
+                {
+                    self.order.push_back(key);
+                }
+                while self.order.len() > window {
+                    if let Some(old) = self.order.pop_front() {
+                        self.methods.remove(&old);
+                    }
+                }
+                shapes(method, &value, false)
+            }
+            Kind::Notification { method } => shapes(method, &value, false),
+            Kind::Success { id } => {
+                match self.methods.remove(&(from.reverse(), id.raw().to_owned())) {
+                    Some(method) => shapes(&method, &value, true),
+                    None => Vec::new(),
+                }
+            }
+            _ => Vec::new(),
         }
     }
 }

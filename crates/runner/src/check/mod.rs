@@ -27,7 +27,7 @@ use std::time::Duration;
 use rpcspec_framer::syntax::{self, SyntaxError};
 use rpcspec_framer::{BlankLines, Config, Event, Mode, ProblemKind};
 use rpcspec_matcher::{
-    Classified, Dialect, Direction, Kind, Rule, Session, Shape, classify, classify_checked, rules,
+    Classified, Direction, Kind, Rule, Session, Shape, classify, classify_checked, rules,
 };
 
 mod ahead;
@@ -41,7 +41,7 @@ mod types;
 
 use ahead::Ahead;
 pub use diagram::Diagram;
-use follow::{Progress, mark};
+use follow::{Progress, Shaped, mark};
 use lane::{Lane, Slow};
 use notes::Notes;
 use senders::{Known, Senders};
@@ -145,13 +145,13 @@ struct Checker<'o, F> {
     /// most twice the window's worth each, in message order, for placing
     /// what the session finds unanswered.
     requests_at: [VecDeque<(usize, u64, u64)>; 2],
-    /// MCP: each progress token's latest `progress`, and the tokens whose
-    /// request was answered (at most a window's worth of each).
+    /// Where the dialect has progress rules: each token's latest progress,
+    /// and the tokens whose request was answered (at most a window's worth
+    /// of each).
     progress: Progress,
-    /// LSP: the method of each request lately sent, by (side, id), to check
-    /// its reply by (at most a window's worth).
-    methods: HashMap<(Direction, String), String>,
-    methods_order: VecDeque<(Direction, String)>,
+    /// With a schema: the method of each request lately sent, to check its
+    /// reply by.
+    shaped: Shaped,
     /// Who sent each message of an unmarked stream.
     senders: Senders,
 }
@@ -221,12 +221,11 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
                 .dialect
                 .as_ref()
                 .filter(|_| opts.annotate)
-                .map(|d| Notes::new(d, opts.texts)),
+                .map(|_| Notes::new(&opts.checking, opts.texts)),
             fed: 0,
             requests_at: Default::default(),
             progress: Progress::default(),
-            methods: HashMap::new(),
-            methods_order: VecDeque::new(),
+            shaped: Shaped::default(),
             senders: Senders::new(opts.directions, opts.window),
         }
     }
@@ -245,7 +244,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             (Sides::Server, _) => "server",
             (Sides::Both, Some(true)) => "marked",
             // An event stream is its producer's, every record.
-            _ if matches!(self.opts.dialect, Some(Dialect::Events(_))) => "server",
+            _ if self.opts.dialect.as_ref().is_some_and(|d| !d.pairs()) => "server",
             (Sides::Both, _) if summary.guessed > 0 || summary.messages == 0 => "guessed",
             (Sides::Both, _) if summary.ambiguous > 0 => "ambiguous",
             (Sides::Both, _) => "inferred",
@@ -517,7 +516,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             Kind::Batch(members) => members.iter().all(is_reply),
             kind => is_reply(kind),
         };
-        let mcp = *session.dialect() == Dialect::Mcp;
+        let checking = self.opts.checking;
         let (from, known) = self.sender(from, &classified.kind, text, reply);
         self.summary.messages += 1;
         if reply {
@@ -525,18 +524,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         } else if matches!(classified.kind, Kind::Request { .. }) {
             self.summary.requests += 1;
         }
-        if mcp {
-            crate::dialects::mcp::cancel(text, &mut classified);
-            let found = self
-                .progress
-                .message(from, &classified.kind, text, self.opts.window);
-            for (rule, message) in found {
-                self.report(number, offset, rule, || message);
-            }
-        }
-        if self.opts.lsp {
-            self.shapes(number, offset, text, from, &classified.kind);
-        }
+        self.dialects_own((number, offset, text), from, &mut classified.kind);
         let Some(session) = self.session.as_mut() else {
             return;
         };
@@ -584,10 +572,10 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             if one_sided && f.rule.id == rules::SESSION_UNANSWERED.id {
                 continue;
             }
-            // MCP: "Senders of the cancellation notification SHOULD ignore
-            // any response to the request that arrives afterward": the
-            // race is allowed.
-            if mcp && f.rule.id == rules::CLAUDE_REPLY_AFTER_CANCEL.id {
+            // Where a cancel withdraws its request (MCP: "Senders of the
+            // cancellation notification SHOULD ignore any response to the
+            // request that arrives afterward"), the race is allowed.
+            if checking.withdraws && f.rule.id == rules::CLAUDE_REPLY_AFTER_CANCEL.id {
                 continue;
             }
             self.matcher_finding(number, offset, f);
@@ -637,7 +625,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         let requests_at = &self.requests_at;
         let line_of = |m| place(requests_at, m).map(|p| p.1);
         let stream = self.stream.map(side_name);
-        let pairs = !matches!(session.dialect(), Dialect::Events(_));
+        let pairs = session.dialect().pairs();
         let one_sided = self.opts.sides != Sides::Both;
         let n = self.fed;
         notes.message(
@@ -652,43 +640,35 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         );
     }
 
-    /// LSP: a message against the meta-model; a request's method kept for
-    /// its reply.
-    fn shapes(&mut self, number: u64, offset: u64, text: &str, from: Direction, kind: &Kind) {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-            return;
-        };
-        let model = crate::dialects::lsp::model::model();
-        let found = match kind {
-            Kind::Request { id, method } => {
-                let key = (from, id.raw().to_owned());
-                if self
-                    .methods
-                    .insert(key.clone(), method.to_string())
-                    .is_none()
-                {
-                    self.methods_order.push_back(key);
-                }
-                while self.methods_order.len() > self.opts.window {
-                    if let Some(old) = self.methods_order.pop_front() {
-                        self.methods.remove(&old);
-                    }
-                }
-                model.call(&value)
+    /// What the dialect's check does with a message sent `from` a side
+    /// (`Checking`): a cancel that withdraws its request becomes one
+    /// (`kind`), progress is held to its rules, the message to its schema.
+    fn dialects_own(
+        &mut self,
+        (number, offset, text): (u64, u64, &str),
+        from: Direction,
+        kind: &mut Kind,
+    ) {
+        let checking = self.opts.checking;
+        let window = self.opts.window;
+        let mut found: Vec<(&'static Rule, String)> = Vec::new();
+        if let Some(directions) = self.opts.directions {
+            if checking.withdraws
+                && let Some(id) = follow::withdrawn(directions, kind, text)
+            {
+                *kind = Kind::Cancel { id };
             }
-            Kind::Notification { .. } => model.call(&value),
-            Kind::Success { id } => {
-                match self.methods.remove(&(from.reverse(), id.raw().to_owned())) {
-                    Some(method) => model.reply(&method, &value),
-                    None => Vec::new(),
-                }
+            if let Some(rules) = checking.progress {
+                let progress = (directions, &rules);
+                found.extend(self.progress.message(progress, from, kind, text, window));
             }
-            _ => Vec::new(),
-        };
-        for e in found {
-            self.report(number, offset, &crate::dialects::lsp::LSP_SHAPE, || {
-                format!("against LSP's meta-model: {e}")
-            });
+        }
+        if let Some((rule, shapes)) = checking.shapes {
+            let problems = self.shaped.message(shapes, from, kind, text, window);
+            found.extend(problems.into_iter().map(|p| (rule, p)));
+        }
+        for (rule, message) in found {
+            self.report(number, offset, rule, || message);
         }
     }
 

@@ -9,7 +9,9 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use rpcspec_matcher::{Classified, Dialect, Direction, Kind, Shape, rules};
+use rpcspec_matcher::{Classified, Direction, Kind, Shape, rules};
+
+use crate::dialects::Checking;
 use serde::Serialize;
 
 use super::Finding;
@@ -200,19 +202,12 @@ struct Words {
 }
 
 impl Notes {
-    /// No notes yet, of a stream in `dialect`; `texts`: each keeps its
-    /// message's text.
-    pub(super) fn new(dialect: &Dialect, texts: bool) -> Self {
-        let words = match dialect {
-            Dialect::Claude => Words {
-                control: true,
-                ends: vec!["result".to_owned()],
-            },
-            Dialect::Events(config) => Words {
-                control: false,
-                ends: config.end.clone(),
-            },
-            _ => Words::default(),
+    /// No notes yet, of a stream whose dialect's check is `checking`;
+    /// `texts`: each keeps its message's text.
+    pub(super) fn new(checking: &Checking, texts: bool) -> Self {
+        let words = Words {
+            control: checking.control,
+            ends: checking.ends.iter().map(|e| (*e).to_owned()).collect(),
         };
         Notes {
             words,
@@ -469,28 +464,26 @@ fn describe_rpc(classified: &Classified) -> (&'static str, String) {
 
 #[cfg(test)]
 mod tests {
-    use rpcspec_matcher::Dialect;
-
     use super::super::{Options, Out, Sides, check_by};
     use super::*;
 
     /// The notes of `stream`, and the findings given out on their own.
-    fn notes(stream: &str, dialect: Dialect, sides: Sides) -> (Vec<Note>, Vec<String>) {
+    fn notes(stream: &str, dialect: &str, sides: Sides) -> (Vec<Note>, Vec<String>) {
         notes_in(stream, dialect, sides, super::super::WINDOW)
     }
 
     fn notes_in(
         stream: &str,
-        dialect: Dialect,
+        dialect: &str,
         sides: Sides,
         window: usize,
     ) -> (Vec<Note>, Vec<String>) {
+        let (descriptor, _) = crate::dialects::find(dialect).expect("a dialect");
         let opts = Options {
-            dialect: Some(dialect),
             annotate: true,
             sides,
             window,
-            ..Options::default()
+            ..Options::in_dialect(descriptor)
         };
         let (mut notes, mut alone) = (Vec::new(), Vec::new());
         let sink = |o: Out<'_>| {
@@ -516,7 +509,7 @@ mod tests {
     #[test]
     fn a_real_mcp_session_pairs_line_by_line() {
         let transcript = include_str!("../../tests/fixtures/check/mcp-everything.transcript");
-        let (notes, alone) = notes(transcript, Dialect::Mcp, Sides::Both);
+        let (notes, alone) = notes(transcript, "mcp", Sides::Both);
         assert!(alone.is_empty(), "{alone:?}");
         // Every message once, in stream order (the two comment lines have
         // none).
@@ -551,7 +544,7 @@ mod tests {
     #[test]
     fn a_real_claude_code_session_pairs_by_request_id_in_its_own_words() {
         let transcript = include_str!("../../tests/fixtures/check/claude-code.transcript");
-        let (notes, alone) = notes(transcript, Dialect::Claude, Sides::Both);
+        let (notes, alone) = notes(transcript, "claude", Sides::Both);
         assert!(alone.is_empty(), "{alone:?}");
         assert!(notes.iter().all(|n| n.findings.is_empty()), "{notes:?}");
         let p = |line| pairing(&notes, line);
@@ -592,7 +585,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"},"id":null}"#,
             "\n",
         );
-        let (notes, alone) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        let (notes, alone) = notes(stream, "jsonrpc2", Sides::Both);
         assert!(alone.is_empty(), "{alone:?}");
         let p = |line| pairing(&notes, line);
         assert_eq!(p(1), ("request", "id 1 a".into(), "never answered".into()));
@@ -619,7 +612,7 @@ mod tests {
             stream.push_str("{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n");
         }
         stream.push_str("{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n");
-        let (notes, _) = notes(&stream, Dialect::Jsonrpc2, Sides::Both);
+        let (notes, _) = notes(&stream, "jsonrpc2", Sides::Both);
         assert_eq!(notes.len(), HELD + 7);
         assert_eq!(notes[0].pairing, Pairing::NotYet);
         assert_eq!(notes[HELD + 6].pairing, Pairing::Answers { lines: vec![1] });
@@ -633,7 +626,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","method":"roots/list","id":0}"#,
             "\n",
         );
-        let (notes, _) = notes(stream, Dialect::Mcp, Sides::Server);
+        let (notes, _) = notes(stream, "mcp", Sides::Server);
         assert_eq!(notes[0].pairing, Pairing::RequestNotInStream);
         assert_eq!(notes[1].pairing, Pairing::ReplyNotInStream);
         assert_eq!(notes[1].from, Some("server"));
@@ -648,7 +641,7 @@ mod tests {
             "{request}\n{}\n",
             r#"{"jsonrpc":"2.0","result":1,"id":"1"}"#
         );
-        let (got, _) = notes(&stream, Dialect::Jsonrpc2, Sides::Both);
+        let (got, _) = notes(&stream, "jsonrpc2", Sides::Both);
         assert_eq!(got[0].pairing.to_string(), "answered by line 2");
         assert_eq!(got[1].pairing.to_string(), "answers line 1");
         assert_eq!(got[1].findings[0].rule.id, "session.id-type-changed");
@@ -661,7 +654,7 @@ mod tests {
         }
         stream.push_str(r#"{"jsonrpc":"2.0","result":1,"id":1}"#);
         stream.push('\n');
-        let (got, _) = notes_in(&stream, Dialect::Jsonrpc2, Sides::Both, 100);
+        let (got, _) = notes_in(&stream, "jsonrpc2", Sides::Both, 100);
         assert_eq!(got[0].pairing.to_string(), "answered by line 203");
         assert_eq!(got[202].pairing.to_string(), "answers line 1");
         // A batch answered by a batch: each line once.
@@ -671,12 +664,12 @@ mod tests {
             r#"[{"jsonrpc":"2.0","result":1,"id":1},{"jsonrpc":"2.0","result":2,"id":2}]"#,
             "\n",
         );
-        let (got, _) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        let (got, _) = notes(stream, "jsonrpc2", Sides::Both);
         assert_eq!(got[0].pairing.to_string(), "answered by line 2");
         assert_eq!(got[1].pairing.to_string(), "answers line 1");
         // An unparseable message answered by an id-null error.
         let stream = "{bad\n{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"x\"},\"id\":null}\n";
-        let (got, _) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        let (got, _) = notes(stream, "jsonrpc2", Sides::Both);
         assert_eq!(got[1].pairing.to_string(), "answers line 1");
     }
 
@@ -684,7 +677,7 @@ mod tests {
     fn a_value_over_lines_keeps_its_place() {
         // A blank line inside a pretty-printed request: one note, first.
         let stream = "{\"jsonrpc\":\"2.0\",\"method\":\"a\",\n\n\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n";
-        let (notes, alone) = notes(stream, Dialect::Jsonrpc2, Sides::Both);
+        let (notes, alone) = notes(stream, "jsonrpc2", Sides::Both);
         assert!(alone.is_empty(), "{alone:?}");
         let lines: Vec<u64> = notes.iter().map(|n| n.line).collect();
         assert_eq!(lines, [1, 4]);

@@ -298,7 +298,7 @@ mod tests {
         use Known::*;
         let got = senders(
             Dialect::Jsonrpc2,
-            crate::dialects::lsp::model::directions(),
+            crate::dialects::lsp::directions(),
             &[
                 r#"{"jsonrpc":"2.0","id":1,"method":"window/workDoneProgress/create","params":{"token":"w"}}"#,
                 r#"{"jsonrpc":"2.0","id":1,"result":null}"#,

@@ -4,7 +4,10 @@
 use rpcspec_matcher::Dialect;
 use serde::Serialize;
 
-use crate::{dialects::Directions, report::RuleRef};
+use crate::{
+    dialects::{Checking, Descriptor, Directions},
+    report::RuleRef,
+};
 
 pub use super::notes::{HELD, Note, Pairing, Text};
 
@@ -61,9 +64,9 @@ pub struct Options {
     /// Who sends each method of the dialect (its descriptor's): the
     /// senders of an unmarked stream of both sides are read from it.
     pub directions: Option<&'static Directions>,
-    /// The dialect is LSP's: every message is also checked against LSP's
-    /// meta-model (rule `lsp.shape`), a reply by its request's method.
-    pub lsp: bool,
+    /// What the dialect's check does beyond pairing (its descriptor's):
+    /// its schema, its cancels and progress, its words and lanes.
+    pub checking: Checking,
     /// Check framing only: not whether each line is JSON.
     pub framing_only: bool,
     /// Records are RFC 7464 `application/json-seq` (RS-delimited).
@@ -83,6 +86,20 @@ pub struct Options {
     pub texts: bool,
 }
 
+impl Options {
+    /// A check in the dialect `d`: its matcher dialect, who sends each of
+    /// its methods, and what its check does beyond pairing; the rest as
+    /// [`Options::default`].
+    pub fn in_dialect(d: &'static Descriptor) -> Options {
+        Options {
+            dialect: d.matcher.map(|m| m()),
+            directions: d.directions.map(|table| table()),
+            checking: d.check,
+            ..Options::default()
+        }
+    }
+}
+
 /// Default of [`Options::per_rule`].
 pub const PER_RULE: u64 = 100;
 /// Default of [`Options::window`].
@@ -94,7 +111,7 @@ impl Default for Options {
             sides: Sides::Both,
             dialect: None,
             directions: None,
-            lsp: false,
+            checking: Checking::PLAIN,
             framing_only: false,
             seq: false,
             content_length: false,

@@ -21,10 +21,10 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     }
     let annotate = args.annotate || html;
     let rpc = args.rpc.as_deref().or(annotate.then_some("jsonrpc2"));
-    let dialect = match rpc.map(dialect_of).transpose() {
-        Ok(d) => d,
-        Err(code) => return code,
-    };
+    // The name is checked first: an unknown one is an error naming them all.
+    if let Some(Err(code)) = rpc.map(dialect_of) {
+        return code;
+    }
     let descriptor = rpc.and_then(rpcspec::dialects::find).map(|(d, _)| d);
     let framing = args.framing.unwrap_or(match descriptor.map(|d| d.framing) {
         Some(rpcspec::dialects::Framed::ContentLength) => StreamFraming::ContentLength,
@@ -32,21 +32,20 @@ pub(crate) fn check_cmd(args: CheckArgs) -> u8 {
     });
     let opts = check::Options {
         texts: html,
-        directions: descriptor.and_then(|d| d.directions).map(|table| table()),
-        ..options(&args, dialect, annotate, framing)
+        ..options(&args, descriptor, annotate, framing)
     };
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(64 * 1024, stdout.lock());
     let json = args.format == CheckFormat::Json;
-    let (client_lane, server_lane) = lanes(rpc.unwrap_or_default());
+    let (client_lane, server_lane) = opts.checking.lanes;
     let mut drawing = html.then(|| Drawing {
         diagram: check::Diagram::new(client_lane, server_lane),
         loose: Vec::new(),
         more: 0,
     });
-    // Claude Code's kinds and ids are longer: `control response`,
+    // Control messages' kinds and ids are longer: `control response`,
     // `request_id "req_1_init"`.
-    let widths = if rpc == Some("claude") {
+    let widths = if opts.checking.control {
         (16, 44)
     } else {
         (13, 34)
@@ -182,22 +181,21 @@ fn write_finding(
     out.write_all(f.message.as_bytes())
 }
 
-/// What to check, as the arguments say.
+/// What to check, as the arguments say (`descriptor`: the dialect
+/// `--rpc` names, or that `--annotate` implies).
 fn options(
     args: &CheckArgs,
-    dialect: Option<rpcspec_matcher::Dialect>,
+    descriptor: Option<&'static rpcspec::dialects::Descriptor>,
     annotate: bool,
     framing: StreamFraming,
 ) -> check::Options {
+    let dialect = descriptor.map_or_else(check::Options::default, check::Options::in_dialect);
     check::Options {
-        lsp: args.rpc.as_deref() == Some("lsp"),
         sides: match args.from {
             CheckFrom::Both => check::Sides::Both,
             CheckFrom::Client => check::Sides::Client,
             CheckFrom::Server => check::Sides::Server,
         },
-        dialect,
-        directions: None,
         framing_only: args.framing_only,
         seq: args.seq,
         content_length: framing == StreamFraming::ContentLength,
@@ -205,6 +203,7 @@ fn options(
         window: args.window as usize,
         annotate,
         texts: false,
+        ..dialect
     }
 }
 
@@ -228,17 +227,6 @@ fn write_note(out: &mut impl Write, n: &check::Note, widths: (usize, usize)) -> 
         write!(out, "\n        {}: {}", f.rule.id, f.message)?;
     }
     Ok(())
-}
-
-/// The names of a session's two lanes in `dialect`: the side that asks
-/// first, and the side that serves.
-fn lanes(dialect: &str) -> (&'static str, &'static str) {
-    match dialect {
-        "events" => ("reader", "producer"),
-        "claude" => ("SDK (host)", "Claude Code"),
-        "lsp" => ("client", "language server"),
-        _ => ("client", "server"),
-    }
 }
 
 /// Opens a stream to check: a regular file, a FIFO or a character device;

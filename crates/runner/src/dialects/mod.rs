@@ -13,10 +13,12 @@ use rpcspec_matcher::Dialect;
 
 use crate::capture::Framing;
 
+pub mod checking;
 pub mod directions;
 pub mod lsp;
 pub mod mcp;
 
+pub use checking::Checking;
 pub use directions::{Directions, Sender};
 
 /// Which commands and roles take a dialect.
@@ -60,6 +62,8 @@ pub struct Descriptor {
     /// Who sends each method, as the protocol's own schema or meta-model
     /// says; `None` where none is shipped.
     pub directions: Option<fn() -> &'static Directions>,
+    /// What `check` does in it beyond pairing.
+    pub check: Checking,
 }
 
 const BOTH: Roles = Roles {
@@ -78,6 +82,7 @@ pub static DIALECTS: &[Descriptor] = &[
         framing: Framed::Ndjson,
         roles: BOTH,
         directions: None,
+        check: Checking::PLAIN,
     },
     Descriptor {
         name: "lenient",
@@ -90,6 +95,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ..BOTH
         },
         directions: None,
+        check: Checking::PLAIN,
     },
     Descriptor {
         name: "codex",
@@ -99,6 +105,7 @@ pub static DIALECTS: &[Descriptor] = &[
         framing: Framed::Ndjson,
         roles: BOTH,
         directions: None,
+        check: Checking::PLAIN,
     },
     Descriptor {
         name: "codex-exec",
@@ -112,15 +119,17 @@ pub static DIALECTS: &[Descriptor] = &[
             reference: false,
         },
         directions: None,
+        check: Checking::PLAIN,
     },
     Descriptor {
         name: "mcp",
         about: "the Model Context Protocol, every revision the peer speaks",
         matcher: Some(|| Dialect::Mcp),
-        revisions: crate::dialects::mcp::Revision::NAMES,
+        revisions: mcp::Revision::NAMES,
         framing: Framed::Ndjson,
         roles: BOTH,
-        directions: Some(crate::dialects::mcp::directions),
+        directions: Some(mcp::directions),
+        check: mcp::CHECKING,
     },
     Descriptor {
         name: "lsp",
@@ -129,7 +138,8 @@ pub static DIALECTS: &[Descriptor] = &[
         revisions: &[],
         framing: Framed::ContentLength,
         roles: BOTH,
-        directions: Some(crate::dialects::lsp::model::directions),
+        directions: Some(lsp::directions),
+        check: lsp::CHECKING,
     },
     Descriptor {
         name: "claude",
@@ -142,6 +152,12 @@ pub static DIALECTS: &[Descriptor] = &[
             ..BOTH
         },
         directions: None,
+        check: Checking {
+            lanes: ("SDK (host)", "Claude Code"),
+            control: true,
+            ends: &["result"],
+            ..Checking::PLAIN
+        },
     },
     Descriptor {
         name: "events",
@@ -155,6 +171,11 @@ pub static DIALECTS: &[Descriptor] = &[
             reference: false,
         },
         directions: None,
+        check: Checking {
+            lanes: ("reader", "producer"),
+            ends: &["done", "error"],
+            ..Checking::PLAIN
+        },
     },
 ];
 

@@ -102,7 +102,7 @@ fn directions_come_from_the_schemas() {
     assert_eq!(mcp.sender("notifications/cancelled"), Some(Sender::Either));
     assert_eq!(mcp.sender("no/such"), None);
     assert!(mcp.len() > 30, "{}", mcp.len());
-    let lsp = crate::dialects::lsp::model::directions();
+    let lsp = crate::dialects::lsp::directions();
     assert_eq!(lsp.sender("initialize"), Some(Sender::Client));
     assert_eq!(lsp.sender("textDocument/hover"), Some(Sender::Client));
     assert_eq!(
@@ -124,4 +124,22 @@ fn directions_come_from_the_schemas() {
     );
     assert_eq!(lsp.cancelled_id("$/cancelRequest"), Some("/params/id"));
     assert!(lsp.len() > 90, "{}", lsp.len());
+}
+
+#[test]
+fn an_event_streams_ends_are_the_matchers() {
+    let (events, _) = find("events").expect("events");
+    let Some(Dialect::Events(config)) = events.matcher.map(|m| m()) else {
+        panic!("the events dialect judges events");
+    };
+    assert_eq!(events.check.ends, config.end);
+    assert!(events.matcher.is_some_and(|m| !m().pairs()));
+    assert!(
+        DIALECTS
+            .iter()
+            .filter_map(|d| d.matcher)
+            .filter(|m| !m().pairs())
+            .count()
+            == 1
+    );
 }

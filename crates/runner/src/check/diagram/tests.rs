@@ -3,18 +3,16 @@
 
 use std::io::Cursor;
 
-use rpcspec_matcher::Dialect;
-
 use super::super::{Options, Out, check};
 use super::*;
 
 /// `stream` annotated in `dialect` and drawn.
-fn drawn(stream: String, dialect: Dialect) -> Diagram {
+fn drawn(stream: String, dialect: &str) -> Diagram {
+    let (descriptor, _) = crate::dialects::find(dialect).expect("a dialect");
     let opts = Options {
-        dialect: Some(dialect),
         annotate: true,
         texts: true,
-        ..Options::default()
+        ..Options::in_dialect(descriptor)
     };
     let mut d = Diagram::new("client", "server");
     let sink = |o: Out<'_>| {
@@ -75,7 +73,7 @@ fn runs_of_like_events_fold_and_anything_else_breaks_them() {
     types.extend(["tool", "tool"]);
     types.extend(["token"; 5]);
     types.push("done");
-    let d = drawn(events(&types), Dialect::Events(Default::default()));
+    let d = drawn(events(&types), "events");
     assert_eq!(d.notes(), 19);
     let page = html(&d);
     // start, 10 tokens, tool, tool, 5 tokens, done.
@@ -98,7 +96,7 @@ fn runs_of_like_events_fold_and_anything_else_breaks_them() {
         events(&[
             "start", "token", "token", "token", "done", "token", "token", "token",
         ]),
-        Dialect::Events(Default::default()),
+        "events",
     );
     let page = html(&d);
     let classes: Vec<&str> = rows(&page).iter().map(|r| r.1).collect();
@@ -117,7 +115,7 @@ fn every_reply_links_to_its_request_and_a_bracket_joins_them() {
     let rep = |id: u32| format!("<-- {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{id}}}\n");
     // Three in flight, answered last first; a fourth never.
     let stream = [req(1), req(2), req(3), req(4), rep(3), rep(2), rep(1)].concat();
-    let page = html(&drawn(stream, Dialect::Jsonrpc2));
+    let page = html(&drawn(stream, "jsonrpc2"));
     let got = rows(&page);
     let links: Vec<(&str, Vec<&str>)> = got.iter().map(|r| (r.0, r.2.clone())).collect();
     assert_eq!(
@@ -143,7 +141,7 @@ fn every_reply_links_to_its_request_and_a_bracket_joins_them() {
     // Ten open at once: eight tracks, two pairs joined by links only.
     let mut stream: String = (0..10).map(req).collect();
     stream.extend((0..10).map(rep));
-    let page = html(&drawn(stream, Dialect::Jsonrpc2));
+    let page = html(&drawn(stream, "jsonrpc2"));
     assert_eq!(page.matches("<b class=p ").count(), TRACKS);
     assert_eq!(rows(&page).iter().filter(|r| !r.2.is_empty()).count(), 20);
     assert!(page.contains("2 pairs had no free bracket track"), "{page}");
@@ -159,14 +157,14 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
         }
         s
     };
-    let d = drawn(mcp(10_000), Dialect::Mcp);
+    let d = drawn(mcp(10_000), "mcp");
     let page = d.page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     assert_eq!(rows(&page).len(), 10_000);
     assert!(!page.contains("more messages not drawn"));
     assert!(page.contains("Too many messages to show their JSON"));
     // Fewer: each opens to the head of its JSON, and says how much.
-    let page = drawn(mcp(7_000), Dialect::Mcp).page("t", "m", (&[], 0));
+    let page = drawn(mcp(7_000), "mcp").page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     let json = "<pre>{\"jsonrpc\":\"2.0\",\"id\":";
     assert_eq!(page.matches(json).count(), 7_000);
@@ -174,10 +172,10 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
     assert!(page.contains("Each row opens to the first"));
     assert!(page.contains(" more bytes)</pre>"), "cut, and said");
     // Fewer still: each whole.
-    let page = drawn(mcp(4_000), Dialect::Mcp).page("t", "m", (&[], 0));
+    let page = drawn(mcp(4_000), "mcp").page("t", "m", (&[], 0));
     assert_eq!(page.matches(json).count(), 4_000);
     assert!(!page.contains("more bytes)"), "whole");
-    let page = drawn(mcp(100), Dialect::Mcp).page("t", "m", (&[], 0));
+    let page = drawn(mcp(100), "mcp").page("t", "m", (&[], 0));
     assert!(!page.contains("Each row opens to the first"));
     assert!(!page.contains("more bytes)"), "whole");
     // Past what a page holds, and fewer than the rows kept: cut at the
@@ -201,7 +199,7 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
         }
         s
     };
-    let page = drawn(long(12_000), Dialect::Mcp).page("t", "m", (&[], 0));
+    let page = drawn(long(12_000), "mcp").page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     let got = rows(&page);
     assert!(got.len() < 12_000, "{}", got.len());
@@ -211,7 +209,7 @@ fn a_long_session_is_drawn_whole_under_the_page_budget() {
     let ids: std::collections::HashSet<&str> = got.iter().map(|r| r.0).collect();
     assert!(got.iter().flat_map(|r| r.2.iter()).all(|l| ids.contains(l)));
     // Past the rows kept: cut, and said.
-    let d = drawn(mcp(40_000), Dialect::Mcp);
+    let d = drawn(mcp(40_000), "mcp");
     let page = d.page("t", "m", (&[], 0));
     assert!(page.len() < PAGE, "{} bytes", page.len());
     assert!(rows(&page).len() < 40_000);
@@ -242,7 +240,7 @@ fn a_run_never_reaches_over_what_was_left_out() {
     // The last two rows kept are tokens; then a record left out, and a
     // third token: not a run of three over the record between.
     types.extend(["token", "token", "tool", "token"]);
-    let d = drawn(events(&types), Dialect::Events(Default::default()));
+    let d = drawn(events(&types), "events");
     assert_eq!(d.notes(), types.len() as u64);
     let mut page = String::new();
     let bound = Bound {

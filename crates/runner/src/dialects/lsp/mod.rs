@@ -3,12 +3,71 @@
 //! them: the error codes LSP adds to JSON-RPC's, and the lifecycle a
 //! server goes through (`initialize`, `shutdown`, `exit`). Sans-IO.
 
+use std::sync::OnceLock;
+
 use rpcspec_matcher::Rule;
 use serde_json::Value;
+
+use crate::dialects::directions::{Directions, Sender};
 
 use crate::report::Evidence;
 
 pub mod model;
+
+/// Who sends each LSP method, from the meta-model's `messageDirection`
+/// (`clientToServer`, `serverToClient`, `both`). `$/cancelRequest`
+/// withdraws a request of its sender (`params.id`); `$/progress` reports on
+/// a token the other side gave (`workDoneToken`, `partialResultToken`) or
+/// one its sender made (`window/workDoneProgress/create`).
+pub fn directions() -> &'static Directions {
+    static TABLE: OnceLock<Directions> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = Directions::new("LSP metaModel.json (messageDirection)");
+        table.cancels = &[("$/cancelRequest", "/params/id")];
+        table.progress = &[("$/progress", "/params/token")];
+        table.tokens_given = &["/params/workDoneToken", "/params/partialResultToken"];
+        table.tokens_made = &[("window/workDoneProgress/create", "/params/token")];
+        table.reply_fits = Some(|method, reply| {
+            let problems = model::model().reply(method, reply);
+            problems
+                .iter()
+                .all(|e| e.problem == model::Problem::NullOptional)
+        });
+        for (method, direction) in model::model().directions() {
+            let sender = match direction {
+                "clientToServer" => Sender::Client,
+                "serverToClient" => Sender::Server,
+                _ => Sender::Either,
+            };
+            table.add(method, sender);
+        }
+        table
+    })
+}
+
+/// The problems of a call of `method` (`reply` false: the message's own
+/// method) or of a reply to one, against the meta-model, in words.
+fn shapes(method: &str, message: &Value, reply: bool) -> Vec<String> {
+    let m = model::model();
+    let found = if reply {
+        m.reply(method, message)
+    } else {
+        m.call(message)
+    };
+    found
+        .iter()
+        .map(|e| format!("against LSP's meta-model: {e}"))
+        .collect()
+}
+
+/// What `check` does in LSP beyond pairing: every message against the
+/// meta-model (rule `lsp.shape`); `$/cancelRequest` withdraws nothing (a
+/// cancelled request "still needs to return from the server").
+pub const CHECKING: crate::dialects::Checking = crate::dialects::Checking {
+    lanes: ("client", "language server"),
+    shapes: Some((&LSP_SHAPE, shapes)),
+    ..crate::dialects::Checking::PLAIN
+};
 
 rpcspec_matcher::rule_table! { LSP;
     LSP_NOT_INITIALIZED = "lsp.not-initialized", Should, "LSP 3.17 Lifecycle Messages, initialize (\"If the server receives a request or notification before the initialize request it should act as follows: For a request the response should be an error with code: -32002\")",

@@ -24,8 +24,6 @@ use std::{collections::HashMap, fmt, sync::OnceLock};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::dialects::directions::{Directions, Sender};
-
 /// The vendored meta-model's text.
 const TEXT: &str = include_str!("../../../schemas/lsp/metaModel.json");
 
@@ -194,40 +192,19 @@ pub fn model() -> &'static Model {
     })
 }
 
-/// Who sends each LSP method, from the meta-model's `messageDirection`
-/// (`clientToServer`, `serverToClient`, `both`). `$/cancelRequest`
-/// withdraws a request of its sender (`params.id`); `$/progress` reports on
-/// a token the other side gave (`workDoneToken`, `partialResultToken`) or
-/// one its sender made (`window/workDoneProgress/create`).
-pub fn directions() -> &'static Directions {
-    static TABLE: OnceLock<Directions> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut table = Directions::new("LSP metaModel.json (messageDirection)");
-        table.cancels = &[("$/cancelRequest", "/params/id")];
-        table.progress = &[("$/progress", "/params/token")];
-        table.tokens_given = &["/params/workDoneToken", "/params/partialResultToken"];
-        table.tokens_made = &[("window/workDoneProgress/create", "/params/token")];
-        table.reply_fits = Some(|method, reply| {
-            let problems = model().reply(method, reply);
-            problems.iter().all(|e| e.problem == Problem::NullOptional)
-        });
-        let m = model();
-        for method in m.requests.values().chain(m.notifications.values()) {
-            let sender = match method.message_direction.as_str() {
-                "clientToServer" => Sender::Client,
-                "serverToClient" => Sender::Server,
-                _ => Sender::Either,
-            };
-            table.add(&method.method, sender);
-        }
-        table
-    })
-}
-
 /// One finding in the making: where, what kind, the words.
 type Found = (String, Problem, String);
 
 impl Model {
+    /// Every request's and notification's method, with its
+    /// `messageDirection` (`clientToServer`, `serverToClient`, `both`).
+    pub fn directions(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.requests
+            .values()
+            .chain(self.notifications.values())
+            .map(|m| (m.method.as_str(), m.message_direction.as_str()))
+    }
+
     /// The meta-model's LSP version (`3.18.0`).
     pub fn version(&self) -> &str {
         &self.version

@@ -17,7 +17,27 @@ use std::sync::OnceLock;
 use rpcspec_matcher::{Classified, Id, Kind};
 use serde_json::Value;
 
-use crate::dialects::directions::{Directions, Sender};
+use crate::dialects::{
+    checking::{Checking, ProgressRules},
+    directions::{Directions, Sender},
+};
+
+/// What `check` does in MCP beyond pairing: `notifications/cancelled`
+/// withdraws its request (Cancellation: "The receiver SHOULD NOT send a
+/// response for the cancelled request"; "Senders of the cancellation
+/// notification SHOULD ignore any response to the request that arrives
+/// afterward"), and progress on a token must grow and stop once its request
+/// is answered (Progress: "The progress value MUST increase with each
+/// notification"; "Progress notifications MUST stop after completion").
+pub const CHECKING: Checking = Checking {
+    withdraws: true,
+    progress: Some(ProgressRules {
+        value: "/params/progress",
+        increasing: &rules::MCP_PROGRESS_INCREASING,
+        after_completion: &rules::MCP_PROGRESS_AFTER_COMPLETION,
+    }),
+    ..Checking::PLAIN
+};
 
 /// Who sends each MCP method, from every revision's `schema.json`: the
 /// members of its `ClientRequest` and `ClientNotification` unions are the
