@@ -72,7 +72,7 @@ const BASE_DIALECT: &str = "jsonrpc2";
 
 /// The modules of `dialects/` every dialect and engine may import: the
 /// base they share (who sends a method, what `check` asks of a dialect).
-const DIALECT_BASE: &[&str] = &["directions", "checking"];
+const DIALECT_BASE: &[&str] = &["directions", "checking", "serving"];
 
 /// The folder of `crates/runner/src` that makes the command line: the only
 /// one that may name clap.
@@ -154,18 +154,12 @@ const DEBT: &[(&str, &str)] = &[
     ("dialect-in-engine", "runner/src/fuzz/surface.rs (2)"),
     ("dialect-in-engine", "runner/src/matrix/drawn.rs (1)"),
     ("dialect-in-engine", "runner/src/producer/reference.rs (3)"),
-    ("dialect-in-engine", "runner/src/server/exec/barrier.rs (5)"),
     ("dialect-in-engine", "runner/src/server/exec/dialect.rs (6)"),
     ("dialect-in-engine", "runner/src/server/exec/mod.rs (7)"),
     (
         "dialect-in-engine",
         "runner/src/server/exec/observed.rs (8)",
     ),
-    (
-        "dialect-in-engine",
-        "runner/src/server/exec/received.rs (2)",
-    ),
-    ("dialect-in-engine", "runner/src/server/exec/run.rs (5)"),
     ("dialect-in-engine", "runner/src/server/probe.rs (8)"),
     ("dialect-in-engine", "runner/src/server/role.rs (1)"),
     ("dialect-in-engine", "runner/src/server/serve.rs (36)"),

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use rpcspec_matcher::{Direction, Id, Kind, Rule};
+use rpcspec_matcher::{Direction, Kind, Rule};
 use serde_json::Value;
 
 use crate::dialects::{
@@ -23,21 +23,6 @@ pub(super) fn mark(text: &str) -> Option<(Direction, usize)> {
     };
     let spaces = text[3..].len() - text[3..].trim_start_matches([' ', '\t']).len();
     Some((from, 3 + spaces))
-}
-
-/// The id of the request a notification of `kind` cancels, if the
-/// dialect's `directions` name it a cancel (MCP's `notifications/cancelled`
-/// and its `params.requestId`).
-pub(super) fn withdrawn(directions: &Directions, kind: &Kind, text: &str) -> Option<Id> {
-    let Kind::Notification { method } = kind else {
-        return None;
-    };
-    let at = directions.cancelled_id(method)?;
-    let raw = serde_json::from_str::<Value>(text)
-        .ok()?
-        .pointer(at)?
-        .to_string();
-    Id::parse(&raw)
 }
 
 /// Progress, as `check` follows it where a dialect has rules of it (MCP:

@@ -654,7 +654,7 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
         let mut found: Vec<(&'static Rule, String)> = Vec::new();
         if let Some(directions) = self.opts.directions {
             if checking.withdraws
-                && let Some(id) = follow::withdrawn(directions, kind, text)
+                && let Some(id) = directions.withdrawn(kind, text)
             {
                 *kind = Kind::Cancel { id };
             }

@@ -241,7 +241,12 @@ mod tests {
             let reply = matches!(c.kind, Kind::Success { .. } | Kind::Error { .. });
             let (from, known) = senders.infer(&session, &c.kind, line, reply);
             let mut c = c;
-            crate::dialects::mcp::cancel(line, &mut c);
+            if let Some(id) = table
+                .withdrawn(&c.kind, line)
+                .filter(|_| dialect == Dialect::Mcp)
+            {
+                c.kind = Kind::Cancel { id };
+            }
             session.feed_classified(from, c);
             let side = if from == Direction::ClientToServer {
                 'c'

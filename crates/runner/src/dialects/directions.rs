@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use rpcspec_matcher::{Id, Kind};
+
 /// Who may send a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sender {
@@ -77,6 +79,21 @@ impl Directions {
     /// Whether the table names no method.
     pub fn is_empty(&self) -> bool {
         self.methods.is_empty()
+    }
+
+    /// The id of the request a message of `kind` cancels, if it is a
+    /// notification the table names a cancel (MCP's
+    /// `notifications/cancelled` and its `params.requestId`).
+    pub fn withdrawn(&self, kind: &Kind, text: &str) -> Option<Id> {
+        let Kind::Notification { method } = kind else {
+            return None;
+        };
+        let at = self.cancelled_id(method)?;
+        let raw = serde_json::from_str::<serde_json::Value>(text)
+            .ok()?
+            .pointer(at)?
+            .to_string();
+        Id::parse(&raw)
     }
 
     /// The pointer to the id a cancel of `method` withdraws, if it is one.

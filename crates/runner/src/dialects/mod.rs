@@ -17,9 +17,11 @@ pub mod checking;
 pub mod directions;
 pub mod lsp;
 pub mod mcp;
+pub mod serving;
 
 pub use checking::Checking;
 pub use directions::{Directions, Sender};
+pub use serving::Serving;
 
 /// Which commands and roles take a dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +66,18 @@ pub struct Descriptor {
     pub directions: Option<fn() -> &'static Directions>,
     /// What `check` does in it beyond pairing.
     pub check: Checking,
+    /// What the server role does in it.
+    pub serve: Serving,
 }
+
+/// What the server role asks of a plain JSON-RPC target that never
+/// answered: whether it is one of the dialects that need naming.
+const JSONRPC_SERVING: Serving = Serving {
+    startup_hint: "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, the \
+                   Codex app-server (`--dialect codex`), or a language server (`--dialect lsp`)? \
+                   does it flush stdout after each reply, or hold its replies until it exits?",
+    ..Serving::PLAIN
+};
 
 const BOTH: Roles = Roles {
     server: true,
@@ -83,6 +96,7 @@ pub static DIALECTS: &[Descriptor] = &[
         roles: BOTH,
         directions: None,
         check: Checking::PLAIN,
+        serve: JSONRPC_SERVING,
     },
     Descriptor {
         name: "lenient",
@@ -96,6 +110,7 @@ pub static DIALECTS: &[Descriptor] = &[
         },
         directions: None,
         check: Checking::PLAIN,
+        serve: JSONRPC_SERVING,
     },
     Descriptor {
         name: "codex",
@@ -106,6 +121,10 @@ pub static DIALECTS: &[Descriptor] = &[
         roles: BOTH,
         directions: None,
         check: Checking::PLAIN,
+        serve: Serving {
+            silent_to_unreadable: true,
+            ..Serving::PLAIN
+        },
     },
     Descriptor {
         name: "codex-exec",
@@ -120,6 +139,7 @@ pub static DIALECTS: &[Descriptor] = &[
         },
         directions: None,
         check: Checking::PLAIN,
+        serve: Serving::PLAIN,
     },
     Descriptor {
         name: "mcp",
@@ -130,6 +150,7 @@ pub static DIALECTS: &[Descriptor] = &[
         roles: BOTH,
         directions: Some(mcp::directions),
         check: mcp::CHECKING,
+        serve: mcp::SERVING,
     },
     Descriptor {
         name: "lsp",
@@ -140,6 +161,7 @@ pub static DIALECTS: &[Descriptor] = &[
         roles: BOTH,
         directions: Some(lsp::directions),
         check: lsp::CHECKING,
+        serve: lsp::SERVING,
     },
     Descriptor {
         name: "claude",
@@ -158,6 +180,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ends: &["result"],
             ..Checking::PLAIN
         },
+        serve: Serving::PLAIN,
     },
     Descriptor {
         name: "events",
@@ -176,6 +199,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ends: &["done", "error"],
             ..Checking::PLAIN
         },
+        serve: Serving::PLAIN,
     },
 ];
 

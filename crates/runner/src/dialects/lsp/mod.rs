@@ -8,7 +8,10 @@ use std::sync::OnceLock;
 use rpcspec_matcher::Rule;
 use serde_json::Value;
 
-use crate::dialects::directions::{Directions, Sender};
+use crate::dialects::{
+    directions::{Directions, Sender},
+    serving::Serving,
+};
 
 use crate::report::Evidence;
 
@@ -59,6 +62,19 @@ fn shapes(method: &str, message: &Value, reply: bool) -> Vec<String> {
         .map(|e| format!("against LSP's meta-model: {e}"))
         .collect()
 }
+
+/// What the server role does in LSP: every request with `params`, as
+/// LSP's requests are typed; a request of the server's answered as a client
+/// that declared nothing would ([`answer`]); nothing after an `initialize`
+/// until it is answered.
+pub const SERVING: Serving = Serving {
+    startup_hint: "is it a language server over stdio (many need an argument, such as \
+                   `--stdio`)? does it flush stdout after each message?",
+    params_always: true,
+    answer: Some(answer),
+    initialize_alone: true,
+    silent_to_unreadable: false,
+};
 
 /// What `check` does in LSP beyond pairing: every message against the
 /// meta-model (rule `lsp.shape`); `$/cancelRequest` withdraws nothing (a

@@ -14,12 +14,20 @@ pub use revision::Revision;
 
 use std::sync::OnceLock;
 
-use rpcspec_matcher::{Classified, Id, Kind};
 use serde_json::Value;
 
 use crate::dialects::{
     checking::{Checking, ProgressRules},
     directions::{Directions, Sender},
+    serving::Serving,
+};
+
+/// What the server role does in MCP: a hint for a server that never
+/// answered.
+pub const SERVING: Serving = Serving {
+    startup_hint: "is it an MCP server over stdio (some need an argument, such as `stdio`)? does \
+                   it flush stdout after each message?",
+    ..Serving::PLAIN
 };
 
 /// What `check` does in MCP beyond pairing: `notifications/cancelled`
@@ -90,23 +98,4 @@ pub fn directions() -> &'static Directions {
         }
         table
     })
-}
-
-/// MCP's `notifications/cancelled` withdraws the request `params.requestId`
-/// (MCP Cancellation: "The receiver SHOULD NOT send a response for the
-/// cancelled request"): the session takes it as a cancel, so the request
-/// is not reported unanswered. For `check` and the fuzzer's open-ended
-/// grading.
-pub fn cancel(text: &str, classified: &mut Classified) {
-    if !matches!(&classified.kind, Kind::Notification { method } if &**method == "notifications/cancelled")
-    {
-        return;
-    }
-    let id = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .and_then(|v| v.pointer("/params/requestId").map(|id| id.to_string()))
-        .and_then(|raw| Id::parse(&raw));
-    if let Some(id) = id {
-        classified.kind = Kind::Cancel { id };
-    }
 }

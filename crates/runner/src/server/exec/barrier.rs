@@ -14,6 +14,7 @@ use rpcspec_matcher::{Id, IdKind, IdMatch};
 use super::{LOST_GRACE, Recorded, dialect::barrier_method, run::Run};
 use crate::{
     capture::Framing,
+    dialects::Framed,
     plan::{Plan, Write},
     report::{Bytes, Evidence, Halt, Verdict},
     target::describe_exit,
@@ -119,22 +120,7 @@ impl Run<'_> {
             .find_map(|g| g.text.as_deref())
             .map(|t| format!(" (its first line: {})", crate::report::head_of(t, 120)))
             .unwrap_or_default();
-        let hint = match handshake {
-            "mcp" => {
-                "is it an MCP server over stdio (some need an argument, such as `stdio`)? does it \
-                 flush stdout after each message?"
-            }
-            "jsonrpc2" | "lenient" => {
-                "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, the \
-                 Codex app-server (`--dialect codex`), or a language server (`--dialect lsp`)? \
-                 does it flush stdout after each reply, or hold its replies until it exits?"
-            }
-            "lsp" => {
-                "is it a language server over stdio (many need an argument, such as `--stdio`)? \
-                 does it flush stdout after each message?"
-            }
-            _ => "is it reading stdin? does it flush stdout after each message?",
-        };
+        let hint = self.opts.descriptor().serve.startup_hint;
         let hint = format!("{hint}{}", self.framing_hint());
         let halt = match self.exit {
             // It spoke before it ended (or flooded, and was stopped): what
@@ -191,10 +177,10 @@ impl Run<'_> {
                     " This run frames messages with `Content-Length` headers (`--framing \
                  content-length`{}), and its output has none: does it speak NDJSON, one message \
                  per line?",
-                    if self.opts.handshake.as_deref() == Some("lsp") {
-                        ", the lsp dialect's"
-                    } else {
-                        ""
+                    match self.opts.descriptor() {
+                        d if d.framing == Framed::ContentLength =>
+                            format!(", the {} dialect's", d.name),
+                        _ => String::new(),
                     }
                 )
             }
@@ -222,8 +208,9 @@ impl Run<'_> {
     pub(super) fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
         let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
         let method = barrier_method(&self.opts.dialect);
-        // In LSP with `params`, as the probe (`probe::probe_in`) has them.
-        let params = if self.opts.handshake.as_deref() == Some("lsp") {
+        // With `params` where the dialect's requests all have them, as the
+        // probe (`probe::probe_in`) has them.
+        let params = if self.opts.descriptor().serve.params_always {
             ",\"params\":{}"
         } else {
             ""

@@ -87,6 +87,18 @@ pub struct RunOptions {
 
 pub use crate::drive::Readiness;
 
+impl RunOptions {
+    /// The dialect the run speaks, as the registry describes it: its
+    /// handshake's, else its matcher dialect's (JSON-RPC 2.0's for a name
+    /// the registry does not know).
+    pub fn descriptor(&self) -> &'static crate::dialects::Descriptor {
+        let name = self.handshake.as_deref().unwrap_or(self.dialect.name());
+        crate::dialects::find(name)
+            .map(|(d, _)| d)
+            .unwrap_or(&crate::dialects::DIALECTS[0])
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {

@@ -72,20 +72,19 @@ impl Run<'_> {
     }
 
     /// Answers a request the target sent, where the dialect has rpcspec
-    /// answer (LSP: [`crate::dialects::lsp::answer`]), so that a server waiting on
-    /// its client goes on. Not while a kept process's prologue is replayed:
-    /// its answers are replayed with it.
+    /// answer (`Serving::answer`), so that a server waiting on its client
+    /// goes on. Not while a kept process's prologue is replayed: its
+    /// answers are replayed with it.
     pub(super) fn answer_server(&mut self, id: &rpcspec_matcher::Id, method: &str) {
-        if self.replaying
-            || self.stopped
-            || self.running.stdin_closed()
-            || self.opts.handshake.as_deref() != Some("lsp")
-        {
+        let Some(answer) = self.opts.descriptor().serve.answer else {
+            return;
+        };
+        if self.replaying || self.stopped || self.running.stdin_closed() {
             return;
         }
         let text = format!(
             r#"{{"jsonrpc":"2.0",{},"id":{}}}"#,
-            crate::dialects::lsp::answer(method),
+            answer(method),
             id.raw()
         );
         let bytes = self.opts.framing.encode(text.as_bytes());

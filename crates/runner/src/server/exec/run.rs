@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::capture::{Capture, Framing};
 use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
-use rpcspec_matcher::{
-    Classified, Dialect, Direction, Finding, Id, IdKind, IdMatch, Kind, classify,
-};
+use rpcspec_matcher::{Classified, Direction, Finding, Id, IdKind, IdMatch, Kind, classify};
 
 use super::{
     Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
@@ -246,7 +244,7 @@ impl<'o> Run<'o> {
             server,
             // Blank lines are counted: a target may answer them.
             client: Capture::new(strict),
-            session: if opts.handshake.as_deref() == Some("codex") {
+            session: if opts.descriptor().serve.silent_to_unreadable {
                 // Its errors carry a string or integer id, never null
                 // (`super::dialect::for_codex`).
                 Session::new(opts.dialect.clone()).silent_to_unreadable()
@@ -400,7 +398,7 @@ impl<'o> Run<'o> {
             // 3.17, initialize). A server that takes its time over one
             // (bash-language-server builds a whole new server) would
             // otherwise answer it after the case had ended.
-            let own = self.opts.handshake.as_deref() == Some("lsp")
+            let own = self.opts.descriptor().serve.initialize_alone
                 && (k < self.preamble || sends_initialize(&step.send));
             if step.close {
                 self.eof_is_input = true;
@@ -524,11 +522,15 @@ impl<'o> Run<'o> {
                 _ => return,
             },
         };
-        let classified = if *self.session.dialect() == Dialect::Mcp {
-            // MCP's `notifications/cancelled` withdraws a request: its
-            // reply may never come (MCP Cancellation).
-            let mut classified = classify(&text, &Dialect::Mcp);
-            crate::dialects::mcp::cancel(&text, &mut classified);
+        let d = self.opts.descriptor();
+        let withdrawing = d.directions.filter(|_| d.check.withdraws);
+        let classified = if let Some(directions) = withdrawing {
+            // A cancel that withdraws its request (MCP's
+            // `notifications/cancelled`): its reply may never come.
+            let mut classified = classify(&text, self.session.dialect());
+            if let Some(id) = directions().withdrawn(&classified.kind, &text) {
+                classified.kind = Kind::Cancel { id };
+            }
             if let Kind::Cancel { id } = &classified.kind {
                 for ids in &mut self.step_ids {
                     ids.retain(|sent| sent.compare(id) == IdMatch::Different);
