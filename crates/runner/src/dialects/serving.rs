@@ -1,8 +1,27 @@
 //! What the server role asks of a dialect beyond its matcher dialect and
 //! framing: how to hint at a target that never answered, what each request
 //! rpcspec sends carries, how rpcspec answers the target's own requests,
-//! and the session's quirks. Data, and functions of one message; a base
-//! every dialect may import.
+//! and the session's quirks. Data, and functions of what the target sent;
+//! a base every dialect may import.
+
+use rpcspec_matcher::Id;
+
+use crate::report::Evidence;
+
+/// One message a target sent, as the server role read it.
+#[derive(Debug, Clone, Copy)]
+pub struct Wrote<'a> {
+    /// Its text, if it was one JSON text.
+    pub text: Option<&'a str>,
+    /// A reply (or a batch of them), not a call of its own.
+    pub reply: bool,
+    /// The ids it carries, as the matcher read them.
+    pub ids: &'a [Id],
+}
+
+/// What a target sent of its own accord, graded by its dialect's rules:
+/// each finding as evidence naming its rule.
+pub type Initiated = fn(wrote: &[Wrote<'_>]) -> Vec<Evidence>;
 
 /// What the server role does in a dialect.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +46,10 @@ pub struct Serving {
     /// carries a string or integer id, never null: silence to such a
     /// request is no finding of the session (the Codex app-server).
     pub silent_to_unreadable: bool,
+    /// What the target sent of its own accord (its calls, its answer to
+    /// the handshake), held to the dialect's lifecycle and schema; graded
+    /// once, by the case whose rule it is.
+    pub initiated: Option<Initiated>,
 }
 
 impl Serving {
@@ -37,6 +60,7 @@ impl Serving {
         answer: None,
         initialize_alone: false,
         silent_to_unreadable: false,
+        initiated: None,
     };
 }
 

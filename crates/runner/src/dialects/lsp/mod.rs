@@ -5,15 +5,15 @@
 
 use std::sync::OnceLock;
 
-use rpcspec_matcher::Rule;
+use rpcspec_matcher::{Id, IdMatch, Rule};
 use serde_json::Value;
 
 use crate::dialects::{
     directions::{Directions, Sender},
-    serving::Serving,
+    serving::{Serving, Wrote},
 };
 
-use crate::report::Evidence;
+use crate::report::{Evidence, RuleRef};
 
 pub mod model;
 
@@ -74,7 +74,59 @@ pub const SERVING: Serving = Serving {
     answer: Some(answer),
     initialize_alone: true,
     silent_to_unreadable: false,
+    initiated: Some(initiated),
 };
+
+/// What a language server sent of its own accord, held to LSP's lifecycle
+/// and to the capabilities rpcspec declared (none): [`initiated_findings`];
+/// and every message LSP's meta-model names (the `initialize` result, what
+/// the server initiated) against it: [`model`].
+fn initiated(got: &[Wrote<'_>]) -> Vec<Evidence> {
+    let initialize = Id::parse(INITIALIZE_ID).expect("a JSON string");
+    let mut initialized = false;
+    let mut sent: Vec<(String, bool, bool)> = Vec::new();
+    let mut shapes = Vec::new();
+    let model = model::model();
+    for g in got {
+        // The matcher's ids say which reply is the initialize result, even
+        // one whose text `Value` would refuse (a lone surrogate, 1e400).
+        let answers_initialize = g.reply
+            && g.ids
+                .iter()
+                .any(|i| i.compare(&initialize) == IdMatch::Same);
+        initialized |= answers_initialize;
+        let Some(value) = g.text.and_then(|t| serde_json::from_str::<Value>(t).ok()) else {
+            continue;
+        };
+        if answers_initialize {
+            shapes.extend(model.reply("initialize", &value));
+        }
+        if g.reply {
+            continue;
+        }
+        if let Some(method) = value.get("method").and_then(|m| m.as_str()) {
+            sent.push((method.to_owned(), value.get("id").is_some(), initialized));
+            shapes.extend(model.call(&value));
+        }
+    }
+    let initiated: Vec<Initiated<'_>> = sent
+        .iter()
+        .map(|(method, request, initialized)| Initiated {
+            method,
+            request: *request,
+            initialized: *initialized,
+        })
+        .collect();
+    let mut out: Vec<Evidence> = initiated_findings(&initiated)
+        .into_iter()
+        .map(|(rule, message)| Evidence {
+            rule: Some(RuleRef::from_rule(rule)),
+            ..Evidence::note(RuleRef::from_rule(rule).verdict(), message)
+        })
+        .collect();
+    out.extend(shape_evidence(shapes));
+    out
+}
 
 /// What `check` does in LSP beyond pairing: every message against the
 /// meta-model (rule `lsp.shape`); `$/cancelRequest` withdraws nothing (a

@@ -10,7 +10,10 @@ use super::{
     Case, Evidence, Expect, Got, Match, Pattern, RuleRef, Verdict, describe_exit, grade_step,
     null_capacity, owner_step,
 };
-use crate::report::{FINDINGS_PER_RULE, Sent};
+use crate::{
+    dialects::serving::{Serving, Wrote},
+    report::{FINDINGS_PER_RULE, Sent},
+};
 
 /// What one (case, plan) observed: all its grader reads.
 pub(super) struct Observed<'a> {
@@ -36,8 +39,8 @@ pub(super) struct Observed<'a> {
     pub(super) eof_is_input: bool,
     /// How the process ended, if it did.
     pub(super) exit: Option<ExitStatus>,
-    /// The handshake's name (`lsp`: LSP's session checks apply).
-    pub(super) handshake: &'a str,
+    /// What the server role does in the run's dialect (its descriptor's).
+    pub(super) serving: &'a Serving,
     /// What the matcher's session found left open when it was closed.
     pub(super) closing: &'a [Finding],
     /// Framing problems per rule: how many, and the verdict of each.
@@ -66,63 +69,6 @@ fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
         rule: Some(rule.clone()),
         ..Evidence::note(rule.verdict(), message)
     })
-}
-
-/// What the target sent of its own accord, held to LSP's lifecycle and to
-/// the capabilities rpcspec declared (none): [`crate::dialects::lsp::initiated_findings`];
-/// and every message LSP's meta-model names (the `initialize` result, what
-/// the target initiated) against it: [`crate::dialects::lsp::model`].
-fn lsp_findings(got: &[Got]) -> Vec<Evidence> {
-    let initialize = Id::parse(crate::dialects::lsp::INITIALIZE_ID).expect("a JSON string");
-    let mut initialized = false;
-    let mut sent: Vec<(String, bool, bool)> = Vec::new();
-    let mut shapes = Vec::new();
-    let model = crate::dialects::lsp::model::model();
-    for g in got {
-        // The matcher's ids say which reply is the initialize result, even
-        // one whose text `Value` would refuse (a lone surrogate, 1e400).
-        let answers_initialize = g.reply
-            && g.ids
-                .iter()
-                .any(|i| i.compare(&initialize) == IdMatch::Same);
-        initialized |= answers_initialize;
-        let Some(value) = g
-            .text
-            .as_deref()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        else {
-            continue;
-        };
-        if answers_initialize {
-            shapes.extend(model.reply("initialize", &value));
-        }
-        if g.reply {
-            continue;
-        }
-        if let Some(method) = value.get("method").and_then(|m| m.as_str()) {
-            sent.push((method.to_owned(), value.get("id").is_some(), initialized));
-            shapes.extend(model.call(&value));
-        }
-    }
-    let initiated: Vec<crate::dialects::lsp::Initiated<'_>> = sent
-        .iter()
-        .map(
-            |(method, request, initialized)| crate::dialects::lsp::Initiated {
-                method,
-                request: *request,
-                initialized: *initialized,
-            },
-        )
-        .collect();
-    let mut out: Vec<Evidence> = crate::dialects::lsp::initiated_findings(&initiated)
-        .into_iter()
-        .map(|(rule, message)| Evidence {
-            rule: Some(RuleRef::from_rule(rule)),
-            ..Evidence::note(RuleRef::from_rule(rule).verdict(), message)
-        })
-        .collect();
-    out.extend(crate::dialects::lsp::shape_evidence(shapes));
-    out
 }
 
 /// Whether the barrier `id` was answered.
@@ -154,12 +100,21 @@ pub(super) fn grade(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
     out.extend(findings(case, o));
     // What the server initiated is graded once, by the case that checks
     // its rule, not in every case of the session.
-    if o.handshake == "lsp" {
+    if let Some(initiated) = o.serving.initiated {
         let checked = |e: &Evidence| {
             let rule = e.rule.as_ref().map(|r| r.id.as_str());
             case.rule.is_some_and(|r| Some(r.id) == rule)
         };
-        out.extend(lsp_findings(o.got).into_iter().filter(checked));
+        let wrote: Vec<Wrote<'_>> = o
+            .got
+            .iter()
+            .map(|g| Wrote {
+                text: g.text.as_deref(),
+                reply: g.reply,
+                ids: &g.ids,
+            })
+            .collect();
+        out.extend(initiated(&wrote).into_iter().filter(checked));
     }
     if let Some(wanted) = case.steps.last().and_then(|s| s.exit) {
         out.extend(exit_asked(o, wanted));
@@ -462,6 +417,7 @@ mod tests {
     use super::{Observed, grade};
     use crate::{
         cases::load_str,
+        dialects::{lsp, serving::Serving},
         report::{Bytes, Received, Sent, Verdict},
     };
 
@@ -520,7 +476,7 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
             killed: false,
             eof_is_input: false,
             exit: None,
-            handshake: "",
+            serving: &Serving::PLAIN,
             closing: &[],
             framing_seen: &framing,
             earlier: &[],
@@ -581,7 +537,7 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
         .unwrap();
         let plain = &load_str(Path::new("t.toml"), CASE).unwrap()[0];
         let framing = Default::default();
-        let observed = |got, handshake, exit| Observed {
+        let observed = |got, serving, exit| Observed {
             got,
             step_ids: &[],
             sent: &[],
@@ -594,18 +550,18 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
             killed: false,
             eof_is_input: false,
             exit,
-            handshake,
+            serving,
             closing: &[],
             framing_seen: &framing,
             earlier: &[],
         };
-        let found = grade(&cases[0], &observed(&early, "lsp", None));
+        let found = grade(&cases[0], &observed(&early, &lsp::SERVING, None));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].rule.as_ref().unwrap().id, "lsp.before-initialized");
         assert_eq!(found[0].verdict, Verdict::Fail);
-        assert!(grade(plain, &observed(&early, "lsp", None)).is_empty());
-        assert!(grade(&cases[0], &observed(&early, "jsonrpc2", None)).is_empty());
-        assert!(grade(&cases[0], &observed(&early[1..], "lsp", None)).is_empty());
+        assert!(grade(plain, &observed(&early, &lsp::SERVING, None)).is_empty());
+        assert!(grade(&cases[0], &observed(&early, &Serving::PLAIN, None)).is_empty());
+        assert!(grade(&cases[0], &observed(&early[1..], &lsp::SERVING, None)).is_empty());
 
         let exit_case = &load_str(
             Path::new("exit.toml"),
@@ -617,8 +573,8 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
         .unwrap()[0];
         use std::os::unix::process::ExitStatusExt;
         let status = |code: i32| Some(std::process::ExitStatus::from_raw(code << 8));
-        assert!(grade(exit_case, &observed(&[], "lsp", status(0))).is_empty());
-        let wrong = grade(exit_case, &observed(&[], "lsp", status(1)));
+        assert!(grade(exit_case, &observed(&[], &lsp::SERVING, status(0))).is_empty());
+        let wrong = grade(exit_case, &observed(&[], &lsp::SERVING, status(1)));
         assert_eq!(wrong.len(), 1, "{wrong:?}");
         assert_eq!(wrong[0].rule.as_ref().unwrap().id, "lsp.exit-status");
         assert_eq!(wrong[0].verdict, Verdict::NonStrict);
@@ -627,7 +583,7 @@ expect = '{"jsonrpc": "2.0", "result": "$any", "id": 1}'
             "{}",
             wrong[0].message
         );
-        let alive = grade(exit_case, &observed(&[], "lsp", None));
+        let alive = grade(exit_case, &observed(&[], &lsp::SERVING, None));
         assert!(alive[0].message.contains("still running"), "{alive:?}");
     }
 }

@@ -172,7 +172,7 @@ impl Run<'_> {
             killed: self.running.killed(),
             eof_is_input: self.eof_is_input,
             exit: self.exit,
-            handshake: self.opts.handshake.as_deref().unwrap_or_default(),
+            serving: &self.opts.descriptor().serve,
             closing: &closing,
             framing_seen: &framing_seen,
             earlier: &self.evidence,
