@@ -21,7 +21,7 @@ pub mod serving;
 
 pub use checking::Checking;
 pub use directions::{Directions, Sender};
-pub use serving::Serving;
+pub use serving::{Batches, Call, Serving, Unreadable};
 
 /// Which commands and roles take a dialect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +76,27 @@ const JSONRPC_SERVING: Serving = Serving {
     startup_hint: "is it reading stdin? is it an MCP server, which needs `--dialect mcp`, the \
                    Codex app-server (`--dialect codex`), or a language server (`--dialect lsp`)? \
                    does it flush stdout after each reply, or hold its replies until it exits?",
+    // The JSON-RPC 2.0 §7 examples, unless the run is `--without` them.
+    calls: &[
+        Call {
+            method: "get_data",
+            params: None,
+            reply: r#""result": ["hello", 5]"#,
+            needs: Some("get_data"),
+        },
+        Call {
+            method: "subtract",
+            params: Some("[42, 23]"),
+            reply: r#""result": 19"#,
+            needs: Some("subtract"),
+        },
+        Call {
+            method: "subtract",
+            params: Some(r#"{"minuend": 42, "subtrahend": 23}"#),
+            reply: r#""result": 19"#,
+            needs: Some("subtract"),
+        },
+    ],
     ..Serving::PLAIN
 };
 
@@ -110,7 +131,10 @@ pub static DIALECTS: &[Descriptor] = &[
         },
         directions: None,
         check: Checking::PLAIN,
-        serve: JSONRPC_SERVING,
+        serve: Serving {
+            version_optional: true,
+            ..JSONRPC_SERVING
+        },
     },
     Descriptor {
         name: "codex",
@@ -123,6 +147,24 @@ pub static DIALECTS: &[Descriptor] = &[
         check: Checking::PLAIN,
         serve: Serving {
             silent_to_unreadable: true,
+            // Needs no login: "account": null when there is none (checked
+            // against @openai/codex 0.171.0; `params` is required).
+            calls: &[Call {
+                method: "account/read",
+                params: Some("{}"),
+                reply: r#""result": "$object""#,
+                needs: None,
+            }],
+            unknown_stands_in: false,
+            own_methods: Some("the app-server's methods are its own"),
+            batches: Batches::Absent(
+                "the app-server protocol has no batches (codex-rs/app-server-protocol, jsonrpc_lite.rs: a message is one request, notification or response)",
+            ),
+            unreadable: Some(Unreadable {
+                id_absent: false,
+                why_silence: "no reply to an unreadable request: the app-server's errors carry a string or integer `id` (jsonrpc_lite.rs `RequestId`), so it has no way to write JSON-RPC 2.0's `\"id\": null` (§5.1, §7)",
+            }),
+            version_optional: true,
             ..Serving::PLAIN
         },
     },
@@ -180,7 +222,11 @@ pub static DIALECTS: &[Descriptor] = &[
             ends: &["result"],
             ..Checking::PLAIN
         },
-        serve: Serving::PLAIN,
+        serve: Serving {
+            probe: None,
+            unknown_stands_in: false,
+            ..Serving::PLAIN
+        },
     },
     Descriptor {
         name: "events",
@@ -199,7 +245,11 @@ pub static DIALECTS: &[Descriptor] = &[
             ends: &["done", "error"],
             ..Checking::PLAIN
         },
-        serve: Serving::PLAIN,
+        serve: Serving {
+            probe: None,
+            unknown_stands_in: false,
+            ..Serving::PLAIN
+        },
     },
 ];
 

@@ -23,6 +23,56 @@ pub struct Wrote<'a> {
 /// each finding as evidence naming its rule.
 pub type Initiated = fn(wrote: &[Wrote<'_>]) -> Vec<Evidence>;
 
+/// A request whose answer is known, as data: its method, its params (JSON
+/// text; `None`: none), the members its reply holds besides `jsonrpc` and
+/// `id` (pattern text), and the feature of the target it needs, if any
+/// (`--without` that feature leaves it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    /// The method requested.
+    pub method: &'static str,
+    /// The params, as JSON text.
+    pub params: Option<&'static str>,
+    /// The reply's members, as pattern text (`"result": "$object"`).
+    pub reply: &'static str,
+    /// The feature it needs (`subtract`).
+    pub needs: Option<&'static str>,
+}
+
+/// Plain JSON-RPC's probe: a method no server has, answered by an error
+/// with the exact id.
+pub const UNKNOWN_PROBE: Call = Call {
+    method: "rpcspec/probe",
+    params: None,
+    reply: r#""error": "$object""#,
+    needs: None,
+};
+
+/// What a dialect makes of JSON-RPC 2.0's batches (§6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batches {
+    /// As §6 says: a batch is answered with an array of replies.
+    Taken,
+    /// It has none, for this reason: a server may answer one member by
+    /// member or refuse it whole, and neither can be graded, so the cases
+    /// that send one are N/A (and the fuzzer sends none).
+    Absent(&'static str),
+    /// It names none: a server that refuses or ignores one is NON-STRICT,
+    /// for this reason.
+    Unnamed(&'static str),
+}
+
+/// How a dialect answers a request whose id could not be read, where
+/// JSON-RPC 2.0 (§5.1, §7) writes an error with `"id": null`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unreadable {
+    /// The error omits `id` instead (MCP 2025-11-25).
+    pub id_absent: bool,
+    /// Why silence is only NON-STRICT there: its errors cannot carry a
+    /// null id.
+    pub why_silence: &'static str,
+}
+
 /// What the server role does in a dialect.
 #[derive(Debug, Clone, Copy)]
 pub struct Serving {
@@ -50,6 +100,30 @@ pub struct Serving {
     /// the handshake), held to the dialect's lifecycle and schema; graded
     /// once, by the case whose rule it is.
     pub initiated: Option<Initiated>,
+    /// The request every target of the dialect answers with a known reply
+    /// (a case's `$probe`); `None`: it has none, and such cases are N/A.
+    pub probe: Option<Call>,
+    /// Calls known to succeed (a case's `$call`), best first, where the
+    /// target file gives none.
+    pub calls: &'static [Call],
+    /// Where no call fits, a method no server has may stand in for one in
+    /// a case that allows it (`or_unknown_method`): the dialect's probe is
+    /// one.
+    pub unknown_stands_in: bool,
+    /// The barrier request's method, where it is not one no server has:
+    /// MCP's `ping`, which a server answers even before
+    /// `notifications/initialized`.
+    pub barrier: Option<&'static str>,
+    /// Its methods are its own: why the JSON-RPC 2.0 §7 example methods
+    /// do not exist there (the cases that need them are N/A).
+    pub own_methods: Option<&'static str>,
+    /// What it makes of batches.
+    pub batches: Batches,
+    /// How it answers a request whose id could not be read, where that
+    /// differs from JSON-RPC 2.0.
+    pub unreadable: Option<Unreadable>,
+    /// Replies may leave out `"jsonrpc": "2.0"`.
+    pub version_optional: bool,
 }
 
 impl Serving {
@@ -61,6 +135,14 @@ impl Serving {
         initialize_alone: false,
         silent_to_unreadable: false,
         initiated: None,
+        probe: Some(UNKNOWN_PROBE),
+        calls: &[],
+        unknown_stands_in: true,
+        barrier: None,
+        own_methods: None,
+        batches: Batches::Taken,
+        unreadable: None,
+        version_optional: false,
     };
 }
 

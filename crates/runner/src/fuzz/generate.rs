@@ -376,7 +376,8 @@ pub fn in_framing(mut scenario: Scenario, seed: u64, n: u64, framing: &Framing) 
 /// answers one member by member or with one -32600 for the whole array,
 /// and rpcspec cannot grade either without knowing which it means.
 pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
-    if crate::exec::no_batches(handshake).is_some() {
+    let serving = crate::dialects::find(handshake).map(|(d, _)| &d.serve);
+    if serving.and_then(crate::exec::no_batches).is_some() {
         let batch = |line: &Vec<u8>| {
             let mut bytes = line.iter().filter(|b| !b" \t\r\n".contains(b));
             bytes.next() == Some(&b'[') && bytes.next().is_some_and(|&b| b != b']')

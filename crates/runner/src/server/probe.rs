@@ -19,9 +19,10 @@
 //!   asks a method no server has ([`unknown_method`]); any other is
 //!   SKIPPED, saying how to give one.
 
-use rpcspec_matcher::Dialect;
-
-use crate::cases::{Case, Expect, Send};
+use crate::{
+    cases::{Case, Expect, Send},
+    dialects::{Call, Serving},
+};
 
 /// A request whose answer is known: its method, params, and the members
 /// its reply holds besides `jsonrpc` and `id`, as pattern text.
@@ -36,6 +37,15 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// The probe a dialect gives as data.
+    pub fn of(call: &Call) -> Probe {
+        Probe {
+            method: call.method.to_owned(),
+            params: call.params.map(str::to_owned),
+            reply: call.reply.to_owned(),
+        }
+    }
+
     /// A call that succeeds: `method` with `params`, whose result matches
     /// the pattern text `result`.
     pub fn call(method: &str, params: Option<&str>, result: &str) -> Probe {
@@ -212,73 +222,22 @@ pub fn unknown_method() -> Probe {
     }
 }
 
-/// The probe of `dialect`, if it has one.
-pub fn probe(dialect: &Dialect) -> Option<Probe> {
-    probe_in(dialect, dialect.name())
+/// The probe of a dialect whose server role is `serving`, if it has one.
+pub fn probe(serving: &Serving) -> Option<Probe> {
+    serving.probe.as_ref().map(Probe::of)
 }
 
-/// The probe of `dialect` opened by `handshake`. In LSP it carries
-/// `"params": {}`: LSP servers built on pygls (jedi-language-server)
-/// drop a request without `params` unanswered, which JSON-RPC 2.0 §4.2
-/// and LSP's `params?` allow; `jsonrpc/params/absent` catches that once,
-/// and no other case fails for it.
-pub fn probe_in(dialect: &Dialect, handshake: &str) -> Option<Probe> {
-    if handshake == "lsp" {
-        return Some(Probe {
-            method: "rpcspec/probe".to_owned(),
-            params: Some("{}".to_owned()),
-            reply: r#""error": "$object""#.to_owned(),
-        });
-    }
-    match dialect {
-        Dialect::Jsonrpc2 | Dialect::Lenient => Some(Probe {
-            method: "rpcspec/probe".to_owned(),
-            params: None,
-            reply: r#""error": "$object""#.to_owned(),
-        }),
-        Dialect::Mcp => Some(ping()),
-        _ => None,
-    }
-}
-
-/// The calls known to succeed on a target of `dialect` opened by
-/// `handshake`, best first, leaving out what the run says the target lacks
+/// The calls known to succeed on a target of a dialect whose server role is
+/// `serving`, best first, leaving out what the run says the target lacks
 /// (`without`).
-pub fn default_calls(dialect: &Dialect, handshake: &str, without: &[String]) -> Vec<Probe> {
+pub fn default_calls(serving: &Serving, without: &[String]) -> Vec<Probe> {
     let has = |m: &str| !without.iter().any(|w| w == m);
-    match dialect {
-        Dialect::Mcp => vec![ping()],
-        // Needs no login: "account": null when there is none (checked
-        // against @openai/codex 0.171.0; `params` is required).
-        Dialect::Lenient if handshake == "codex" => {
-            vec![Probe::call("account/read", Some("{}"), r#""$object""#)]
-        }
-        // No LSP request is both answered by every server and harmless
-        // (`shutdown` ends the session): a target file's `[call]` gives one.
-        Dialect::Jsonrpc2 if handshake == "lsp" => Vec::new(),
-        Dialect::Jsonrpc2 | Dialect::Lenient => {
-            let mut calls = Vec::new();
-            if has("get_data") {
-                calls.push(Probe::call("get_data", None, r#"["hello", 5]"#));
-            }
-            if has("subtract") {
-                calls.push(Probe::call("subtract", Some("[42, 23]"), "19"));
-                calls.push(Probe::call(
-                    "subtract",
-                    Some(r#"{"minuend": 42, "subtrahend": 23}"#),
-                    "19",
-                ));
-            }
-            calls
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// MCP's `ping`: "The receiver MUST respond promptly with an empty
-/// response" (basic/utilities/ping); any object is accepted as the result.
-fn ping() -> Probe {
-    Probe::call("ping", None, r#""$object""#)
+    serving
+        .calls
+        .iter()
+        .filter(|c| c.needs.is_none_or(has))
+        .map(Probe::of)
+        .collect()
 }
 
 /// Whether `case` sends or expects the placeholder of `slot`.
@@ -420,7 +379,8 @@ expect = ['{"jsonrpc": "2.0", "$call-reply": true, "id": 1}', '{"jsonrpc": "2.0"
 
     #[test]
     fn a_call_without_params_leaves_the_member_out() {
-        let put = put(&one_case(CALLS), Slot::Call, &ping());
+        let ping = Probe::call("ping", None, r#""$object""#);
+        let put = put(&one_case(CALLS), Slot::Call, &ping);
         assert_eq!(
             sent(&put)[0],
             r#"{"jsonrpc": "2.0", "method": "ping", "id": 1}"#
@@ -429,26 +389,36 @@ expect = ['{"jsonrpc": "2.0", "$call-reply": true, "id": 1}', '{"jsonrpc": "2.0"
 
     #[test]
     fn defaults_follow_the_dialect_and_the_features() {
-        let methods = |d: &Dialect, h: &str, without: &[&str]| -> Vec<String> {
+        let serving = |name: &str| &crate::dialects::find(name).expect(name).0.serve;
+        let methods = |name: &str, without: &[&str]| -> Vec<String> {
             let without: Vec<String> = without.iter().map(|w| w.to_string()).collect();
-            default_calls(d, h, &without)
+            default_calls(serving(name), &without)
                 .into_iter()
                 .map(|c| c.method)
                 .collect()
         };
-        assert_eq!(default_calls(&Dialect::Mcp, "mcp", &[]), [ping()]);
+        let ping = Probe::call("ping", None, r#""$object""#);
         assert_eq!(
-            methods(&Dialect::Jsonrpc2, "jsonrpc2", &[]),
+            default_calls(serving("mcp"), &[]),
+            std::slice::from_ref(&ping)
+        );
+        assert_eq!(probe(serving("mcp")), Some(ping));
+        assert_eq!(
+            methods("jsonrpc2", &[]),
             ["get_data", "subtract", "subtract"]
         );
+        assert_eq!(methods("jsonrpc2", &["get_data"]), ["subtract", "subtract"]);
+        assert!(methods("lenient", &["get_data", "subtract"]).is_empty());
+        assert_eq!(methods("codex", &[]), ["account/read"]);
+        assert!(methods("events", &[]).is_empty());
+        assert!(methods("lsp", &[]).is_empty());
+        assert!(probe(serving("claude")).is_none());
+        let lsp = probe(serving("lsp")).expect("a probe");
         assert_eq!(
-            methods(&Dialect::Jsonrpc2, "jsonrpc2", &["get_data"]),
-            ["subtract", "subtract"]
+            (lsp.method.as_str(), lsp.params.as_deref()),
+            ("rpcspec/probe", Some("{}"))
         );
-        assert!(methods(&Dialect::Lenient, "lenient", &["get_data", "subtract"]).is_empty());
-        assert_eq!(methods(&Dialect::Lenient, "codex", &[]), ["account/read"]);
-        assert!(methods(&Dialect::Events(Default::default()), "events", &[]).is_empty());
-        assert!(probe(&Dialect::Claude).is_none());
+        assert_eq!(probe(serving("jsonrpc2")).expect("a probe").params, None);
     }
 
     fn case_sending(line: &str) -> Case {

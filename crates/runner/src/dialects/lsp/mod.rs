@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::dialects::{
     directions::{Directions, Sender},
-    serving::{Serving, Wrote},
+    serving::{Batches, Call, Serving, UNKNOWN_PROBE, Wrote},
 };
 
 use crate::report::{Evidence, RuleRef};
@@ -75,6 +75,29 @@ pub const SERVING: Serving = Serving {
     initialize_alone: true,
     silent_to_unreadable: false,
     initiated: Some(initiated),
+    // With `"params": {}`: LSP servers built on pygls
+    // (jedi-language-server) drop a request without `params` unanswered,
+    // which JSON-RPC 2.0 §4.2 and LSP's `params?` allow;
+    // `jsonrpc/params/absent` catches that once, and no other case fails
+    // for it.
+    probe: Some(Call {
+        params: Some("{}"),
+        ..UNKNOWN_PROBE
+    }),
+    // No LSP request is both answered by every server and harmless
+    // (`shutdown` ends the session): a target file's `[call]` gives one.
+    calls: &[],
+    unknown_stands_in: true,
+    barrier: None,
+    own_methods: Some("LSP's methods are its own"),
+    // A batch is JSON-RPC 2.0's (§6), and LSP 3.17 names none: a server
+    // that answers one as §6 says passes; one that refuses it with an
+    // error, or ignores it, is NON-STRICT, saying so.
+    batches: Batches::Unnamed(
+        "the batch refused or ignored: LSP 3.17's base protocol says \"the content part of a message uses JSON-RPC to describe requests, responses and notifications\" and names no batch (JSON-RPC 2.0 §6 wants one answered)",
+    ),
+    unreadable: None,
+    version_optional: false,
 };
 
 /// What a language server sent of its own accord, held to LSP's lifecycle

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::dialects::{
     checking::{Checking, ProgressRules},
     directions::{Directions, Sender},
-    serving::Serving,
+    serving::{Batches, Call, Serving, Unreadable},
 };
 
 /// What the server role does in MCP: a hint for a server that never
@@ -27,7 +27,33 @@ use crate::dialects::{
 pub const SERVING: Serving = Serving {
     startup_hint: "is it an MCP server over stdio (some need an argument, such as `stdio`)? does \
                    it flush stdout after each message?",
+    probe: Some(PING),
+    calls: &[PING],
+    unknown_stands_in: false,
+    barrier: Some("ping"),
+    own_methods: Some("MCP's methods are its own"),
+    batches: Batches::Absent(
+        "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
+    ),
+    // An error to a request whose id could not be read omits `id`
+    // (2025-11-25 schema: `JSONRPCErrorResponse.id?: RequestId`; a
+    // `RequestId` is never null), where JSON-RPC 2.0 §5 writes `"id":
+    // null`. The 2025-06-18 schema makes `id` required, so a server of that
+    // revision has no schema-valid answer at all: silence is NON-STRICT.
+    unreadable: Some(Unreadable {
+        id_absent: true,
+        why_silence: "no reply to an unreadable request: the MCP 2025-06-18 schema requires a non-null `id` on every error, so a server of that revision has no valid answer (JSON-RPC 2.0 §5.1 and §7 want one with id null, MCP 2025-11-25 one without id)",
+    }),
     ..Serving::PLAIN
+};
+
+/// `ping`, which every MCP server answers with an empty result (before
+/// 2026-07-28, which removed it: the MCP suite checks that revision).
+const PING: Call = Call {
+    method: "ping",
+    params: None,
+    reply: r#""result": "$object""#,
+    needs: None,
 };
 
 /// What `check` does in MCP beyond pairing: `notifications/cancelled`

@@ -110,7 +110,7 @@ impl Run<'_> {
             format!(
                 "barrier 0, a request for the unknown method `{}` that JSON-RPC 2.0 §5.1 has \
                  answered with -32601",
-                barrier_method(&self.opts.dialect)
+                barrier_method(&self.opts.descriptor().serve)
             )
         };
         let wrote = self.running.output();
@@ -207,9 +207,9 @@ impl Run<'_> {
     /// Sends the barrier named `name` and returns its id.
     pub(super) fn send_barrier_as(&mut self, name: &str, plan: Plan) -> Id {
         let id = format!("\"rpcspec-barrier-{}{name}\"", self.tag);
-        let method = barrier_method(&self.opts.dialect);
+        let method = barrier_method(&self.opts.descriptor().serve);
         // With `params` where the dialect's requests all have them, as the
-        // probe (`probe::probe_in`) has them.
+        // probe (`probe::probe`) has them.
         let params = if self.opts.descriptor().serve.params_always {
             ",\"params\":{}"
         } else {

@@ -1,22 +1,17 @@
-//! What a dialect changes about a case before it runs: what cannot apply
-//! (N/A), the barrier's method, expectations read in MCP or Codex, the
-//! handshake's steps first.
-
-use rpcspec_matcher::Dialect;
+//! What a dialect changes about a case before it runs, as its descriptor
+//! says (`Serving`): what cannot apply (N/A), the barrier's method,
+//! expectations read in the dialect, the handshake's steps first.
 
 use super::{BARRIER_METHOD, Case, Expect, Pattern, Preamble};
+use crate::dialects::{Batches, Serving};
 
-/// Why `case` cannot apply to the dialect (or handshake) named `dialect`,
-/// if it cannot: what it requires does not exist there. MCP, the Codex
-/// app-server and LSP define their own methods; neither MCP nor the
-/// app-server takes batches (LSP's are graded instead: [`for_lsp`]).
-pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
-    let methods = match dialect {
-        "lsp" => "LSP's methods are its own",
-        "mcp" => "MCP's methods are its own",
-        "codex" => "the app-server's methods are its own",
-        _ => return None,
-    };
+/// Why `case` cannot apply to a dialect whose server role is `serving`, if
+/// it cannot: what it requires does not exist there. Dialects with methods
+/// of their own have none of the §7 examples; one without batches takes no
+/// case that sends one (one that names none grades them instead:
+/// [`batches_unnamed`]).
+pub fn not_applicable(case: &Case, serving: &Serving) -> Option<String> {
+    let methods = serving.own_methods?;
     let example: Vec<&str> = case
         .meta
         .requires
@@ -30,7 +25,7 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
             example.join("`, `")
         ));
     }
-    let batches = no_batches(dialect)?;
+    let batches = no_batches(serving)?;
     case.meta
         .requires
         .iter()
@@ -38,28 +33,34 @@ pub fn not_applicable(case: &Case, dialect: &str) -> Option<String> {
         .then(|| batches.to_owned())
 }
 
-/// Why the dialect (or handshake) named `dialect` has no batches, if it
-/// has none: a server of it may answer one member by member or refuse it
-/// whole, and neither can be graded.
-pub fn no_batches(dialect: &str) -> Option<&'static str> {
-    match dialect {
-        "mcp" => Some(
-            "MCP 2025-06-18 removed JSON-RPC batching (changelog); no server must accept a batch",
-        ),
-        "codex" => Some(
-            "the app-server protocol has no batches (codex-rs/app-server-protocol, jsonrpc_lite.rs: a message is one request, notification or response)",
-        ),
+/// Why a dialect whose server role is `serving` has no batches, if it has
+/// none.
+pub fn no_batches(serving: &Serving) -> Option<&'static str> {
+    match serving.batches {
+        Batches::Absent(why) => Some(why),
         _ => None,
     }
 }
 
-/// `case` as LSP reads it: a batch is JSON-RPC 2.0's (§6), and LSP 3.17
-/// names none: its base protocol carries "requests, responses and
-/// notifications", one per message. A server that answers a batch as §6
-/// says passes; one that refuses it with an error, or ignores it, is
-/// graded NON-STRICT, saying so.
-pub(super) fn for_lsp(case: &Case) -> Case {
-    const WHY: &str = "the batch refused or ignored: LSP 3.17's base protocol says \"the content part of a message uses JSON-RPC to describe requests, responses and notifications\" and names no batch (JSON-RPC 2.0 §6 wants one answered)";
+/// `case` as its dialect (`serving`) reads it: replies without
+/// `"jsonrpc"`, its answer to an unreadable id, batches it names none of.
+pub(super) fn read_in(case: Case, serving: &Serving) -> Case {
+    let mut case = case;
+    if serving.version_optional {
+        case = without_version(&case);
+    }
+    if let Some(u) = serving.unreadable {
+        case = unreadable_ids(&case, u.id_absent, u.why_silence);
+    }
+    if let Batches::Unnamed(why) = serving.batches {
+        case = batches_unnamed(&case, why);
+    }
+    case
+}
+
+/// `case` where a batch may be refused or ignored, NON-STRICT, saying
+/// `why`.
+pub(super) fn batches_unnamed(case: &Case, why: &str) -> Case {
     let mut case = case.clone();
     if !case.meta.requires.iter().any(|r| r == "batch") {
         return case;
@@ -76,41 +77,17 @@ pub(super) fn for_lsp(case: &Case) -> Case {
             step.alternatives.push(crate::cases::Alternative {
                 expect,
                 grade: crate::cases::Grade::NonStrict,
-                why: WHY.to_owned(),
+                why: why.to_owned(),
             });
         }
     }
     case
 }
 
-/// The method of the barrier request in `dialect`: MCP's `ping`, which a
-/// server answers even before `notifications/initialized` (the only request
-/// a client may send then), else [`BARRIER_METHOD`].
-pub(super) fn barrier_method(dialect: &Dialect) -> &'static str {
-    match dialect {
-        Dialect::Mcp => "ping",
-        _ => BARRIER_METHOD,
-    }
-}
-
-/// `case` as MCP reads it: an error to a request whose id could not be read
-/// omits `id` (2025-11-25 schema: `JSONRPCErrorResponse.id?: RequestId`;
-/// a `RequestId` is never null), where JSON-RPC 2.0 §5 writes `"id": null`.
-/// The 2025-06-18 schema makes `id` required, so a server of that revision
-/// has no schema-valid answer at all: staying silent is graded NON-STRICT.
-pub(super) fn for_mcp(case: &Case) -> Case {
-    const WHY: &str = "no reply to an unreadable request: the MCP 2025-06-18 schema requires a non-null `id` on every error, so a server of that revision has no valid answer (JSON-RPC 2.0 §5.1 and §7 want one with id null, MCP 2025-11-25 one without id)";
-    unreadable_ids(case, true, WHY)
-}
-
-/// `case` as the Codex app-server's protocol reads it: its errors carry a
-/// `RequestId`, a string or an integer, never null
-/// (codex-rs/app-server-protocol, jsonrpc_lite.rs), so a request whose id
-/// could not be read has no answer there: staying silent is graded
-/// NON-STRICT, and JSON-RPC's `"id": null` error is still accepted.
-pub(super) fn for_codex(case: &Case) -> Case {
-    const WHY: &str = "no reply to an unreadable request: the app-server's errors carry a string or integer `id` (jsonrpc_lite.rs `RequestId`), so it has no way to write JSON-RPC 2.0's `\"id\": null` (§5.1, §7)";
-    unreadable_ids(case, false, WHY)
+/// The method of the barrier request in a dialect whose server role is
+/// `serving`: its own, else [`BARRIER_METHOD`].
+pub(super) fn barrier_method(serving: &Serving) -> &'static str {
+    serving.barrier.unwrap_or(BARRIER_METHOD)
 }
 
 /// `case` with each step that expects an id-null error also accepting

@@ -324,13 +324,12 @@ pub(super) fn framing_evidence(problem: &Problem<'_>, framing: &Framing) -> Evid
 
 #[cfg(test)]
 mod tests {
-    use rpcspec_matcher::Dialect;
 
     use super::*;
     use crate::{
         cases::Case,
         probe::{self, Slot},
-        server::exec::dialect::for_mcp,
+        server::exec::dialect::read_in,
     };
 
     fn patterns(texts: &[&str]) -> Vec<Pattern> {
@@ -415,9 +414,9 @@ expect = ['{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "
 "#,
         );
         let mcp = probe::put(
-            &for_mcp(&case),
+            &read_in(case.clone(), &crate::dialects::mcp::SERVING),
             Slot::Probe,
-            &probe::probe(&Dialect::Mcp).unwrap(),
+            &probe::probe(&crate::dialects::mcp::SERVING).unwrap(),
         );
         let step = &mcp.steps[0];
         let texts = |e: &Expect| match e {
@@ -450,7 +449,7 @@ expect = ['{"jsonrpc": "2.0", "error": {"code": -32700, "message": "$string"}, "
         let plain = probe::put(
             &case,
             Slot::Probe,
-            &probe::probe(&Dialect::Jsonrpc2).unwrap(),
+            &probe::probe(&crate::dialects::Serving::PLAIN).unwrap(),
         );
         let unknown = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"x"}}"#;
         assert_eq!(

@@ -408,9 +408,10 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
     }
     // A case that needs some answered request uses the dialect's probe,
     // one that needs a successful call the target's or the dialect's.
+    let serving = opts.descriptor().serve;
     let mut case = case.clone();
     if probe::uses(&case, Slot::Probe) {
-        match probe::probe_in(&opts.dialect, handshake) {
+        match probe::probe(&serving) {
             Some(p) => case = probe::put(&case, Slot::Probe, &p),
             None => {
                 let why = format!("the {handshake} dialect has no probe request (`$probe`)");
@@ -421,30 +422,22 @@ fn prepare(case: &Case, plan: Plan, opts: &RunOptions) -> Result<(Case, usize), 
     if probe::uses(&case, Slot::Call) {
         let calls = match &opts.call {
             Some(c) => vec![c.clone()],
-            None => probe::default_calls(&opts.dialect, handshake, &opts.without),
+            None => probe::default_calls(&serving, &opts.without),
         };
         let need = probe::need(&case);
         // The unknown method stands in only where the dialect's probe is
         // one (plain JSON-RPC), and never for a call whose params matter.
-        let stand_in = case.or_unknown_method
-            && need <= probe::Need::Bare
-            && handshake != "codex"
-            && matches!(opts.dialect, Dialect::Jsonrpc2 | Dialect::Lenient);
+        let stand_in =
+            case.or_unknown_method && need <= probe::Need::Bare && serving.unknown_stands_in;
         match probe::choose(&calls, need) {
             Some(c) => case = probe::put(&case, Slot::Call, c),
             None if stand_in => case = probe::put(&case, Slot::Call, &probe::unknown_method()),
             None => return not_run(result, Verdict::Skipped, probe::missing(&calls, need)),
         }
     }
-    // MCP writes no `"id": null`; in the lenient dialect `"jsonrpc"` may be
-    // absent from replies.
-    let case = match opts.dialect {
-        Dialect::Mcp => for_mcp(&case),
-        Dialect::Lenient if handshake == "codex" => for_codex(&without_version(&case)),
-        Dialect::Lenient => without_version(&case),
-        _ if handshake == "lsp" => for_lsp(&case),
-        _ => case,
-    };
+    // As the dialect reads it: MCP writes no `"id": null`; in the lenient
+    // dialect `"jsonrpc"` may be absent from replies; LSP names no batch.
+    let case = dialect::read_in(case, &serving);
     // A dialect's handshake opens the conversation; its steps come first.
     Ok(
         match opts.preambles.iter().find(|p| p.dialect == handshake) {
@@ -467,7 +460,9 @@ pub fn inapplicable(case: &Case, handshake: &str, framing: &Framing) -> Option<S
         return Some(format!("not applicable in the {handshake} dialect: {why}"));
     }
     let dialect = foreign_dialect(case, handshake);
-    if let Some(why) = dialect.or_else(|| not_applicable(case, handshake)) {
+    let serving = crate::dialects::find(handshake).map(|(d, _)| &d.serve);
+    let own = || serving.and_then(|s| not_applicable(case, s));
+    if let Some(why) = dialect.or_else(own) {
         return Some(format!("not applicable in the {handshake} dialect: {why}"));
     }
     foreign_framing(case, framing)
