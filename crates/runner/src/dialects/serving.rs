@@ -5,6 +5,7 @@
 //! a base every dialect may import.
 
 use rpcspec_matcher::Id;
+use serde_json::Value;
 
 use crate::report::Evidence;
 
@@ -124,6 +125,12 @@ pub struct Serving {
     pub unreadable: Option<Unreadable>,
     /// Replies may leave out `"jsonrpc": "2.0"`.
     pub version_optional: bool,
+    /// Which number or null ids it has room for, where not every one
+    /// (LSP: "id: integer | string", 32-bit): the fuzzer sends no other.
+    pub id_fits: Option<fn(id: &Value) -> bool>,
+    /// The notification that ends a correct server (LSP's `exit`): the
+    /// fuzzer sends none, as it could only find that the server ended.
+    pub ending: Option<&'static str>,
 }
 
 impl Serving {
@@ -143,6 +150,8 @@ impl Serving {
         batches: Batches::Taken,
         unreadable: None,
         version_optional: false,
+        id_fits: None,
+        ending: None,
     };
 }
 

@@ -96,9 +96,9 @@ pub fn as_case(name: &str, scenario: &Scenario, framing: &Framing) -> Case {
     }
 }
 
-/// Whether `line` is a message whose method is `exit`.
-pub(super) fn says_exit(line: &[u8]) -> bool {
-    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|v| v["method"] == "exit")
+/// Whether `line` is a message of `method`.
+pub(super) fn says(line: &[u8], method: &str) -> bool {
+    serde_json::from_slice::<serde_json::Value>(line).is_ok_and(|v| v["method"] == method)
 }
 
 /// Whether a scenario's line is a Content-Length frame of its own (its

@@ -387,17 +387,16 @@ pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
         }
         return non_empty(scenario);
     }
-    if handshake != "lsp" {
+    let Some(id_fits) = serving.and_then(|s| s.id_fits) else {
         return scenario;
-    }
-    let no_lsp_id = |line: &Vec<u8>| {
+    };
+    let no_room = |line: &Vec<u8>| {
         let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
             return false;
         };
         let wrong = |m: &serde_json::Value| {
-            m.get("id").is_some_and(|id| {
-                (id.is_number() || id.is_null()) && !crate::dialects::lsp::is_id(id)
-            })
+            m.get("id")
+                .is_some_and(|id| (id.is_number() || id.is_null()) && !id_fits(id))
         };
         match &value {
             serde_json::Value::Array(members) => members.iter().any(wrong),
@@ -405,7 +404,7 @@ pub fn in_dialect(mut scenario: Scenario, handshake: &str) -> Scenario {
         }
     };
     for lines in &mut scenario.steps {
-        lines.retain(|l| !no_lsp_id(l));
+        lines.retain(|l| !no_room(l));
     }
     non_empty(scenario)
 }

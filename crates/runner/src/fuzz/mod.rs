@@ -77,7 +77,7 @@ use std::{
 };
 
 pub use behaviour::{MAX_WORDS, behaviour};
-use case::says_exit;
+use case::says;
 pub use case::{as_case, is_frame};
 pub use corpus::{
     Corpus, DEFAULT_MAX_INPUTS, FINDINGS_DIR, FuzzError, KnownFinding, MAX_FILE, MAX_INPUTS,
@@ -578,12 +578,12 @@ pub fn fuzz(
         corpus.save()?;
     }
     let base_executions = previous.as_ref().map_or(0, |s| s.executions);
-    // LSP's `exit` ends a correct server: an input holding one could only
-    // find that it did.
-    let lsp = opts.run.handshake.as_deref() == Some("lsp");
+    // A notification that ends a correct server (LSP's `exit`): an input
+    // holding one could only find that it did.
+    let ending = opts.run.descriptor().serve.ending;
     let seeds: Vec<Vec<u8>> = seeds
         .iter()
-        .filter(|l| !(lsp && says_exit(l)))
+        .filter(|l| ending.is_none_or(|m| !says(l, m)))
         .cloned()
         .collect();
     let seeds = &seeds[..];

@@ -98,6 +98,8 @@ pub const SERVING: Serving = Serving {
     ),
     unreadable: None,
     version_optional: false,
+    id_fits: Some(is_id),
+    ending: Some("exit"),
 };
 
 /// What a language server sent of its own accord, held to LSP's lifecycle
