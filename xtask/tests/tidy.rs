@@ -33,8 +33,9 @@ use std::{
 
 const MAX_FILE_LINES: usize = 800;
 const MAX_FN_LINES: usize = 120;
-/// The caps for tests (`crates/*/tests`, `xtask/tests`): a test file holds
-/// fixtures and expected outputs beside its code.
+/// The caps for tests (`crates/*/tests`, `xtask/tests`, a `tests.rs`
+/// module): a test file holds fixtures and expected outputs beside its
+/// code.
 const MAX_TEST_FILE_LINES: usize = 1600;
 const MAX_TEST_FN_LINES: usize = 200;
 
@@ -179,7 +180,6 @@ const DEBT: &[(&str, &str)] = &[
     ("glob-import", "runner/src/dialects/mcp/suite/mod.rs"),
     ("glob-import", "runner/src/server/cases/mod.rs"),
     ("glob-import", "runner/src/server/exec/mod.rs"),
-    ("long-file", "runner/src/dialects/mcp/reference/tests.rs"),
     ("long-function", "framer/src/syntax/mod.rs:scan"),
     ("long-function", "matcher/src/session/reply.rs:reply"),
     (
@@ -602,7 +602,13 @@ fn no_glob_import_of_own_modules_outside_tests() {
 fn no_source_file_over_800_lines() {
     let mut found = BTreeSet::new();
     for (_, rel, text) in sources() {
-        if text.lines().count() > MAX_FILE_LINES {
+        // A test module of its own (`tests.rs`) is a test: its cap.
+        let cap = if is_test_file(&rel) {
+            MAX_TEST_FILE_LINES
+        } else {
+            MAX_FILE_LINES
+        };
+        if text.lines().count() > cap {
             found.insert(rel);
         }
     }
