@@ -2,7 +2,10 @@
 //! real parsers have (`limits.rs`) may be refused as a whole with one error
 //! reply, which pairs as `limit.refused` (INFO), not as a broken MUST.
 
-use super::*;
+use super::{
+    Direction, Finding, Id, IdKind, Key, Kind, Limit, NullSlot, REFUSABLE, Refusable, ReplyCtx,
+    Session, Side, r,
+};
 
 impl Session {
     /// Notes that the message just paired, beyond `limit`, may be refused

@@ -1,7 +1,10 @@
 //! Replies: one reply or a batch's array paired with what it answers, its
 //! shape checked; and the events of an event-stream dialect.
 
-use super::*;
+use super::{
+    Dialect, Direction, Finding, Id, IdKind, IdMatch, Key, Kind, NullSlot, ReplyCtx, Rule, Session,
+    Side, code_text, is_reply, plural, r, settle,
+};
 
 impl Session {
     pub(super) fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
