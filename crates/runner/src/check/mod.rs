@@ -597,7 +597,8 @@ impl<'o, F: FnMut(Out<'_>) -> io::Result<()>> Checker<'o, F> {
             (Sides::Server, ..) => (Direction::ServerToClient, None),
             (Sides::Both, Some(from), _) => (from, None),
             (Sides::Both, None, Some(session)) => {
-                let (from, known) = self.senders.infer(session, kind, text, reply);
+                let n = self.fed + 1;
+                let (from, known) = self.senders.infer(session, (n, kind, text), reply);
                 (from, Some(known))
             }
             (Sides::Both, None, None) => (Direction::ClientToServer, Some(Known::Guessed)),

@@ -33,12 +33,20 @@ pub(super) struct Senders {
     /// Progress token (its JSON text) → the side that reports on it.
     tokens: HashMap<String, Direction>,
     order: VecDeque<String>,
-    /// (side, request id text) → the method of its latest request, to
-    /// tell which of two open requests with one id a reply answers.
-    methods: HashMap<(Direction, String), String>,
-    methods_order: VecDeque<(Direction, String)>,
+    /// The method of each request lately fed, by the number of its message
+    /// (in order, at most a window's worth), to tell which of two open
+    /// requests with one id a reply answers. Methods are interned: no
+    /// allocation a request.
+    methods: VecDeque<(usize, u16)>,
+    /// The interned methods' names, and their numbers (at most
+    /// [`MAX_METHODS`]; beyond, a request's method is not kept).
+    names: Vec<Box<str>>,
+    numbers: HashMap<Box<str>, u16>,
     window: usize,
 }
+
+/// The most method names [`Senders`] interns.
+const MAX_METHODS: usize = 4096;
 
 impl Senders {
     /// Inference with `directions` (none: pairing and shape only),
@@ -48,20 +56,20 @@ impl Senders {
             directions,
             tokens: HashMap::new(),
             order: VecDeque::new(),
-            methods: HashMap::new(),
-            methods_order: VecDeque::new(),
+            methods: VecDeque::new(),
+            names: Vec::new(),
+            numbers: HashMap::new(),
             window: window.max(1),
         }
     }
 
-    /// The sender of a message of `kind` (`text`; `reply`: whether it is a
-    /// reply, or a batch of replies), given the requests `session` still
-    /// awaits replies to.
+    /// The sender of message number `n` (the first fed is 1), of `kind`
+    /// (`text`; `reply`: whether it is a reply, or a batch of replies),
+    /// given the requests `session` still awaits replies to.
     pub(super) fn infer(
         &mut self,
         session: &Session,
-        kind: &Kind,
-        text: &str,
+        (n, kind, text): (usize, &Kind, &str),
         reply: bool,
     ) -> (Direction, Known) {
         let first = match kind {
@@ -72,7 +80,7 @@ impl Senders {
             _ if reply => match first.and_then(Kind::id) {
                 // A reply comes from the side its request was not sent from.
                 Some(id) => match answered(session, id) {
-                    Some((_, Known::Ambiguous)) => self.by_shape(id, text),
+                    Some((_, Known::Ambiguous)) => self.by_shape(session, id, text),
                     Some((to, known)) => (to.reverse(), known),
                     None => (Direction::ServerToClient, Known::Guessed),
                 },
@@ -92,9 +100,9 @@ impl Senders {
             }
             _ => (Direction::ClientToServer, Known::Guessed),
         };
-        if let Some(Kind::Request { id, method }) = first {
+        if let Some(Kind::Request { method, .. }) = first {
             self.take_tokens(from, method, text);
-            self.remember_method(from, id, method);
+            self.remember_method(n, method);
         }
         (from, known)
     }
@@ -102,12 +110,16 @@ impl Senders {
     /// The sender of a reply with `id` when both sides have a request with
     /// that id open: the side whose request's result it fits, if it fits
     /// only one.
-    fn by_shape(&self, id: &Id, text: &str) -> (Direction, Known) {
+    fn by_shape(&self, session: &Session, id: &Id, text: &str) -> (Direction, Known) {
         let ambiguous = (Direction::ServerToClient, Known::Ambiguous);
         let Some(fits) = self.directions.and_then(|t| t.reply_fits) else {
             return ambiguous;
         };
-        let method = |to: Direction| self.methods.get(&(to, id.raw().to_owned()));
+        let method = |to: Direction| {
+            let n = session.awaiting(to, id)?;
+            let at = self.methods.binary_search_by_key(&n, |&(m, _)| m).ok()?;
+            self.names.get(usize::from(self.methods[at].1))
+        };
         let (Some(client), Some(server)) = (
             method(Direction::ClientToServer),
             method(Direction::ServerToClient),
@@ -124,24 +136,25 @@ impl Senders {
         }
     }
 
-    /// The method of a request sent `from` a side; beyond the window, the
-    /// oldest is let go.
-    fn remember_method(&mut self, from: Direction, id: &Id, method: &str) {
+    /// The method of request message `n`; beyond the window, the oldest is
+    /// let go.
+    fn remember_method(&mut self, n: usize, method: &str) {
         if self.directions.is_none_or(|t| t.reply_fits.is_none()) {
             return;
         }
-        let key = (from, id.raw().to_owned());
-        if self
-            .methods
-            .insert(key.clone(), method.to_owned())
-            .is_none()
-        {
-            self.methods_order.push_back(key);
-        }
-        while self.methods_order.len() > self.window {
-            if let Some(old) = self.methods_order.pop_front() {
-                self.methods.remove(&old);
+        let number = match self.numbers.get(method) {
+            Some(&k) => k,
+            None if self.names.len() < MAX_METHODS => {
+                let k = u16::try_from(self.names.len()).expect("at most MAX_METHODS");
+                self.names.push(method.into());
+                self.numbers.insert(method.into(), k);
+                k
             }
+            None => return,
+        };
+        self.methods.push_back((n, number));
+        while self.methods.len() > self.window {
+            self.methods.pop_front();
         }
     }
 
@@ -239,7 +252,8 @@ mod tests {
         for line in lines {
             let c = classify(line, &dialect);
             let reply = matches!(c.kind, Kind::Success { .. } | Kind::Error { .. });
-            let (from, known) = senders.infer(&session, &c.kind, line, reply);
+            let n = out.len() + 1;
+            let (from, known) = senders.infer(&session, (n, &c.kind, line), reply);
             let mut c = c;
             if let Some(id) = table
                 .withdrawn(&c.kind, line)
