@@ -39,14 +39,19 @@ pub(super) struct Senders {
     /// allocation a request.
     methods: VecDeque<(usize, u16)>,
     /// The interned methods' names, and their numbers (at most
-    /// [`MAX_METHODS`]; beyond, a request's method is not kept).
+    /// [`MAX_METHODS`] of at most [`MAX_METHOD_LEN`] bytes; beyond, a
+    /// request's method is not kept, and a reply to it that both sides
+    /// await stays ambiguous).
     names: Vec<Box<str>>,
     numbers: HashMap<Box<str>, u16>,
     window: usize,
 }
 
-/// The most method names [`Senders`] interns.
+/// The most method names [`Senders`] interns, and the longest method name
+/// or progress token it keeps (a longer one is not kept): at most 1 MiB of
+/// names, and a window's worth of short tokens, whatever the stream.
 const MAX_METHODS: usize = 4096;
+const MAX_METHOD_LEN: usize = 256;
 
 impl Senders {
     /// Inference with `directions` (none: pairing and shape only),
@@ -144,7 +149,7 @@ impl Senders {
         }
         let number = match self.numbers.get(method) {
             Some(&k) => k,
-            None if self.names.len() < MAX_METHODS => {
+            None if self.names.len() < MAX_METHODS && method.len() <= MAX_METHOD_LEN => {
                 let k = u16::try_from(self.names.len()).expect("at most MAX_METHODS");
                 self.names.push(method.into());
                 self.numbers.insert(method.into(), k);
@@ -198,7 +203,8 @@ impl Senders {
         let given = table.tokens_given.iter().map(|&at| (at, from.reverse()));
         let made = table.token_made(method).map(|at| (at, from));
         for (at, reporter) in given.chain(made) {
-            if let Some(token) = pointer(text, at) {
+            // A longer token is not kept: progress on it stays ambiguous.
+            if let Some(token) = pointer(text, at).filter(|t| t.len() <= MAX_METHOD_LEN) {
                 self.remember(token, reporter);
             }
         }
