@@ -172,9 +172,9 @@ impl Senders {
             Some(Sender::Client) => (Direction::ClientToServer, Known::Schema),
             Some(Sender::Server) => (Direction::ServerToClient, Known::Schema),
             Some(Sender::Either) => {
-                let named = if let Some(at) = table.cancelled_id(method) {
-                    pointer(text, at)
-                        .and_then(|raw| Id::parse(&raw))
+                let named = if table.cancelled_id(method).is_some() {
+                    table
+                        .cancelled(method, text)
                         .and_then(|id| answered(session, &id))
                         .filter(|(_, k)| *k == Known::Paired)
                 } else if let Some(at) = table.progress_token(method) {

@@ -88,6 +88,12 @@ impl Directions {
         let Kind::Notification { method } = kind else {
             return None;
         };
+        self.cancelled(method, text)
+    }
+
+    /// The id a message of `method` (`text`) names as the request it
+    /// cancels, if `method` is a cancel and the id is there and readable.
+    pub fn cancelled(&self, method: &str, text: &str) -> Option<Id> {
         let at = self.cancelled_id(method)?;
         let raw = serde_json::from_str::<serde_json::Value>(text)
             .ok()?
