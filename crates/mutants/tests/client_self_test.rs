@@ -325,11 +325,11 @@ fn run_some(
         .filter(|s| keep(short(&s.meta.id)))
         .collect();
     let mut argv = vec![MUTANT.into(), name.into()];
-    if protocol == Protocol::Mcp {
+    if protocol == Protocol::named("mcp").unwrap() {
         let modern = scenarios.iter().all(|s| modern(short(&s.meta.id)));
         argv.push(if modern { "--mcp-modern" } else { "--mcp" }.into());
     }
-    if protocol == Protocol::Lsp {
+    if protocol == Protocol::named("lsp").unwrap() {
         argv.push("--lsp".into());
     } else if matches!(framing, Framing::ContentLength(_)) {
         argv.push("--content-length".into());
@@ -412,7 +412,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
     thread::scope(|s| {
         s.spawn(|| {
             check(
-                Protocol::JsonRpc,
+                Protocol::named("jsonrpc2").unwrap(),
                 &ndjson,
                 &jsonrpc,
                 EXPECTED,
@@ -421,7 +421,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             )
         });
         check(
-            Protocol::Mcp,
+            Protocol::named("mcp").unwrap(),
             &ndjson,
             &mcp,
             EXPECTED_MCP,
@@ -430,7 +430,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
         );
     });
     check(
-        Protocol::Mcp,
+        Protocol::named("mcp").unwrap(),
         &ndjson,
         &mcp_modern,
         EXPECTED_MODERN,
@@ -440,7 +440,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
     thread::scope(|s| {
         s.spawn(|| {
             check(
-                Protocol::JsonRpc,
+                Protocol::named("jsonrpc2").unwrap(),
                 &cl,
                 &content_length,
                 EXPECTED_CONTENT_LENGTH,
@@ -449,7 +449,7 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             )
         });
         check(
-            Protocol::Lsp,
+            Protocol::named("lsp").unwrap(),
             &cl,
             &lsp,
             EXPECTED_LSP,
@@ -473,7 +473,8 @@ fn check(
 ) {
     // In MCP, the 2026-07-28 table runs `mcp/modern/`, the other the rest.
     let modern_table = snapshot.contains("modern");
-    let keep = move |id: &str| protocol != Protocol::Mcp || modern(id) == modern_table;
+    let keep =
+        move |id: &str| protocol != Protocol::named("mcp").unwrap() || modern(id) == modern_table;
     // The clients mostly wait (on replies, on timeouts): all at once.
     let results: BTreeMap<&str, Vec<CaseResult>> = thread::scope(|s| {
         let handles: Vec<_> = names

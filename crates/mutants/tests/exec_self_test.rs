@@ -44,7 +44,7 @@ fn the_reference_decoder_passes_and_every_mutant_is_caught() {
     // client that hangs ends in TIMEOUT.
     let table = self_test(
         EXEC,
-        Protocol::CodexExec,
+        Protocol::named("codex-exec").unwrap(),
         &names,
         EXPECTED,
         (20, Duration::from_secs(20), 4),

@@ -41,7 +41,7 @@ fn the_reference_host_passes_and_every_mutant_is_caught() {
     // client that hangs ends in TIMEOUT.
     let table = self_test(
         HOST,
-        Protocol::Codex,
+        Protocol::named("codex").unwrap(),
         &names,
         EXPECTED,
         (12, Duration::from_secs(20), 4),

@@ -80,7 +80,7 @@ fn the_reference_sdk_passes_and_every_mutant_is_caught() {
     // in TIMEOUT, whatever the machine's load.
     let table = self_test(
         SDK,
-        Protocol::Claude,
+        Protocol::named("claude").unwrap(),
         &names,
         EXPECTED,
         (20, Duration::from_secs(30), 8),

@@ -5,7 +5,7 @@
 use toml::Spanned;
 
 use super::{Protocol, ScenarioDef, claude, codex, codex_exec};
-use crate::casefile::LoadError;
+use crate::{casefile::LoadError, dialects::Peer};
 
 /// What a Claude scenario plays (`None` in the other protocols, which may
 /// not use its fields; a Claude scenario may not use theirs).
@@ -19,7 +19,7 @@ pub(super) fn claude_play(
         ("controls", d.controls.as_ref().map(Spanned::span)),
         ("turn", d.turn.first().map(Spanned::span)),
     ];
-    if protocol != Protocol::Claude {
+    if protocol.peer() != Peer::Claude {
         if let Some((name, Some(span))) = own.into_iter().find(|(_, s)| s.is_some()) {
             return Err(at(
                 span,
@@ -87,7 +87,7 @@ pub(super) fn exec_stream(
     d: &ScenarioDef,
     at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
 ) -> Result<Option<Vec<codex_exec::Act>>, LoadError> {
-    if protocol != Protocol::CodexExec {
+    if protocol.peer() != Peer::CodexExec {
         if let Some(s) = d.stream.first() {
             return Err(at(
                 s.span(),
@@ -141,7 +141,7 @@ pub(super) fn host_play(
     d: &ScenarioDef,
     at: &dyn Fn(std::ops::Range<usize>, String) -> LoadError,
 ) -> Result<Option<codex::Play>, LoadError> {
-    if protocol != Protocol::Codex {
+    if protocol.peer() != Peer::Codex {
         if let Some((name, _)) = host_fields(d).iter().find(|(_, set)| *set) {
             return Err(at(
                 d.name.span(),

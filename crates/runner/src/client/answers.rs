@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::Protocol;
+use crate::dialects::Peer;
 
 /// What a reply carries.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,12 +112,12 @@ pub(super) fn lsp(method: &str, params: &Value, shut_down: bool) -> Body {
 /// does, so that what a client sends before the result has arrived by
 /// then; `None` for any other call.
 pub(super) fn delay(protocol: Protocol, method: &str, params: &Value) -> Option<Duration> {
-    match (protocol, method) {
-        (Protocol::Lsp, "rpcspec/slow") => {
+    match (protocol.peer(), method) {
+        (Peer::Lsp, "rpcspec/slow") => {
             let ms = params.get("ms").and_then(Value::as_u64).unwrap_or(0);
             Some(Duration::from_millis(ms).min(SLOW_MAX))
         }
-        (Protocol::Lsp, "initialize") => Some(INITIALIZE_TAKES),
+        (Peer::Lsp, "initialize") => Some(INITIALIZE_TAKES),
         _ => None,
     }
 }

@@ -29,6 +29,7 @@ use toml::Spanned;
 
 use crate::{
     casefile::{self, Listing, LoadError, Meta},
+    dialects::{self, Descriptor, Peer, Playing},
     shipped,
 };
 
@@ -104,39 +105,67 @@ pub const ABANDON_AFTER: Duration = Duration::from_secs(1);
 /// What the `slow` call asks the server to take, in milliseconds.
 pub const SLOW_MS: u64 = 10_000;
 
-/// The protocols a client is checked in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Protocol {
-    /// JSON-RPC 2.0: the scenarios outside `client/mcp/`.
-    JsonRpc,
-    /// MCP over stdio: `client/mcp/`, behind the reference MCP server.
-    Mcp,
-    /// A language client (LSP 3.17, Content-Length framing): `client/lsp/`,
-    /// behind the script's language server.
-    Lsp,
-    /// An agent SDK driving Claude Code over stdio: `client/claude/`,
-    /// behind the scripted CLI ([`claude`]).
-    Claude,
-    /// A decoder of Codex's exec stream (`codex exec
-    /// --experimental-json`): `client/codex-exec/`, behind the scripted
-    /// CLI ([`codex_exec`]).
-    CodexExec,
-    /// A host of the Codex app-server: `client/codex/`, behind the
-    /// scripted app-server ([`codex`]).
-    Codex,
-}
+/// The dialect a client is checked in: an entry of the registry that the
+/// client role takes, whose [`Playing`] says how.
+#[derive(Clone, Copy)]
+pub struct Protocol(&'static Descriptor);
 
 impl Protocol {
+    /// The dialect named `name` (no revision), if the client role takes it.
+    pub fn named(name: &str) -> Option<Protocol> {
+        let (d, revision) = dialects::find(name)?;
+        (revision.is_none() && d.play.is_some()).then_some(Protocol(d))
+    }
+
+    /// The dialect a scenario file at `prefix` (`client/mcp/tools/`)
+    /// belongs to: the one of the deepest folder that holds it.
+    pub fn of_file(prefix: &str) -> Option<Protocol> {
+        dialects::DIALECTS
+            .iter()
+            .filter(|d| {
+                d.play
+                    .as_ref()
+                    .is_some_and(|p| prefix.starts_with(p.folder))
+            })
+            .max_by_key(|d| d.play.as_ref().map_or(0, |p| p.folder.len()))
+            .map(Protocol)
+    }
+
+    /// Its name: `mcp`.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// What the client role does in it.
+    pub fn play(self) -> &'static Playing {
+        self.0
+            .play
+            .as_ref()
+            .expect("a Protocol is made of a dialect that plays")
+    }
+
     /// The adapter's series in this protocol.
     pub fn steps(self) -> &'static [Step] {
-        match self {
-            Protocol::JsonRpc => &STEPS,
-            Protocol::Mcp => &MCP_STEPS,
-            Protocol::Lsp => &LSP_STEPS,
-            Protocol::Claude => &CLAUDE_STEPS,
-            Protocol::CodexExec => &CODEX_EXEC_STEPS,
-            Protocol::Codex => &CODEX_STEPS,
-        }
+        self.play().steps
+    }
+
+    /// The peer rpcspec plays behind its clients.
+    pub fn peer(self) -> Peer {
+        self.play().peer
+    }
+}
+
+impl PartialEq for Protocol {
+    fn eq(&self, other: &Protocol) -> bool {
+        self.0.name == other.0.name
+    }
+}
+
+impl Eq for Protocol {}
+
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
     }
 }
 
@@ -298,7 +327,7 @@ pub struct Scenario {
     /// MCP 2026-07-28: what the server does besides the reference's
     /// answers ([`twist`]).
     pub twist: Option<twist::Twist>,
-    /// JSON-RPC, or MCP (the scenarios under `client/mcp/`).
+    /// Its dialect: the one whose folder its file is in (`client/mcp/`).
     pub protocol: Protocol,
     /// The framing the scenario is written for (one of
     /// `Framing::NAMES`); `None`: it plays in any.
@@ -415,19 +444,15 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = casefile::parse_toml(file, text)?;
     let prefix = casefile::id_prefix(file);
-    let protocol = if prefix.starts_with("client/mcp/") {
-        Protocol::Mcp
-    } else if prefix.starts_with("client/lsp/") {
-        Protocol::Lsp
-    } else if prefix.starts_with("client/claude/") {
-        Protocol::Claude
-    } else if prefix.starts_with("client/codex-exec/") {
-        Protocol::CodexExec
-    } else if prefix.starts_with("client/codex/") {
-        Protocol::Codex
-    } else {
-        Protocol::JsonRpc
-    };
+    let protocol = Protocol::of_file(&prefix).ok_or_else(|| {
+        LoadError::at(
+            file,
+            text,
+            0..0,
+            "a client scenario lives under client/".into(),
+        )
+    })?;
+    let play = protocol.play();
     let lines = casefile::Lines::new(text);
     let mut seen = casefile::SeenIds::new();
     let mut out = Vec::new();
@@ -505,33 +530,24 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
                     ),
                 ));
             }
-            Some(f) if protocol == Protocol::Lsp && f.get_ref() != "content-length" => {
-                return Err(at(
-                    f.span(),
-                    "LSP scenarios (client/lsp/) are in Content-Length framing".into(),
-                ));
-            }
             Some(f)
-                if matches!(
-                    protocol,
-                    Protocol::Claude | Protocol::CodexExec | Protocol::Codex
-                ) && f.get_ref() != "ndjson" =>
+                if play
+                    .framing
+                    .is_some_and(|(own, _)| f.get_ref() != own.name()) =>
             {
+                let (own, _) = play.framing.expect("just matched");
                 return Err(at(
                     f.span(),
-                    "agent CLIs' streams (client/claude/, client/codex-exec/, client/codex/) are NDJSON".into(),
+                    format!(
+                        "{} scenarios ({}) are {}",
+                        play.label,
+                        play.folder,
+                        own.described()
+                    ),
                 ));
             }
-            // LSP's base protocol is Content-Length framing.
-            None if protocol == Protocol::Lsp => Some("content-length".to_owned()),
-            // Claude Code's stdio is NDJSON, and so is Codex's exec stream.
-            None if matches!(
-                protocol,
-                Protocol::Claude | Protocol::CodexExec | Protocol::Codex
-            ) =>
-            {
-                Some("ndjson".to_owned())
-            }
+            // The dialect's own framing, where it has one.
+            None => play.framing.map(|(own, _)| own.name().to_owned()),
             f => f.as_ref().map(|f| f.get_ref().clone()),
         };
         let content_length = framing.as_deref() == Some("content-length");
@@ -640,7 +656,7 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
             }
             None => None,
         };
-        if let Some(a) = d.ask_if.as_ref().filter(|_| protocol != Protocol::Lsp) {
+        if let Some(a) = d.ask_if.as_ref().filter(|_| protocol.peer() != Peer::Lsp) {
             return Err(at(
                 a.span(),
                 "`ask_if` belongs to LSP scenarios (client/lsp/)".into(),
@@ -655,14 +671,14 @@ pub fn load_str(file: &Path, text: &str) -> Result<Vec<Scenario>, LoadError> {
         let claude = agents::claude_play(protocol, &d, &at)?;
         let codex_exec = agents::exec_stream(protocol, &d, &at)?;
         let codex = agents::host_play(protocol, &d, &at)?;
-        if protocol != Protocol::Mcp && d.version.is_some() {
+        if protocol.peer() != Peer::Mcp && d.version.is_some() {
             return Err(at(
                 span.clone(),
                 "`version` belongs to MCP scenarios (client/mcp/)".into(),
             ));
         }
         let twist = match &d.twist {
-            Some(t) if protocol != Protocol::Mcp => {
+            Some(t) if protocol.peer() != Peer::Mcp => {
                 return Err(at(
                     t.span(),
                     "`twist` belongs to MCP scenarios (client/mcp/)".into(),

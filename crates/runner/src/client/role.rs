@@ -33,10 +33,9 @@ pub struct Clients {
 }
 
 impl Clients {
-    /// The role for clients of `dialect` (`jsonrpc2`, `mcp` or `lsp`) in
-    /// `framing` (default NDJSON; MCP's stdio is NDJSON only, LSP's
-    /// Content-Length only); a client
-    /// has no write plans, so `plans` must be empty.
+    /// The role for clients of `dialect` in `framing` (default: the
+    /// dialect's own, else NDJSON; a dialect of one framing takes no
+    /// other); a client has no write plans, so `plans` must be empty.
     pub fn new(
         dialect: &str,
         framing: Option<Framing>,
@@ -45,39 +44,26 @@ impl Clients {
         budget: Budget,
         peer: PathBuf,
     ) -> Result<Clients, Refused> {
-        let protocol = match dialect {
-            "jsonrpc2" => Protocol::JsonRpc,
-            "mcp" => Protocol::Mcp,
-            "lsp" => Protocol::Lsp,
-            "claude" => Protocol::Claude,
-            "codex-exec" => Protocol::CodexExec,
-            "codex" => Protocol::Codex,
-            other => {
-                return Err(Refused::usage(crate::dialects::unknown(
-                    other,
-                    |r| r.client,
-                    "the client role",
+        let Some(protocol) = Protocol::named(dialect) else {
+            return Err(Refused::usage(crate::dialects::unknown(
+                dialect,
+                |r| r.client,
+                "the client role",
+            )));
+        };
+        let framing = match (protocol.play().framing, framing) {
+            (Some((own, why)), Some(asked)) if asked.name() != own.name() => {
+                return Err(Refused::usage(format!(
+                    "{why}: `--dialect {}` takes no `--framing {}`",
+                    protocol.name(),
+                    asked.name()
                 )));
             }
+            (Some((own, _)), _) => {
+                Framing::named(own.name()).expect("a dialect's framing has a name")
+            }
+            (None, asked) => asked.unwrap_or_else(Framing::ndjson),
         };
-        if protocol == Protocol::Lsp && matches!(framing, Some(Framing::Ndjson(_))) {
-            return Err(Refused::usage(
-                "language clients speak Content-Length framing (LSP's base protocol): `--dialect lsp` takes no `--framing ndjson`",
-            ));
-        }
-        let framing = match protocol {
-            Protocol::Lsp => Framing::content_length(),
-            _ => framing.unwrap_or_else(Framing::ndjson),
-        };
-        if matches!(
-            protocol,
-            Protocol::Mcp | Protocol::Claude | Protocol::CodexExec | Protocol::Codex
-        ) && matches!(framing, Framing::ContentLength(_))
-        {
-            return Err(Refused::usage(
-                "MCP clients speak NDJSON (MCP's stdio transport), and so do Claude's SDKs (stream-json) and Codex's (exec stream, app-server): `--framing content-length` is for JSON-RPC 2.0 clients",
-            ));
-        }
         if !plans.is_empty() {
             return Err(Refused::usage(
                 "the client role has no plans: each scenario scripts its own writes",
@@ -141,14 +127,7 @@ impl Role for Clients {
                 )
             },
         );
-        let dialect = match self.protocol {
-            Some(Protocol::Mcp) => "mcp",
-            Some(Protocol::Lsp) => "lsp",
-            Some(Protocol::Claude) => "claude",
-            Some(Protocol::CodexExec) => "codex-exec",
-            Some(Protocol::Codex) => "codex",
-            Some(Protocol::JsonRpc) | None => "jsonrpc2",
-        };
+        let dialect = self.protocol.map_or("jsonrpc2", Protocol::name);
         Ok(Ran {
             target: target.display(),
             dialect: dialect.to_owned(),

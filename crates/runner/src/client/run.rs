@@ -25,7 +25,7 @@ use crate::capture::{Arrival, Capture, Framing};
 use rpcspec_framer::{Event, ProblemKind};
 
 use super::{
-    Limits, Protocol, Scenario,
+    Limits, Scenario,
     canary::Canary,
     claude::{self, script::Cli},
     codex::{self, script::AppServer},
@@ -37,6 +37,7 @@ use super::{
 };
 use crate::{
     budget::Budget,
+    dialects::Peer,
     drive::{Drive, Meter, Readiness},
     report::{Bytes, CaseResult, Evidence, Halt, Received, Sent, Verdict},
     target::{Msg, Target, describe_exit},
@@ -198,10 +199,10 @@ pub fn run_scenario(
         listener.path().into_os_string(),
     ];
     // An SDK starts its CLI from one path: a launcher stands for it.
-    let launcher = match sc.protocol {
-        Protocol::Claude => Some(("claude", claude::launcher(peer, &listener.path()))),
-        Protocol::CodexExec => Some(("codex", codex_exec::launcher(peer, &listener.path()))),
-        Protocol::Codex => Some(("codex", codex::launcher(peer, &listener.path()))),
+    let launcher = match sc.protocol.peer() {
+        Peer::Claude => Some(("claude", claude::launcher(peer, &listener.path()))),
+        Peer::CodexExec => Some(("codex", codex_exec::launcher(peer, &listener.path()))),
+        Peer::Codex => Some(("codex", codex::launcher(peer, &listener.path()))),
         _ => None,
     };
     if let Some((name, text)) = launcher {
@@ -236,10 +237,10 @@ pub fn run_scenario(
             return result;
         }
     };
-    let mut script = match sc.protocol {
-        Protocol::Claude => Script::Claude(Cli::new(sc)),
-        Protocol::CodexExec => Script::Exec(Exec::new(sc)),
-        Protocol::Codex => Script::Host(AppServer::new(sc)),
+    let mut script = match sc.protocol.peer() {
+        Peer::Claude => Script::Claude(Cli::new(sc)),
+        Peer::CodexExec => Script::Exec(Exec::new(sc)),
+        Peer::Codex => Script::Host(AppServer::new(sc)),
         _ => Script::Rpc(Server::new(sc, started, framing)),
     };
     // A `$ref` to a listener on the loopback address: a fetch is a hit.
@@ -357,7 +358,7 @@ pub fn run_scenario(
         let stdout_done = closed || exited_at.is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
         if stdout_done && exit.is_some() {
             let end = *ended_at.get_or_insert(now);
-            let grace = if sc.protocol == Protocol::Claude && !peer_eof {
+            let grace = if sc.protocol.peer() == Peer::Claude && !peer_eof {
                 CLI_GRACE
             } else {
                 PEER_GRACE

@@ -21,9 +21,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 pub use super::answers::{Answer, Body};
-use super::{ASK_WAIT, Decoy, Order, Protocol, Scenario, answers, peer::ToPeer, twist, writes};
+use super::{ASK_WAIT, Decoy, Order, Scenario, answers, peer::ToPeer, twist, writes};
 use crate::capture::Framing;
-use crate::dialects::mcp::{Revision, reference::Server as McpServer};
+use crate::dialects::{
+    Peer,
+    mcp::{Revision, reference::Server as McpServer},
+};
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
@@ -119,7 +122,7 @@ impl<'a> Server<'a> {
     /// times are durations since `epoch` (the MCP reference counts in
     /// instants).
     pub fn new(sc: &'a Scenario, epoch: Instant, framing: &Framing) -> Server<'a> {
-        let mcp = (sc.protocol == Protocol::Mcp)
+        let mcp = (sc.protocol.peer() == Peer::Mcp)
             .then(|| (Box::new(McpServer::new(Revision::ALL)), epoch));
         Server {
             mcp,
@@ -162,7 +165,7 @@ impl<'a> Server<'a> {
                 let params = o.get("params").cloned().unwrap_or(Value::Null);
                 match o.get("id") {
                     Some(id) => self.request(line, method, params, id.to_string(), now, &mut out),
-                    None if self.sc.protocol == Protocol::Lsp
+                    None if self.sc.protocol.peer() == Peer::Lsp
                         && self.lsp_notification(&method, &params, now, &mut out) => {}
                     None => {
                         let lines = self.backend(line, now);
@@ -480,16 +483,7 @@ impl<'a> Server<'a> {
             out.push(ToPeer::CloseStdout);
             return;
         }
-        let held = match self.sc.protocol {
-            Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => {
-                a.method == "echo"
-            }
-            Protocol::Lsp => a.method == "rpcspec/echo",
-            Protocol::Mcp => {
-                a.method == "tools/call"
-                    && a.params.get("name").and_then(Value::as_str) == Some("echo")
-            }
-        };
+        let held = (self.sc.protocol.play().held)(&a.method, &a.params);
         if held {
             self.held.push(i);
             self.last_held = now;
@@ -545,7 +539,7 @@ impl<'a> Server<'a> {
     /// that declared `roots`, `elicitation/create` only to one that declared
     /// `elicitation`.
     fn may_ask(&self, i: usize, method: &str) -> bool {
-        if self.sc.protocol == Protocol::Lsp {
+        if self.sc.protocol.peer() == Peer::Lsp {
             let init = self.log.answers.iter().find(|a| a.method == "initialize");
             let params = init.map(|a| &a.params);
             let method = self.log.answers[i].method.as_str();
@@ -616,7 +610,7 @@ impl<'a> Server<'a> {
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),
         };
-        self.shut_down |= self.sc.protocol == Protocol::Lsp && method == "shutdown";
+        self.shut_down |= self.sc.protocol.peer() == Peer::Lsp && method == "shutdown";
         self.log.answers.push(Answer {
             method,
             params,
@@ -641,8 +635,8 @@ impl<'a> Server<'a> {
         {
             return Body::Result(value.clone());
         }
-        match self.sc.protocol {
-            Protocol::Lsp => answers::lsp(method, params, self.shut_down),
+        match self.sc.protocol.peer() {
+            Peer::Lsp => answers::lsp(method, params, self.shut_down),
             _ => answers::jsonrpc(method, params, self.sc.error.as_deref()),
         }
     }

@@ -14,13 +14,18 @@ use rpcspec_matcher::Dialect;
 use crate::capture::Framing;
 
 pub mod checking;
+pub mod claude;
+pub mod codex;
+pub mod codex_exec;
 pub mod directions;
 pub mod lsp;
 pub mod mcp;
+pub mod playing;
 pub mod serving;
 
 pub use checking::Checking;
 pub use directions::{Directions, Sender};
+pub use playing::{Peer, Playing};
 pub use serving::{Batches, Call, Serving, Unreadable};
 
 /// Which commands and roles take a dialect.
@@ -42,6 +47,24 @@ pub enum Framed {
     Ndjson,
     /// `Content-Length` headers (LSP's base protocol).
     ContentLength,
+}
+
+impl Framed {
+    /// Its name on the command line and in case files: `content-length`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Framed::Ndjson => "ndjson",
+            Framed::ContentLength => "content-length",
+        }
+    }
+
+    /// What its messages are, in a sentence: "… are NDJSON".
+    pub fn described(self) -> &'static str {
+        match self {
+            Framed::Ndjson => "NDJSON",
+            Framed::ContentLength => "in Content-Length framing",
+        }
+    }
 }
 
 /// Everything an engine asks of a dialect.
@@ -68,6 +91,9 @@ pub struct Descriptor {
     pub check: Checking,
     /// What the server role does in it.
     pub serve: Serving,
+    /// What the client role does in it; `None` where the role does not
+    /// take it.
+    pub play: Option<Playing>,
 }
 
 /// What the server role asks of a plain JSON-RPC target that never
@@ -118,6 +144,7 @@ pub static DIALECTS: &[Descriptor] = &[
         directions: None,
         check: Checking::PLAIN,
         serve: JSONRPC_SERVING,
+        play: Some(Playing::PLAIN),
     },
     Descriptor {
         name: "lenient",
@@ -135,6 +162,7 @@ pub static DIALECTS: &[Descriptor] = &[
             version_optional: true,
             ..JSONRPC_SERVING
         },
+        play: None,
     },
     Descriptor {
         name: "codex",
@@ -167,6 +195,7 @@ pub static DIALECTS: &[Descriptor] = &[
             version_optional: true,
             ..Serving::PLAIN
         },
+        play: Some(codex::PLAYING),
     },
     Descriptor {
         name: "codex-exec",
@@ -182,6 +211,7 @@ pub static DIALECTS: &[Descriptor] = &[
         directions: None,
         check: Checking::PLAIN,
         serve: Serving::PLAIN,
+        play: Some(codex_exec::PLAYING),
     },
     Descriptor {
         name: "mcp",
@@ -193,6 +223,7 @@ pub static DIALECTS: &[Descriptor] = &[
         directions: Some(mcp::directions),
         check: mcp::CHECKING,
         serve: mcp::SERVING,
+        play: Some(mcp::PLAYING),
     },
     Descriptor {
         name: "lsp",
@@ -204,6 +235,7 @@ pub static DIALECTS: &[Descriptor] = &[
         directions: Some(lsp::directions),
         check: lsp::CHECKING,
         serve: lsp::SERVING,
+        play: Some(lsp::PLAYING),
     },
     Descriptor {
         name: "claude",
@@ -227,6 +259,7 @@ pub static DIALECTS: &[Descriptor] = &[
             unknown_stands_in: false,
             ..Serving::PLAIN
         },
+        play: Some(claude::PLAYING),
     },
     Descriptor {
         name: "events",
@@ -250,6 +283,7 @@ pub static DIALECTS: &[Descriptor] = &[
             unknown_stands_in: false,
             ..Serving::PLAIN
         },
+        play: None,
     },
 ];
 

@@ -143,3 +143,32 @@ fn an_event_streams_ends_are_the_matchers() {
             == 1
     );
 }
+
+#[test]
+fn the_client_role_plays_each_dialect_it_takes_from_its_own_folder() {
+    let playing: Vec<&Descriptor> = DIALECTS.iter().filter(|d| d.play.is_some()).collect();
+    for d in DIALECTS {
+        assert_eq!(d.play.is_some(), d.roles.client, "{}", d.name);
+    }
+    let mut folders: Vec<&str> = playing
+        .iter()
+        .filter_map(|d| Some(d.play.as_ref()?.folder))
+        .collect();
+    folders.sort_unstable();
+    folders.dedup();
+    assert_eq!(folders.len(), playing.len(), "two dialects in one folder");
+    for d in playing {
+        let play = d.play.as_ref().expect("filtered");
+        assert!(
+            play.folder.starts_with("client/") && play.folder.ends_with('/'),
+            "{}",
+            d.name
+        );
+        assert!(!play.steps.is_empty(), "{}", d.name);
+        // A dialect of one framing plays in the framing it is read in.
+        if let Some((own, why)) = play.framing {
+            assert_eq!(own, d.framing, "{}", d.name);
+            assert!(!why.is_empty());
+        }
+    }
+}

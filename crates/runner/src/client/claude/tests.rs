@@ -46,7 +46,7 @@ const USER: &[u8] = br#"{"type":"user","message":{"role":"user","content":"hi"}}
 #[test]
 fn a_claude_scenario_loads_with_its_defaults() {
     let sc = scenario("");
-    assert_eq!(sc.protocol, Protocol::Claude);
+    assert_eq!(sc.protocol, Protocol::named("claude").unwrap());
     assert_eq!(sc.framing.as_deref(), Some("ndjson"));
     let play = sc.claude.expect("a play");
     assert_eq!(play.initialize, Answering::Success);

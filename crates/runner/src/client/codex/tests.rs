@@ -63,7 +63,7 @@ fn handshake(s: &mut AppServer<'_>) {
 #[test]
 fn a_codex_host_scenario_loads_with_its_defaults() {
     let sc = scenario("");
-    assert_eq!(sc.protocol, Protocol::Codex);
+    assert_eq!(sc.protocol, Protocol::named("codex").unwrap());
     assert_eq!(sc.framing.as_deref(), Some("ndjson"));
     let play = sc.codex.expect("a play");
     assert_eq!(play.asks.len(), 2);

@@ -46,7 +46,7 @@ fn types(bytes: &[u8]) -> Vec<String> {
 #[test]
 fn a_codex_exec_scenario_plays_the_plain_turn_by_default() {
     let sc = scenario("");
-    assert_eq!(sc.protocol, Protocol::CodexExec);
+    assert_eq!(sc.protocol, Protocol::named("codex-exec").unwrap());
     assert_eq!(sc.framing.as_deref(), Some("ndjson"));
     assert_eq!(
         sc.codex_exec.as_deref(),

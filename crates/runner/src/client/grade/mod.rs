@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use rpcspec_framer::ProblemKind;
-use rpcspec_matcher::{Dialect, Level, classify};
+use rpcspec_matcher::{Level, classify};
 use serde_json::Value;
 
 use super::{
@@ -27,6 +27,7 @@ use mcp::mcp_session;
 
 use crate::{
     capture::Framing,
+    dialects::Peer,
     report::{Evidence, FINDINGS_PER_RULE, RuleRef, Verdict},
     rules::{self, Rule},
 };
@@ -219,13 +220,13 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
     messages(o, &mut out);
-    match o.scenario.protocol {
-        Protocol::Mcp => {
+    match o.scenario.protocol.peer() {
+        Peer::Mcp => {
             mcp_session(o, &outcomes, &mut out);
             twists::twists(o, &mut out);
         }
-        Protocol::Lsp => lsp_session(o, &mut out),
-        Protocol::JsonRpc | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => {}
+        Peer::Lsp => lsp_session(o, &mut out),
+        Peer::Plain | Peer::Claude | Peer::CodexExec | Peer::Codex => {}
     }
     out
 }
@@ -296,7 +297,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
     let protocol = o.scenario.protocol;
     // MCP and LSP: the adapter reports a part of some results (the
     // contract's shapes).
-    let shaped = protocol != Protocol::JsonRpc;
+    let shaped = protocol.play().shaped;
     for step in protocol.steps() {
         let Some(got) = outcomes.get(step.name) else {
             continue;
@@ -464,7 +465,7 @@ fn same_id(id: &Value, text: &str) -> bool {
 /// the server's name of `initialize` and the text of a hover; else the
 /// result.
 fn reported(protocol: Protocol, method: &str, result: &Value) -> Option<Value> {
-    if protocol == Protocol::Lsp {
+    if protocol.peer() == Peer::Lsp {
         let at = match method {
             "initialize" => "/serverInfo/name",
             "textDocument/hover" => "/contents/value",
@@ -653,12 +654,16 @@ fn requirements(
 /// and notifications, ids in flight, answers to the server's requests.
 fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let mut count: HashMap<&'static str, usize> = HashMap::new();
-    // A Claude scenario of SHOULD feeds the SDK a malformed control
-    // request: the response it makes of it is judged at that level; every
-    // other rule its messages break, at its own.
-    let level = |rule: &'static Rule| match o.scenario.protocol {
-        Protocol::Claude if rule.id == "claude.control-response" => o.scenario.meta.level,
-        _ => Level::Must,
+    // A scenario of SHOULD may feed the client a malformed request: the
+    // rules its dialect names for it are judged at the scenario's level;
+    // every other rule its messages break, at its own.
+    let play = o.scenario.protocol.play();
+    let level = |rule: &'static Rule| {
+        if play.scenario_level.contains(&rule.id) {
+            o.scenario.meta.level
+        } else {
+            Level::Must
+        }
     };
     let mut push = |out: &mut Vec<Evidence>, rule: &'static Rule, message: String| {
         let n = count.entry(rule.id).or_default();
@@ -683,15 +688,8 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     }
     for (n, line) in o.client_lines.iter().enumerate() {
         let text = String::from_utf8_lossy(line);
-        let dialect = match o.scenario.protocol {
-            // LSP's messages are JSON-RPC 2.0's.
-            Protocol::JsonRpc | Protocol::Lsp => Dialect::Jsonrpc2,
-            Protocol::Mcp => Dialect::Mcp,
-            Protocol::Claude => Dialect::Claude,
-            // A decoder writes its prompt, no messages.
-            Protocol::CodexExec => break,
-            // The app-server's JSON-RPC: `"jsonrpc"` left out.
-            Protocol::Codex => Dialect::Lenient,
+        let Some(dialect) = play.messages.map(|d| d()) else {
+            break;
         };
         let classified = classify(&text, &dialect);
         for f in &classified.findings {
@@ -721,12 +719,7 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
             ),
         );
     }
-    // MCP's are graded with its session (`mcp.rs`).
-    let server_request = match o.scenario.protocol {
-        Protocol::JsonRpc => Some(&rules::CLIENT_SERVER_REQUEST),
-        Protocol::Lsp => Some(&crate::dialects::lsp::LSP_CLIENT_SERVER_REQUEST),
-        Protocol::Mcp | Protocol::Claude | Protocol::CodexExec | Protocol::Codex => None,
-    };
+    let server_request = play.server_request;
     for (ask, rule) in o.log.asks.iter().filter_map(|a| Some((a, server_request?))) {
         if ask.answer.is_none() {
             push(

@@ -9,6 +9,7 @@ use rpcspec_matcher::{Id, IdMatch, Rule};
 use serde_json::Value;
 
 use crate::dialects::{
+    Framed, Peer, Playing,
     directions::{Directions, Sender},
     serving::{Batches, Call, Serving, UNKNOWN_PROBE, Wrote},
 };
@@ -16,6 +17,25 @@ use crate::dialects::{
 use crate::report::{Evidence, RuleRef};
 
 pub mod model;
+
+/// What the client role does in LSP: the scenarios of `client/lsp/`, behind
+/// the script's language server.
+pub const PLAYING: Playing = Playing {
+    folder: "client/lsp/",
+    label: "LSP",
+    steps: &crate::client::LSP_STEPS,
+    framing: Some((
+        Framed::ContentLength,
+        "language clients speak Content-Length framing (LSP's base protocol)",
+    )),
+    peer: Peer::Lsp,
+    held: |method, _| method == "rpcspec/echo",
+    // LSP's messages are JSON-RPC 2.0's.
+    messages: Some(|| rpcspec_matcher::Dialect::Jsonrpc2),
+    server_request: Some(&LSP_CLIENT_SERVER_REQUEST),
+    scenario_level: &[],
+    shaped: true,
+};
 
 /// Who sends each LSP method, from the meta-model's `messageDirection`
 /// (`clientToServer`, `serverToClient`, `both`). `$/cancelRequest`

@@ -17,9 +17,31 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::dialects::{
+    Framed, Peer, Playing,
     checking::{Checking, ProgressRules},
     directions::{Directions, Sender},
     serving::{Batches, Call, Serving, Unreadable},
+};
+
+/// What the client role does in MCP: the scenarios of `client/mcp/`,
+/// behind the reference MCP server.
+pub const PLAYING: Playing = Playing {
+    folder: "client/mcp/",
+    label: "MCP",
+    steps: &crate::client::MCP_STEPS,
+    framing: Some((
+        Framed::Ndjson,
+        "MCP clients speak NDJSON (MCP's stdio transport)",
+    )),
+    peer: Peer::Mcp,
+    held: |method, params| {
+        method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("echo")
+    },
+    messages: Some(|| rpcspec_matcher::Dialect::Mcp),
+    // A request of the reference's is graded with the session.
+    server_request: None,
+    scenario_level: &[],
+    shaped: true,
 };
 
 /// What the server role does in MCP: a hint for a server that never

@@ -1,0 +1,23 @@
+//! Claude Code's stream-json and its control protocol, as the client role
+//! plays it: an SDK drives a scripted CLI.
+
+use rpcspec_matcher::Dialect;
+
+use crate::dialects::{Framed, Peer, Playing};
+
+/// What the client role does in Claude's protocol: the scenarios of
+/// `client/claude/`, behind a scripted Claude Code CLI.
+pub const PLAYING: Playing = Playing {
+    folder: "client/claude/",
+    label: "Claude",
+    steps: &crate::client::CLAUDE_STEPS,
+    framing: Some((Framed::Ndjson, "Claude's SDKs speak NDJSON (stream-json)")),
+    peer: Peer::Claude,
+    held: |method, _| method == "echo",
+    messages: Some(|| Dialect::Claude),
+    server_request: None,
+    // A scenario of SHOULD feeds the SDK a malformed control request: the
+    // response it makes of it is judged at that level.
+    scenario_level: &["claude.control-response"],
+    shaped: true,
+};

@@ -1,0 +1,20 @@
+//! The Codex CLI's `exec --json` event stream, as the client role plays
+//! it: a decoder reads a scripted `codex exec`.
+
+use crate::dialects::{Framed, Peer, Playing};
+
+/// What the client role does in codex-exec: the scenarios of
+/// `client/codex-exec/`, behind a scripted `codex exec`.
+pub const PLAYING: Playing = Playing {
+    folder: "client/codex-exec/",
+    label: "codex-exec",
+    steps: &crate::client::CODEX_EXEC_STEPS,
+    framing: Some((Framed::Ndjson, "Codex's exec stream is NDJSON")),
+    peer: Peer::CodexExec,
+    held: |method, _| method == "echo",
+    // A decoder writes its prompt, no messages.
+    messages: None,
+    server_request: None,
+    scenario_level: &[],
+    shaped: true,
+};

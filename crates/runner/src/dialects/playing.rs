@@ -1,0 +1,78 @@
+//! What the client role asks of a dialect: where its scenarios are, the
+//! adapter's series of calls, the framing its clients speak, the peer
+//! rpcspec plays behind them and the rules their messages are held to.
+//! Data; a base every dialect may import.
+
+use rpcspec_matcher::Dialect;
+use serde_json::Value;
+
+use super::Framed;
+use crate::{client::Step, rules::Rule};
+
+/// The peer rpcspec plays behind a client, and so how the scenario's
+/// script answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    /// A JSON-RPC 2.0 server answering from the scenario and the plain
+    /// series' answers.
+    Plain,
+    /// The reference MCP server, behind the scenario's script.
+    Mcp,
+    /// The script's language server (LSP's lifecycle and capabilities).
+    Lsp,
+    /// A scripted Claude Code CLI, started from a launcher.
+    Claude,
+    /// A scripted `codex exec`, started from a launcher.
+    CodexExec,
+    /// A scripted Codex app-server, started from a launcher.
+    Codex,
+}
+
+/// Everything the client role asks of a dialect.
+#[derive(Debug)]
+pub struct Playing {
+    /// Its scenarios' folder under `spec-cases/` (`client/mcp/`); the
+    /// plain dialect's is `client/`, which holds what no other takes.
+    pub folder: &'static str,
+    /// What case-file errors call its scenarios: `MCP` in "`version`
+    /// belongs to MCP scenarios (client/mcp/)".
+    pub label: &'static str,
+    /// The adapter's series of calls.
+    pub steps: &'static [Step],
+    /// The one framing its clients speak, and why (`MCP clients speak
+    /// NDJSON (MCP's stdio transport)`); `None`: either framing.
+    pub framing: Option<(Framed, &'static str)>,
+    /// The peer rpcspec plays.
+    pub peer: Peer,
+    /// Whether a call is the adapter's `echo`, which the script holds
+    /// until the series' concurrent calls have all come.
+    pub held: fn(method: &str, params: &Value) -> bool,
+    /// The pairing rules its clients' messages are read by; `None`: a
+    /// client writes no messages (a decoder writes its prompt).
+    pub messages: Option<fn() -> Dialect>,
+    /// The rule a client breaks by leaving the script's own request
+    /// unanswered; `None`: none here (MCP grades it with its session).
+    pub server_request: Option<&'static Rule>,
+    /// The rules a scenario's `level` applies to (a scenario of SHOULD
+    /// feeding a malformed request); every other rule is a MUST.
+    pub scenario_level: &'static [&'static str],
+    /// Whether the adapter reports a part of some results (the contract's
+    /// shapes), not the whole result.
+    pub shaped: bool,
+}
+
+impl Playing {
+    /// JSON-RPC 2.0 as specified: the plain series, in either framing.
+    pub const PLAIN: Playing = Playing {
+        folder: "client/",
+        label: "JSON-RPC",
+        steps: &crate::client::STEPS,
+        framing: None,
+        peer: Peer::Plain,
+        held: |method, _| method == "echo",
+        messages: Some(|| Dialect::Jsonrpc2),
+        server_request: Some(&crate::rules::CLIENT_SERVER_REQUEST),
+        scenario_level: &[],
+        shaped: false,
+    };
+}
