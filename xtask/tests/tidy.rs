@@ -152,7 +152,6 @@ const DEBT: &[(&str, &str)] = &[
         "dialect-in-engine",
         "runner/src/client/reference/codex_exec.rs (2)",
     ),
-    ("dialect-in-engine", "runner/src/client/run.rs (17)"),
     ("dialect-in-engine", "runner/src/fuzz/mcp.rs (1)"),
     ("dialect-in-engine", "runner/src/fuzz/surface.rs (2)"),
     ("dialect-in-engine", "runner/src/matrix/drawn.rs (1)"),

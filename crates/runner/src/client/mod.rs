@@ -34,6 +34,7 @@ use crate::{
 };
 
 mod act;
+pub mod agent;
 mod agents;
 mod answers;
 mod canary;

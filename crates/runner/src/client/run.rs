@@ -15,6 +15,7 @@
 //! its process tree, and is killed with it when the scenario ends.
 
 use std::{
+    collections::HashMap,
     ffi::OsString,
     path::Path,
     process::ExitStatus,
@@ -26,18 +27,15 @@ use rpcspec_framer::{Event, ProblemKind};
 
 use super::{
     Limits, Scenario,
+    agent::Agent,
     canary::Canary,
-    claude::{self, script::Cli},
-    codex::{self, script::AppServer},
-    codex_exec::{self, script::Exec},
-    grade::{self, Observed, ServerEnd},
+    grade::{self, Observed, Outcome, ServerEnd},
     peer::{FromPeer, Link, Listener, ToPeer},
     script::{Log, Server},
     twist::Twist,
 };
 use crate::{
     budget::Budget,
-    dialects::Peer,
     drive::{Drive, Meter, Readiness},
     report::{Bytes, CaseResult, Evidence, Halt, Received, Sent, Verdict},
     target::{Msg, Target, describe_exit},
@@ -54,8 +52,9 @@ pub const PLACEHOLDER: &str = "{server}";
 /// exited.
 const PEER_GRACE: Duration = Duration::from_millis(200);
 
-/// Claude: how long the CLI is given to see its stdin end once the SDK's
-/// adapter exited, before it counts as left running (`claude.sdk-close`).
+/// How long a CLI that lingers ([`super::agent::AgentCli::lingers`]) is given to see its
+/// stdin end once the SDK's adapter exited, before it counts as left
+/// running.
 const CLI_GRACE: Duration = Duration::from_secs(2);
 
 /// How long the adapter's stdout may stay open after it exited (held by
@@ -100,50 +99,39 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The scripted server: JSON-RPC's (with MCP's and LSP's), the scripted
-/// Claude Code CLI, or the scripted `codex exec`.
+/// The scripted peer: a JSON-RPC server (with MCP's and LSP's), or the
+/// dialect's scripted CLI.
 enum Script<'a> {
-    Rpc(Server<'a>),
-    Claude(Cli<'a>),
-    Exec(Exec<'a>),
-    Host(AppServer<'a>),
+    Rpc(Box<Server<'a>>),
+    Cli(Box<dyn Agent + 'a>),
 }
 
 impl Script<'_> {
     fn on_line(&mut self, line: &[u8], at: Duration) -> Vec<ToPeer> {
         match self {
             Script::Rpc(s) => s.on_line(line, at),
-            Script::Claude(c) => c.on_line(line, at),
-            // Its stdin is a prompt, read whole at its end.
-            Script::Exec(_) => Vec::new(),
-            Script::Host(h) => h.on_line(line, at),
+            Script::Cli(c) => c.on_line(line, at),
         }
     }
 
     fn on_eof(&mut self, at: Duration) -> Vec<ToPeer> {
         match self {
             Script::Rpc(s) => s.on_eof(at),
-            Script::Claude(c) => c.on_eof(at),
-            Script::Exec(x) => x.on_eof(at),
-            Script::Host(h) => h.on_eof(at),
+            Script::Cli(c) => c.on_eof(at),
         }
     }
 
     fn next_due(&self) -> Option<Duration> {
         match self {
             Script::Rpc(s) => s.next_due(),
-            Script::Claude(c) => c.next_due(),
-            Script::Exec(_) => None,
-            Script::Host(h) => h.next_due(),
+            Script::Cli(c) => c.next_due(),
         }
     }
 
     fn on_tick(&mut self, at: Duration) -> Vec<ToPeer> {
         match self {
             Script::Rpc(s) => s.on_tick(at),
-            Script::Claude(c) => c.on_tick(at),
-            Script::Exec(_) => Vec::new(),
-            Script::Host(h) => h.on_tick(at),
+            Script::Cli(c) => c.on_tick(at),
         }
     }
 }
@@ -199,12 +187,8 @@ pub fn run_scenario(
         listener.path().into_os_string(),
     ];
     // An SDK starts its CLI from one path: a launcher stands for it.
-    let launcher = match sc.protocol.peer() {
-        Peer::Claude => Some(("claude", claude::launcher(peer, &listener.path()))),
-        Peer::CodexExec => Some(("codex", codex_exec::launcher(peer, &listener.path()))),
-        Peer::Codex => Some(("codex", codex::launcher(peer, &listener.path()))),
-        _ => None,
-    };
+    let cli = sc.protocol.play().cli;
+    let launcher = cli.map(|c| (c.command, (c.launcher)(peer, &listener.path())));
     if let Some((name, text)) = launcher {
         let path = listener.path().with_file_name(name);
         match crate::target::write_executable(&path, text.as_bytes()) {
@@ -237,11 +221,9 @@ pub fn run_scenario(
             return result;
         }
     };
-    let mut script = match sc.protocol.peer() {
-        Peer::Claude => Script::Claude(Cli::new(sc)),
-        Peer::CodexExec => Script::Exec(Exec::new(sc)),
-        Peer::Codex => Script::Host(AppServer::new(sc)),
-        _ => Script::Rpc(Server::new(sc, started, framing)),
+    let mut script = match cli {
+        Some(c) => Script::Cli((c.script)(sc)),
+        None => Script::Rpc(Box::new(Server::new(sc, started, framing))),
     };
     // A `$ref` to a listener on the loopback address: a fetch is a hit.
     let mut canary = None;
@@ -296,22 +278,14 @@ pub fn run_scenario(
                 let orders = match ev {
                     FromPeer::Hello(_) => Vec::new(),
                     FromPeer::Args(args) => match &mut script {
-                        Script::Claude(c) => {
-                            c.log.args = args;
-                            Vec::new()
-                        }
-                        Script::Exec(x) => x.on_args(args, at),
-                        Script::Host(h) => {
-                            h.log.args = args;
-                            Vec::new()
-                        }
+                        Script::Cli(c) => c.on_args(args, at),
                         Script::Rpc(_) => Vec::new(),
                     },
                     FromPeer::Input(mut bytes) => {
                         let cap = client_meter.take(&mut bytes);
                         let mut orders = Vec::new();
-                        if let Script::Exec(x) = &mut script {
-                            x.on_input(&bytes);
+                        if let Script::Cli(c) = &mut script {
+                            c.on_input(&bytes);
                         }
                         from_client.push(&bytes, at, |a| {
                             on_client_event(a, kept, &mut seen, &mut script, &mut orders)
@@ -335,8 +309,8 @@ pub fn run_scenario(
                         orders
                     }
                     FromPeer::Exiting(_) => {
-                        if let Script::Exec(x) = &mut script {
-                            x.on_exiting(at);
+                        if let Script::Cli(c) = &mut script {
+                            c.on_exiting(at);
                         }
                         Vec::new()
                     }
@@ -358,7 +332,7 @@ pub fn run_scenario(
         let stdout_done = closed || exited_at.is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
         if stdout_done && exit.is_some() {
             let end = *ended_at.get_or_insert(now);
-            let grace = if sc.protocol.peer() == Peer::Claude && !peer_eof {
+            let grace = if cli.is_some_and(|c| c.lingers) && !peer_eof {
                 CLI_GRACE
             } else {
                 PEER_GRACE
@@ -425,19 +399,20 @@ pub fn run_scenario(
     result.exit = exit.map(describe_exit);
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let none = Log::default();
-    let (log, claude, exec, host) = match &script {
-        Script::Rpc(s) => (&s.log, None, None, None),
-        Script::Claude(c) => (&none, Some(&c.log), None, None),
-        Script::Exec(x) => (&none, None, Some(&x.log), None),
-        Script::Host(h) => (&none, None, None, Some(&h.log)),
+    let (log, agent) = match &script {
+        Script::Rpc(s) => (&s.log, None),
+        Script::Cli(c) => (&none, Some(&**c)),
     };
+    let session =
+        |o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>| {
+            if let Some(agent) = agent {
+                agent.grade(o, outcomes, out);
+            }
+        };
     let observed = Observed {
         scenario: sc,
         framing,
         log,
-        claude,
-        exec,
-        host,
         connected,
         timed_out,
         exit: exit.map(|s| (s.code(), describe_exit(s))),
@@ -453,7 +428,7 @@ pub fn run_scenario(
             (false, false) => ServerEnd::Running,
         },
     };
-    result.evidence = grade::grade(&observed);
+    result.evidence = grade::grade(&observed, agent.map(|_| &session as &grade::Session<'_>));
     result.evidence.append(&mut seen.evidence);
     result.sent = seen.sent;
     result.received = seen.received;

@@ -7,7 +7,10 @@ use rpcspec_matcher::Dialect;
 use serde_json::Value;
 
 use super::Framed;
-use crate::{client::Step, rules::Rule};
+use crate::{
+    client::{Step, agent::AgentCli},
+    rules::Rule,
+};
 
 /// The peer rpcspec plays behind a client, and so how the scenario's
 /// script answers it.
@@ -44,6 +47,9 @@ pub struct Playing {
     pub framing: Option<(Framed, &'static str)>,
     /// The peer rpcspec plays.
     pub peer: Peer,
+    /// The scripted CLI it plays, where the client starts a command, not a
+    /// server (an SDK starting its agent's CLI).
+    pub cli: Option<AgentCli>,
     /// Whether a call is the adapter's `echo`, which the script holds
     /// until the series' concurrent calls have all come.
     pub held: fn(method: &str, params: &Value) -> bool,
@@ -69,6 +75,7 @@ impl Playing {
         steps: &crate::client::STEPS,
         framing: None,
         peer: Peer::Plain,
+        cli: None,
         held: |method, _| method == "echo",
         messages: Some(|| Dialect::Jsonrpc2),
         server_request: Some(&crate::rules::CLIENT_SERVER_REQUEST),

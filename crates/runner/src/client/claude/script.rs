@@ -656,3 +656,35 @@ fn result_record(is_error: bool, subtype: &str, text: &str) -> String {
     }
     r.to_string()
 }
+
+impl crate::client::agent::Agent for Cli<'_> {
+    fn on_args(&mut self, args: Vec<String>, _at: Duration) -> Vec<ToPeer> {
+        self.log.args = args;
+        Vec::new()
+    }
+
+    fn on_line(&mut self, line: &[u8], at: Duration) -> Vec<ToPeer> {
+        Cli::on_line(self, line, at)
+    }
+
+    fn on_eof(&mut self, at: Duration) -> Vec<ToPeer> {
+        Cli::on_eof(self, at)
+    }
+
+    fn next_due(&self) -> Option<Duration> {
+        Cli::next_due(self)
+    }
+
+    fn on_tick(&mut self, at: Duration) -> Vec<ToPeer> {
+        Cli::on_tick(self, at)
+    }
+
+    fn grade(
+        &self,
+        o: &crate::client::grade::Observed<'_>,
+        outcomes: &std::collections::HashMap<&'static str, crate::client::grade::Outcome>,
+        out: &mut Vec<crate::report::Evidence>,
+    ) {
+        crate::client::grade::claude_session(o, &self.log, outcomes, out);
+    }
+}

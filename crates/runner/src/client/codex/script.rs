@@ -396,3 +396,35 @@ fn text_of(params: &Value) -> String {
     }
     texts.join("\n")
 }
+
+impl crate::client::agent::Agent for AppServer<'_> {
+    fn on_args(&mut self, args: Vec<String>, _at: Duration) -> Vec<ToPeer> {
+        self.log.args = args;
+        Vec::new()
+    }
+
+    fn on_line(&mut self, line: &[u8], at: Duration) -> Vec<ToPeer> {
+        AppServer::on_line(self, line, at)
+    }
+
+    fn on_eof(&mut self, at: Duration) -> Vec<ToPeer> {
+        AppServer::on_eof(self, at)
+    }
+
+    fn next_due(&self) -> Option<Duration> {
+        AppServer::next_due(self)
+    }
+
+    fn on_tick(&mut self, at: Duration) -> Vec<ToPeer> {
+        AppServer::on_tick(self, at)
+    }
+
+    fn grade(
+        &self,
+        o: &crate::client::grade::Observed<'_>,
+        outcomes: &std::collections::HashMap<&'static str, crate::client::grade::Outcome>,
+        out: &mut Vec<crate::report::Evidence>,
+    ) {
+        crate::client::grade::host_session(o, &self.log, outcomes, out);
+    }
+}

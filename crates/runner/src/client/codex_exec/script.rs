@@ -171,3 +171,43 @@ impl<'a> Exec<'a> {
         out
     }
 }
+
+impl crate::client::agent::Agent for Exec<'_> {
+    fn on_args(&mut self, args: Vec<String>, at: Duration) -> Vec<ToPeer> {
+        Exec::on_args(self, args, at)
+    }
+
+    fn on_input(&mut self, bytes: &[u8]) {
+        Exec::on_input(self, bytes);
+    }
+
+    /// Its stdin is a prompt, read whole at its end.
+    fn on_line(&mut self, _line: &[u8], _at: Duration) -> Vec<ToPeer> {
+        Vec::new()
+    }
+
+    fn on_eof(&mut self, at: Duration) -> Vec<ToPeer> {
+        Exec::on_eof(self, at)
+    }
+
+    fn on_exiting(&mut self, at: Duration) {
+        Exec::on_exiting(self, at);
+    }
+
+    fn next_due(&self) -> Option<Duration> {
+        None
+    }
+
+    fn on_tick(&mut self, _at: Duration) -> Vec<ToPeer> {
+        Vec::new()
+    }
+
+    fn grade(
+        &self,
+        o: &crate::client::grade::Observed<'_>,
+        outcomes: &std::collections::HashMap<&'static str, crate::client::grade::Outcome>,
+        out: &mut Vec<crate::report::Evidence>,
+    ) {
+        crate::client::grade::exec_session(o, &self.log, outcomes, out);
+    }
+}

@@ -26,7 +26,7 @@ use crate::{
 /// Every piece of evidence of one Claude scenario, beside the client
 /// role's own (the adapter's reports, how it ended, the messages'
 /// shapes).
-pub(super) fn claude_session(
+pub(crate) fn claude_session(
     o: &Observed<'_>,
     log: &Log,
     outcomes: &HashMap<&'static str, Outcome>,

@@ -69,7 +69,7 @@ enum Got<'a> {
 
 /// Every piece of evidence of one codex-exec scenario, beside the client
 /// role's own (the adapter's reports, how it ended).
-pub(super) fn exec_session(
+pub(crate) fn exec_session(
     o: &Observed<'_>,
     log: &Log,
     outcomes: &HashMap<&'static str, Outcome>,

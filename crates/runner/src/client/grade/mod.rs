@@ -19,9 +19,9 @@ mod lsp;
 mod mcp;
 mod twists;
 
-use claude::claude_session;
-use codex::host_session;
-use codex_exec::exec_session;
+pub(crate) use claude::claude_session;
+pub(crate) use codex::host_session;
+pub(crate) use codex_exec::exec_session;
 use lsp::lsp_session;
 use mcp::mcp_session;
 
@@ -40,14 +40,6 @@ pub struct Observed<'a> {
     pub framing: &'a Framing,
     /// What the scripted server did and saw (its log, not the script).
     pub log: &'a Log,
-    /// Claude: what the scripted CLI did and saw (`log` is empty then).
-    pub claude: Option<&'a crate::client::claude::script::Log>,
-    /// Codex exec: what the scripted CLI did and saw (`log` is empty
-    /// then).
-    pub exec: Option<&'a crate::client::codex_exec::script::Log>,
-    /// Codex host: what the scripted app-server did and saw (`log` is
-    /// empty then).
-    pub host: Option<&'a crate::client::codex::script::Log>,
     /// Whether the client started its server (the peer connected).
     pub connected: bool,
     /// Whether the deadline passed first.
@@ -173,8 +165,14 @@ pub(crate) fn capped(
     }
 }
 
-/// Every piece of evidence of one scenario.
-pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
+/// A scripted CLI's own grader of its session: evidence from what it
+/// logged, beside the client role's own.
+pub type Session<'s> =
+    dyn Fn(&Observed<'_>, &HashMap<&'static str, Outcome>, &mut Vec<Evidence>) + 's;
+
+/// Every piece of evidence of one scenario; `session`, the scripted CLI's
+/// grader where the dialect plays one (`o.log` is empty then).
+pub fn grade(o: &Observed<'_>, session: Option<&Session<'_>>) -> Vec<Evidence> {
     let mut out = Vec::new();
     if !o.connected {
         let how = match &o.exit {
@@ -198,22 +196,13 @@ pub fn grade(o: &Observed<'_>) -> Vec<Evidence> {
         return out;
     }
     let outcomes = reports(o, &mut out);
-    if let Some(log) = o.claude {
-        claude_session(o, log, &outcomes, &mut out);
+    if let Some(session) = session {
+        session(o, &outcomes, &mut out);
         ending(o, &outcomes, &mut out);
-        messages(o, &mut out);
-        return out;
-    }
-    if let Some(log) = o.host {
-        host_session(o, log, &outcomes, &mut out);
-        ending(o, &outcomes, &mut out);
-        messages(o, &mut out);
-        return out;
-    }
-    // What a decoder writes is its prompt, not messages.
-    if let Some(log) = o.exec {
-        exec_session(o, log, &outcomes, &mut out);
-        ending(o, &outcomes, &mut out);
+        // What a decoder writes is its prompt, not messages.
+        if o.scenario.protocol.play().messages.is_some() {
+            messages(o, &mut out);
+        }
         return out;
     }
     steps(o, &outcomes, &mut out);

@@ -3,7 +3,10 @@
 
 use rpcspec_matcher::Dialect;
 
-use crate::dialects::{Framed, Peer, Playing};
+use crate::{
+    client::{agent::AgentCli, claude},
+    dialects::{Framed, Peer, Playing},
+};
 
 /// What the client role does in Claude's protocol: the scenarios of
 /// `client/claude/`, behind a scripted Claude Code CLI.
@@ -13,6 +16,13 @@ pub const PLAYING: Playing = Playing {
     steps: &crate::client::CLAUDE_STEPS,
     framing: Some((Framed::Ndjson, "Claude's SDKs speak NDJSON (stream-json)")),
     peer: Peer::Claude,
+    // the scripted Claude Code CLI: an SDK starts `claude`, and a CLI it leaves running once its adapter exited is a finding.
+    cli: Some(AgentCli {
+        command: "claude",
+        launcher: claude::launcher,
+        script: |sc| Box::new(claude::script::Cli::new(sc)),
+        lingers: true,
+    }),
     held: |method, _| method == "echo",
     messages: Some(|| Dialect::Claude),
     server_request: None,

@@ -3,7 +3,10 @@
 
 use rpcspec_matcher::Dialect;
 
-use crate::dialects::{Framed, Peer, Playing};
+use crate::{
+    client::{agent::AgentCli, codex},
+    dialects::{Framed, Peer, Playing},
+};
 
 /// What the client role does in Codex's app-server protocol: the scenarios
 /// of `client/codex/`, behind a scripted app-server.
@@ -13,6 +16,13 @@ pub const PLAYING: Playing = Playing {
     steps: &crate::client::CODEX_STEPS,
     framing: Some((Framed::Ndjson, "Codex's app-server speaks NDJSON")),
     peer: Peer::Codex,
+    // the scripted app-server, started as `codex`.
+    cli: Some(AgentCli {
+        command: "codex",
+        launcher: codex::launcher,
+        script: |sc| Box::new(codex::script::AppServer::new(sc)),
+        lingers: false,
+    }),
     held: |method, _| method == "echo",
     // The app-server's JSON-RPC: `"jsonrpc"` left out.
     messages: Some(|| Dialect::Lenient),

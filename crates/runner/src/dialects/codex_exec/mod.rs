@@ -1,7 +1,10 @@
 //! The Codex CLI's `exec --json` event stream, as the client role plays
 //! it: a decoder reads a scripted `codex exec`.
 
-use crate::dialects::{Framed, Peer, Playing};
+use crate::{
+    client::{agent::AgentCli, codex_exec},
+    dialects::{Framed, Peer, Playing},
+};
 
 /// What the client role does in codex-exec: the scenarios of
 /// `client/codex-exec/`, behind a scripted `codex exec`.
@@ -11,6 +14,13 @@ pub const PLAYING: Playing = Playing {
     steps: &crate::client::CODEX_EXEC_STEPS,
     framing: Some((Framed::Ndjson, "Codex's exec stream is NDJSON")),
     peer: Peer::CodexExec,
+    // the scripted `codex exec`.
+    cli: Some(AgentCli {
+        command: "codex",
+        launcher: codex_exec::launcher,
+        script: |sc| Box::new(codex_exec::script::Exec::new(sc)),
+        lingers: false,
+    }),
     held: |method, _| method == "echo",
     // A decoder writes its prompt, no messages.
     messages: None,

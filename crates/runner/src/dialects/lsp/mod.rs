@@ -29,6 +29,7 @@ pub const PLAYING: Playing = Playing {
         "language clients speak Content-Length framing (LSP's base protocol)",
     )),
     peer: Peer::Lsp,
+    cli: None,
     held: |method, _| method == "rpcspec/echo",
     // LSP's messages are JSON-RPC 2.0's.
     messages: Some(|| rpcspec_matcher::Dialect::Jsonrpc2),

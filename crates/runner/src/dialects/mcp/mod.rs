@@ -34,6 +34,7 @@ pub const PLAYING: Playing = Playing {
         "MCP clients speak NDJSON (MCP's stdio transport)",
     )),
     peer: Peer::Mcp,
+    cli: None,
     held: |method, params| {
         method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("echo")
     },
