@@ -136,7 +136,7 @@ const DEBT: &[(&str, &str)] = &[
     ),
     ("dialect-in-engine", "runner/src/cli/args.rs (3)"),
     ("dialect-in-engine", "runner/src/cli/fuzz_cmd.rs (1)"),
-    ("dialect-in-engine", "runner/src/cli/main.rs (16)"),
+    ("dialect-in-engine", "runner/src/cli/main.rs (8)"),
     ("dialect-in-engine", "runner/src/cli/mcp_cmd.rs (4)"),
     ("dialect-in-engine", "runner/src/cli/rules_cmd.rs (1)"),
     ("dialect-in-engine", "runner/src/cli/run_cmd.rs (10)"),

@@ -141,7 +141,7 @@ fn serve_client(
     framing: &Framing,
     server_framing_given: bool,
 ) -> u8 {
-    use rpcspec::client::{SERVER_ENV, reference};
+    use rpcspec::client::SERVER_ENV;
     let mut argv = server.to_vec();
     if argv.is_empty()
         && let Some(json) = std::env::var_os(SERVER_ENV)
@@ -160,63 +160,29 @@ fn serve_client(
             "serve --role client needs its server: `rpcspec serve --role client CMD ARGS...`, or ${SERVER_ENV}"
         ));
     }
-    let run = match dialect {
-        "jsonrpc2" => reference::run,
-        "mcp" if matches!(framing, Framing::ContentLength(_)) => {
-            return fail("an MCP client speaks NDJSON only (MCP's stdio transport)");
-        }
-        "mcp" => reference::run_mcp,
-        "mcp@2026-07-28" => reference::run_mcp_modern,
-        "lsp" if matches!(framing, Framing::Ndjson(_)) && server_framing_given => {
-            return fail("a language client speaks Content-Length framing (LSP's base protocol)");
-        }
-        "lsp" => reference::run_lsp,
-        "claude" => {
-            return match reference::run_claude(
-                &argv,
-                reference::SdkQuirk::None,
-                &mut io::stdout().lock(),
-            ) {
-                Ok(code) => u8::try_from(code).unwrap_or(1),
-                Err(e) => fail(&format!("serve --role client --dialect claude: {e}")),
-            };
-        }
-        "codex" => {
-            return match reference::run_codex_host(
-                &argv,
-                reference::HostQuirk::None,
-                &mut io::stdout().lock(),
-            ) {
-                Ok(code) => u8::try_from(code).unwrap_or(1),
-                Err(e) => fail(&format!("serve --role client --dialect codex: {e}")),
-            };
-        }
-        "codex-exec" => {
-            return match reference::run_codex_exec(
-                &argv,
-                reference::ExecQuirk::None,
-                &mut io::stdout().lock(),
-            ) {
-                Ok(code) => u8::try_from(code).unwrap_or(1),
-                Err(e) => fail(&format!("serve --role client --dialect codex-exec: {e}")),
-            };
-        }
-        other => {
-            return fail(&rpcspec::dialects::unknown(
-                other,
-                |r| r.client,
-                "`serve --role client`",
+    let Some((descriptor, revision, play)) = rpcspec::dialects::find(dialect)
+        .and_then(|(d, revision)| Some((d, revision, d.play.as_ref()?)))
+    else {
+        return fail(&rpcspec::dialects::unknown(
+            dialect,
+            |r| r.client,
+            "`serve --role client`",
+        ));
+    };
+    let framing = match play.framing {
+        Some((own, why)) if server_framing_given && framing.name() != own.name() => {
+            return fail(&format!(
+                "{why}: `--dialect {}` takes no `--framing {}`",
+                descriptor.name,
+                framing.name()
             ));
         }
+        Some((own, _)) => Framing::named(own.name()).expect("a dialect's framing has a name"),
+        None => framing.clone(),
     };
-    match run(
-        &argv,
-        reference::Quirk::None,
-        framing,
-        &mut io::stdout().lock(),
-    ) {
+    match (play.reference)(&argv, &framing, revision, &mut io::stdout().lock()) {
         Ok(code) => u8::try_from(code).unwrap_or(1),
-        Err(e) => fail(&format!("serve --role client: {e}")),
+        Err(e) => fail(&format!("serve --role client --dialect {dialect}: {e}")),
     }
 }
 

@@ -3,12 +3,18 @@
 //! rpcspec plays behind them and the rules their messages are held to.
 //! Data; a base every dialect may import.
 
+use std::{
+    ffi::OsString,
+    io::{self, Write},
+};
+
 use rpcspec_matcher::Dialect;
 use serde_json::Value;
 
 use super::Framed;
 use crate::{
-    client::{Step, agent::AgentCli},
+    capture::Framing,
+    client::{Step, agent::AgentCli, reference::Quirk},
     rules::Rule,
 };
 
@@ -30,6 +36,17 @@ pub enum Peer {
     /// A scripted Codex app-server, started from a launcher.
     Codex,
 }
+
+/// The reference client of a dialect (`rpcspec serve --role client`):
+/// makes the adapter's series against `server` (its argv) in `framing`,
+/// of `revision` where the name pins one, writing the adapter's report
+/// lines to `out`; the status to exit with.
+pub type Reference = fn(
+    server: &[OsString],
+    framing: &Framing,
+    revision: Option<&str>,
+    out: &mut dyn Write,
+) -> io::Result<i32>;
 
 /// Everything the client role asks of a dialect.
 #[derive(Debug)]
@@ -65,6 +82,8 @@ pub struct Playing {
     /// Whether the adapter reports a part of some results (the contract's
     /// shapes), not the whole result.
     pub shaped: bool,
+    /// Its reference client, whose quirks are the mutant clients' bugs.
+    pub reference: Reference,
 }
 
 impl Playing {
@@ -81,5 +100,8 @@ impl Playing {
         server_request: Some(&crate::rules::CLIENT_SERVER_REQUEST),
         scenario_level: &[],
         shaped: false,
+        reference: |server, framing, _, out| {
+            crate::client::reference::run(server, Quirk::None, framing, out)
+        },
     };
 }

@@ -30,4 +30,9 @@ pub const PLAYING: Playing = Playing {
     // response it makes of it is judged at that level.
     scenario_level: &["claude.control-response"],
     shaped: true,
+    // The CLI is its own framing's: NDJSON.
+    reference: |cli, _, _, out| {
+        use crate::client::reference::{SdkQuirk, run_claude};
+        run_claude(cli, SdkQuirk::None, out)
+    },
 };

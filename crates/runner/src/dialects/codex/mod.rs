@@ -29,4 +29,9 @@ pub const PLAYING: Playing = Playing {
     server_request: None,
     scenario_level: &[],
     shaped: true,
+    // The CLI is its own framing's: NDJSON.
+    reference: |cli, _, _, out| {
+        use crate::client::reference::{HostQuirk, run_codex_host};
+        run_codex_host(cli, HostQuirk::None, out)
+    },
 };

@@ -27,4 +27,9 @@ pub const PLAYING: Playing = Playing {
     server_request: None,
     scenario_level: &[],
     shaped: true,
+    // The CLI is its own framing's: NDJSON.
+    reference: |cli, _, _, out| {
+        use crate::client::reference::{ExecQuirk, run_codex_exec};
+        run_codex_exec(cli, ExecQuirk::None, out)
+    },
 };

@@ -36,6 +36,14 @@ pub const PLAYING: Playing = Playing {
     server_request: Some(&LSP_CLIENT_SERVER_REQUEST),
     scenario_level: &[],
     shaped: true,
+    reference: |server, framing, _, out| {
+        crate::client::reference::run_lsp(
+            server,
+            crate::client::reference::Quirk::None,
+            framing,
+            out,
+        )
+    },
 };
 
 /// Who sends each LSP method, from the meta-model's `messageDirection`

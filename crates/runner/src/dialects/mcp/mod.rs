@@ -43,6 +43,18 @@ pub const PLAYING: Playing = Playing {
     server_request: None,
     scenario_level: &[],
     shaped: true,
+    reference: |server, framing, revision, out| {
+        use crate::client::reference::{Quirk, run_mcp, run_mcp_modern};
+        match revision.map(str::parse::<Revision>) {
+            None => run_mcp(server, Quirk::None, framing, out),
+            Some(Ok(r)) if !r.has_initialize() => run_mcp_modern(server, Quirk::None, framing, out),
+            Some(Ok(Revision::NEWEST_LEGACY)) => run_mcp(server, Quirk::None, framing, out),
+            _ => Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the reference MCP client speaks 2025-11-25 (`mcp`) and 2026-07-28 (`mcp@2026-07-28`)",
+            )),
+        }
+    },
 };
 
 /// What the server role does in MCP: a hint for a server that never
