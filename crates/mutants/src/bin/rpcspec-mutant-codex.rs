@@ -9,7 +9,7 @@ use std::{
     process::ExitCode,
 };
 
-use rpcspec::serve::{Flavor, Server};
+use rpcspec::serve::Server;
 use serde_json::{Value, json};
 
 /// Every mutant: name and the bug it has.
@@ -63,10 +63,10 @@ fn main() -> ExitCode {
 
 /// Serves `input` line by line as the mutant `name` until it ends.
 fn serve(name: &str, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let mut server = Server::new(Flavor::Codex);
+    let mut server = Server::new(&rpcspec::dialects::codex::REFERENCE);
     // A server already past its handshake, for the mutant that serves
     // before it.
-    let mut ready = Server::new(Flavor::Codex);
+    let mut ready = Server::new(&rpcspec::dialects::codex::REFERENCE);
     ready.respond(INITIALIZE);
     let mut initialized = false;
     let mut line = Vec::new();
@@ -85,7 +85,7 @@ fn serve(name: &str, mut input: impl BufRead, mut output: impl Write) -> io::Res
                 ready.respond(text)
             }
             ("initializes-twice", Some("initialize"), Some(_)) if initialized => {
-                Server::new(Flavor::Codex).respond(text)
+                Server::new(&rpcspec::dialects::codex::REFERENCE).respond(text)
             }
             ("no-user-agent", Some("initialize"), Some(id)) if !initialized => {
                 server.respond(text);

@@ -9,7 +9,7 @@ use std::{
     process::ExitCode,
 };
 
-use rpcspec::serve::{Flavor, Server};
+use rpcspec::serve::Server;
 use serde_json::Value;
 
 /// Every mutant: name and the bug it has.
@@ -88,7 +88,7 @@ fn main() -> ExitCode {
 fn serve(name: &str, mut input: impl Read, mut output: impl Write) -> io::Result<Option<i32>> {
     let mut state = State {
         name: name.to_owned(),
-        server: Server::new(Flavor::Lsp),
+        server: Server::new(&rpcspec::dialects::lsp::REFERENCE),
         initialized: false,
         shut_down: false,
         held: Vec::new(),

@@ -64,42 +64,50 @@ fn main() -> ExitCode {
 fn serve_cmd(args: ServeArgs) -> u8 {
     let (input, output) = (io::stdin().lock(), io::stdout().lock());
     let served = match args.role {
-        Role::Server => match serve::Flavor::named(&args.dialect) {
-            Some(serve::Flavor::Mcp(_))
-                if args.framing == Some(args::StreamFraming::ContentLength) =>
-            {
-                return fail("the reference MCP server speaks NDJSON only (MCP's stdio transport)");
-            }
-            Some(serve::Flavor::Mcp(served)) if args.fixtures.is_some() => {
-                drop(input);
-                let server = serve::mcp_server(served).with_fixtures();
-                rpcspec::dialects::mcp::reference::serve(server, io::stdin(), output)
-            }
-            _ if args.fixtures.is_some() => {
-                return fail("--fixtures is for the reference MCP server (--dialect mcp)");
-            }
-            Some(flavor) => {
-                // The MCP reference reads stdin on a thread of its own.
-                drop(input);
-                let framing = match args.framing {
-                    Some(f) => f.framing(),
-                    None => rpcspec::dialects::framing_of(&args.dialect),
-                };
-                // A language server exits with the status its client's
-                // `exit` calls for.
-                match serve::serve_stdio(flavor, framing, output) {
-                    Ok(Some(status)) => return u8::try_from(status).unwrap_or(1),
-                    other => other.map(|_| ()),
-                }
-            }
-            None => {
+        Role::Server => {
+            let Some((descriptor, revision, reference)) = rpcspec::dialects::find(&args.dialect)
+                .and_then(|(d, revision)| Some((d, revision, d.serve.reference.as_ref()?)))
+            else {
                 return fail(&rpcspec::dialects::unknown(
                     &args.dialect,
                     |r| r.reference,
                     "`serve --role server`",
                 ));
+            };
+            let own_framing = descriptor.framing();
+            let framing = args
+                .framing
+                .map_or_else(|| own_framing.clone(), |f| f.framing());
+            match reference.own {
+                Some(_) if framing.name() != own_framing.name() => {
+                    return fail(&format!(
+                        "the reference server of `--dialect {}` speaks {} only",
+                        descriptor.name,
+                        own_framing.name()
+                    ));
+                }
+                Some(own) => {
+                    // It reads stdin on a thread of its own.
+                    drop(input);
+                    let mut output = output;
+                    (own.stdio)(revision, args.fixtures.is_some(), &mut output)
+                }
+                None if args.fixtures.is_some() => {
+                    return fail(
+                        "--fixtures is for a reference server that has them (--dialect mcp)",
+                    );
+                }
+                None => {
+                    drop(input);
+                    // A language server exits with the status its client's
+                    // `exit` calls for.
+                    match serve::serve_stdio(reference, revision, framing, output) {
+                        Ok(Some(status)) => return u8::try_from(status).unwrap_or(1),
+                        other => other.map(|_| ()),
+                    }
+                }
             }
-        },
+        }
         Role::Decoder if rpcspec::decoder::offered_pipes() => {
             rpcspec::decoder::serve_pipes(input, output, |pipe, out| {
                 rpcspec::decoder::serve(pipe, out)

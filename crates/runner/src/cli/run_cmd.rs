@@ -20,7 +20,6 @@ use rpcspec::{
     render,
     report::Report,
     role::{Ran, Refused, select},
-    serve,
     server::Servers,
     target::Target,
 };
@@ -67,7 +66,10 @@ fn reference_target(
             argv.extend(["--permission-prompt-tool".into(), "stdio".into()]);
         }
     }
-    if role == Role::Server && dialect != "jsonrpc2" && serve::Flavor::named(dialect).is_some() {
+    // The default dialect's reference needs no flag.
+    let referenced =
+        rpcspec::dialects::find(dialect).is_some_and(|(d, _)| d.serve.reference.is_some());
+    if role == Role::Server && dialect != "jsonrpc2" && referenced {
         argv.extend(["--dialect".into(), dialect.into()]);
     }
     Ok(Target { argv })

@@ -11,7 +11,10 @@ use std::fmt::Write as _;
 
 use rpcspec_matcher::Dialect;
 
-use crate::capture::Framing;
+use crate::{
+    capture::Framing,
+    server::serve::{EXAMPLES, Reference},
+};
 
 pub mod checking;
 pub mod claude;
@@ -123,6 +126,7 @@ const JSONRPC_SERVING: Serving = Serving {
             needs: Some("subtract"),
         },
     ],
+    reference: Some(EXAMPLES),
     ..Serving::PLAIN
 };
 
@@ -160,6 +164,11 @@ pub static DIALECTS: &[Descriptor] = &[
         check: Checking::PLAIN,
         serve: Serving {
             version_optional: true,
+            reference: Some(Reference {
+                reads: || Dialect::Lenient,
+                version: false,
+                ..EXAMPLES
+            }),
             ..JSONRPC_SERVING
         },
         play: None,
@@ -193,6 +202,7 @@ pub static DIALECTS: &[Descriptor] = &[
                 why_silence: "no reply to an unreadable request: the app-server's errors carry a string or integer `id` (jsonrpc_lite.rs `RequestId`), so it has no way to write JSON-RPC 2.0's `\"id\": null` (§5.1, §7)",
             }),
             version_optional: true,
+            reference: Some(codex::REFERENCE),
             ..Serving::PLAIN
         },
         play: Some(codex::PLAYING),

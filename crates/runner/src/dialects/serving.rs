@@ -7,7 +7,7 @@
 use rpcspec_matcher::Id;
 use serde_json::Value;
 
-use crate::report::Evidence;
+use crate::{report::Evidence, server::serve::Reference};
 
 /// One message a target sent, as the server role read it.
 #[derive(Debug, Clone, Copy)]
@@ -131,6 +131,8 @@ pub struct Serving {
     /// The notification that ends a correct server (LSP's `exit`): the
     /// fuzzer sends none, as it could only find that the server ended.
     pub ending: Option<&'static str>,
+    /// Its reference server (`rpcspec serve --role server`), if it has one.
+    pub reference: Option<Reference>,
 }
 
 impl Serving {
@@ -152,6 +154,7 @@ impl Serving {
         version_optional: false,
         id_fits: None,
         ending: None,
+        reference: None,
     };
 }
 

@@ -1,7 +1,7 @@
 use rpcspec_matcher::Dialect;
 
 use super::*;
-use crate::{dialects::mcp::Revision, serve::Flavor};
+use crate::dialects::mcp::Revision;
 
 #[test]
 fn names_are_unique_and_every_revision_is_a_name() {
@@ -46,10 +46,22 @@ fn the_server_role_takes_what_the_matcher_judges() {
 #[test]
 fn a_reference_server_exists_for_each_dialect_that_says_so() {
     for d in DIALECTS {
-        for name in d.names() {
-            let name = name.replace("REVISION", d.revisions.first().unwrap_or(&""));
-            assert_eq!(Flavor::named(&name).is_some(), d.roles.reference, "{name}");
-        }
+        assert_eq!(d.serve.reference.is_some(), d.roles.reference, "{}", d.name);
+        let Some(reference) = &d.serve.reference else {
+            continue;
+        };
+        // It reads messages as the matcher does, and answers what it
+        // cannot parse.
+        assert_eq!(
+            Some((reference.reads)()),
+            d.matcher.map(|m| m()),
+            "{}",
+            d.name
+        );
+        let reply = crate::serve::Server::new(reference)
+            .respond("{")
+            .expect("an answer");
+        assert!(reply.contains("-32700"), "{}: {reply}", d.name);
     }
 }
 

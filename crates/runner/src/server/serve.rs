@@ -1,18 +1,16 @@
-//! `rpcspec serve`: the reference JSON-RPC 2.0 server over stdio NDJSON,
-//! and one for each dialect that has a server (`--dialect`).
+//! `rpcspec serve`: the serving loop of the reference servers, and the
+//! JSON-RPC 2.0 one ([`EXAMPLES`]). Each dialect with a reference server
+//! gives its [`Reference`] in its descriptor (`Serving::reference`): how
+//! it reads and writes the envelope and the state machine of its methods,
+//! or a server that serves on its own (MCP's).
 //!
 //! The JSON-RPC 2.0 reference implements the methods the specification's
 //! examples (§7) assume: `subtract` (by position and by name), `sum`,
 //! `get_data`, and the notifications `update`, `notify_hello`,
-//! `notify_sum`; `foobar` and `foo.get` do not exist. The `lenient`
-//! reference is the same without the `"jsonrpc"` member. The `mcp` one
-//! is [`crate::dialects::mcp::reference`] (every revision, or one with
-//! `mcp@REVISION`); the `codex` one is
-//! lenient, answers "Not initialized" until `initialize`, as the Codex
-//! app-server does, has `account/read` and no batches. Framing is the reference framer's;
-//! what is a request, a notification or an invalid request is the
-//! matcher's classification, so the server and the oracle read the spec
-//! the same way.
+//! `notify_sum`; `foobar` and `foo.get` do not exist. Framing is the
+//! reference framer's; what is a request, a notification or an invalid
+//! request is the matcher's classification, so the server and the oracle
+//! read the spec the same way.
 
 use std::io::{self, Read, Write};
 
@@ -22,11 +20,9 @@ use rpcspec_framer::read::read_chunk;
 use rpcspec_framer::{Event, ProblemKind};
 
 use crate::capture::{Capture, Framing};
-use rpcspec_matcher::{Dialect, Id, IdKind, Kind, classify};
+use rpcspec_matcher::{Dialect, Id, Kind, classify};
 use serde::Deserialize;
 use serde_json::{Number, Value, value::RawValue};
-
-use crate::dialects::mcp::{Revision, reference};
 
 /// `-32700`: invalid JSON.
 pub const PARSE_ERROR: i64 = -32700;
@@ -37,76 +33,97 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 /// `-32602`: invalid method parameters.
 pub const INVALID_PARAMS: i64 = -32602;
 
-/// Which reference server: the dialects that have one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flavor {
-    /// JSON-RPC 2.0 with the §7 example methods.
-    Jsonrpc2,
-    /// The same, without the `"jsonrpc"` member in replies.
-    Lenient,
-    /// The Codex app-server's protocol: lenient, `initialize` first, no
-    /// batches, none of the example methods.
-    Codex,
-    /// The reference MCP server ([`crate::dialects::mcp::reference`]) of one
-    /// revision, or of every one (`None`: a dual-era server). Through
-    /// [`Server`], only its envelope: `initialize`, `ping`, no batches.
-    Mcp(Option<Revision>),
-    /// A language server: JSON-RPC 2.0 with LSP's lifecycle
-    /// ([`crate::dialects::lsp::Lifecycle`]), no method of its own, in Content-Length
-    /// framing by default.
-    Lsp,
+/// A dialect's reference server, as the serving loop reads it: how it
+/// reads and writes the envelope, and the state machine of its methods.
+#[derive(Debug, Clone, Copy)]
+pub struct Reference {
+    /// The pairing rules it reads messages by.
+    pub reads: fn() -> Dialect,
+    /// Whether its replies carry `"jsonrpc": "2.0"`.
+    pub version: bool,
+    /// Whether it takes batches (§6); without, an array is an invalid
+    /// request.
+    pub batches: bool,
+    /// The ids its replies may carry, where not every one: an error for
+    /// any other leaves the id out, as for one it could not read (MCP's
+    /// ids are strings or integers). `None`: any, and null when unread.
+    pub echoes: Option<fn(&Id) -> bool>,
+    /// Its methods, in a fresh state.
+    pub methods: fn() -> Box<dyn Methods>,
+    /// A server that serves on its own, used in place of the above by
+    /// [`serve_stdio`] and [`run_framed`] (MCP's reference, whose calls
+    /// answer while no line comes).
+    pub own: Option<OwnServer>,
 }
 
-impl Flavor {
-    /// The flavor called `name` (a `--dialect` name whose descriptor has
-    /// a reference server, `crate::dialects`).
-    pub fn named(name: &str) -> Option<Flavor> {
-        Some(match name {
-            "jsonrpc2" => Flavor::Jsonrpc2,
-            "lenient" => Flavor::Lenient,
-            "codex" => Flavor::Codex,
-            "lsp" => Flavor::Lsp,
-            "mcp" => Flavor::Mcp(None),
-            _ => Flavor::Mcp(Some(name.strip_prefix("mcp@")?.parse().ok()?)),
-        })
+/// A reference server that serves on its own, in its dialect's framing
+/// only, of one revision where the name pins one.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnServer {
+    /// Serves stdin (read on a thread of its own) to `output` until it
+    /// ends; `fixtures`: with its fixtures (`serve --fixtures`).
+    pub stdio: fn(revision: Option<&str>, fixtures: bool, output: &mut dyn Write) -> io::Result<()>,
+    /// Serves `input` to `output` on this thread: what is pending moves on
+    /// only as lines arrive.
+    pub blocking:
+        fn(revision: Option<&str>, input: &mut dyn Read, output: &mut dyn Write) -> io::Result<()>,
+}
+
+/// A reference server's methods and the state they keep.
+pub trait Methods: Send + std::fmt::Debug {
+    /// A request's result, or an error code and message.
+    fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, (i64, &'static str)>;
+
+    /// A notification, run for its effects: never answered.
+    fn notification(&mut self, method: &str, params: Option<Value>) {
+        let _ = self.call(method, params);
     }
 
-    fn dialect(self) -> Dialect {
-        match self {
-            Flavor::Jsonrpc2 | Flavor::Lsp => Dialect::Jsonrpc2,
-            Flavor::Lenient | Flavor::Codex => Dialect::Lenient,
-            Flavor::Mcp(_) => Dialect::Mcp,
-        }
+    /// The status to exit with, once the client said so (LSP's `exit`).
+    fn exit(&self) -> Option<i32> {
+        None
     }
 }
 
-/// The MCP revisions the `mcp` reference speaks, newest first: it answers
-/// `initialize` with the client's revision when it is one of these, else
-/// with the newest (MCP basic/lifecycle, version negotiation).
-const MCP_REVISIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// JSON-RPC 2.0's reference: the §7 examples' methods.
+pub const EXAMPLES: Reference = Reference {
+    reads: || Dialect::Jsonrpc2,
+    version: true,
+    batches: true,
+    echoes: None,
+    methods: || Box::new(Examples),
+    own: None,
+};
 
-/// A reference server's state: whether the handshake has happened.
-#[derive(Debug, Clone)]
+/// The §7 examples' methods, which keep no state.
+#[derive(Debug)]
+struct Examples;
+
+impl Methods for Examples {
+    fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, (i64, &'static str)> {
+        example(method, params).map_err(|code| (code, message(code)))
+    }
+}
+
+/// A reference server's state: its methods'.
+#[derive(Debug)]
 pub struct Server {
-    flavor: Flavor,
-    initialized: bool,
-    /// Where a language server is in its life (LSP only).
-    lsp: crate::dialects::lsp::Lifecycle,
+    reference: &'static Reference,
+    methods: Box<dyn Methods>,
 }
 
 impl Server {
-    /// A server of `flavor` that has seen nothing yet.
-    pub fn new(flavor: Flavor) -> Server {
+    /// A server of `reference` that has seen nothing yet.
+    pub fn new(reference: &'static Reference) -> Server {
         Server {
-            flavor,
-            initialized: false,
-            lsp: crate::dialects::lsp::Lifecycle::default(),
+            reference,
+            methods: (reference.methods)(),
         }
     }
 
     /// The status to exit with, once the client has said so (LSP's `exit`).
     pub fn exit(&self) -> Option<i32> {
-        self.lsp.exit()
+        self.methods.exit()
     }
 
     /// The reply to one line, without its `\n`; `None` when nothing is
@@ -118,8 +135,8 @@ impl Server {
         if !raw.get().starts_with('[') {
             return self.respond_one(raw.get());
         }
-        if matches!(self.flavor, Flavor::Mcp(_) | Flavor::Codex) {
-            // Neither protocol has batches: an array is no request.
+        if !self.reference.batches {
+            // A protocol without batches: an array is no request.
             return Some(self.error(INVALID_REQUEST, None));
         }
         let members: Vec<&RawValue> = serde_json::from_str(raw.get()).expect("an array");
@@ -145,22 +162,15 @@ impl Server {
             // A batch inside a batch is not a Request object.
             return Some(self.error(INVALID_REQUEST, None));
         }
-        match classify(text, &self.flavor.dialect()).kind {
-            Kind::Request { id, method } => Some(match self.call(&method, params(text)) {
+        match classify(text, &(self.reference.reads)()).kind {
+            Kind::Request { id, method } => Some(match self.methods.call(&method, params(text)) {
                 Ok(value) => self.message(&format!(r#""result":{value}"#), Some(&id)),
                 Err((code, message)) => self.message(&error_member(code, message), Some(&id)),
             }),
             Kind::Notification { method } => {
                 // Run it for its effects; a notification is never answered,
                 // whatever went wrong.
-                if self.flavor == Flavor::Codex && &*method == "initialized" {
-                    return None;
-                }
-                if self.flavor == Flavor::Lsp {
-                    self.lsp.notification(&method);
-                    return None;
-                }
-                let _ = self.call(&method, params(text));
+                self.methods.notification(&method, params(text));
                 None
             }
             // The id is echoed when it could be read (§5).
@@ -170,85 +180,27 @@ impl Server {
         }
     }
 
-    /// Runs a method: its result, or an error code and message.
-    fn call(&mut self, method: &str, params: Option<Value>) -> Result<Value, (i64, &'static str)> {
-        match self.flavor {
-            Flavor::Jsonrpc2 | Flavor::Lenient => {
-                example(method, params).map_err(|code| (code, message(code)))
-            }
-            Flavor::Lsp => self.lsp.request(method),
-            Flavor::Mcp(_) => match method {
-                "initialize" => {
-                    let asked = params
-                        .as_ref()
-                        .and_then(|p| p.get("protocolVersion"))
-                        .and_then(Value::as_str);
-                    let version = MCP_REVISIONS
-                        .iter()
-                        .find(|v| Some(**v) == asked)
-                        .unwrap_or(&MCP_REVISIONS[0]);
-                    self.initialized = true;
-                    Ok(serde_json::json!({
-                        "protocolVersion": version,
-                        "capabilities": {},
-                        "serverInfo": {"name": "rpcspec-reference", "version": env!("CARGO_PKG_VERSION")},
-                    }))
-                }
-                "ping" => Ok(serde_json::json!({})),
-                _ => Err((METHOD_NOT_FOUND, message(METHOD_NOT_FOUND))),
-            },
-            Flavor::Codex => match method {
-                "initialize" if self.initialized => Err((INVALID_REQUEST, "Already initialized")),
-                "initialize" => {
-                    self.initialized = true;
-                    Ok(
-                        serde_json::json!({"userAgent": concat!("rpcspec-reference/", env!("CARGO_PKG_VERSION"))}),
-                    )
-                }
-                _ if !self.initialized => Err((INVALID_REQUEST, "Not initialized")),
-                // The one method that needs no login; like the app-server,
-                // it takes an object of params, empty.
-                "account/read" => match params {
-                    Some(Value::Object(_)) => {
-                        Ok(serde_json::json!({"account": null, "requiresOpenaiAuth": true}))
-                    }
-                    _ => Err((INVALID_REQUEST, "Invalid request: missing field `params`")),
-                },
-                _ => Err((METHOD_NOT_FOUND, message(METHOD_NOT_FOUND))),
-            },
-        }
-    }
-
     /// An error reply with the spec's message for `code`.
     fn error(&self, code: i64, id: Option<&Id>) -> String {
         self.message(&error_member(code, message(code)), id)
     }
 
     /// One reply: `members` (`"result":…` or `"error":…`) with the
-    /// flavor's envelope and `id`. An id that could not be read is null,
-    /// except in MCP, whose ids are strings or integers only: there it is
-    /// left out (2025-11-25 schema, `JSONRPCErrorResponse.id?`).
+    /// reference's envelope and `id`. An id that could not be read is
+    /// null, or left out where the dialect's ids cannot be null.
     fn message(&self, members: &str, id: Option<&Id>) -> String {
-        let version = match self.flavor {
-            Flavor::Jsonrpc2 | Flavor::Mcp(_) | Flavor::Lsp => r#""jsonrpc":"2.0","#,
-            Flavor::Lenient | Flavor::Codex => "",
+        let version = if self.reference.version {
+            r#""jsonrpc":"2.0","#
+        } else {
+            ""
         };
-        let id = match (self.flavor, id) {
-            (Flavor::Mcp(_), Some(id)) if mcp_id(id) => format!(r#","id":{}"#, id.raw()),
-            (Flavor::Mcp(_), _) => String::new(),
-            (_, Some(id)) => format!(r#","id":{}"#, id.raw()),
-            (_, None) => r#","id":null"#.to_owned(),
+        let id = match (self.reference.echoes, id) {
+            (Some(fits), Some(id)) if fits(id) => format!(r#","id":{}"#, id.raw()),
+            (Some(_), _) => String::new(),
+            (None, Some(id)) => format!(r#","id":{}"#, id.raw()),
+            (None, None) => r#","id":null"#.to_owned(),
         };
         format!("{{{version}{members}{id}}}")
-    }
-}
-
-/// Whether MCP takes `id` as a request id: a string, or an integer.
-fn mcp_id(id: &Id) -> bool {
-    match id.kind() {
-        IdKind::String => true,
-        IdKind::Number => !id.raw().contains(['.', 'e', 'E']),
-        IdKind::Null => false,
     }
 }
 
@@ -259,7 +211,7 @@ fn error_member(code: i64, message: &str) -> String {
 /// The reply to one line from the JSON-RPC 2.0 reference; `None` when
 /// nothing is returned.
 pub fn respond(line: &str) -> Option<String> {
-    Server::new(Flavor::Jsonrpc2).respond(line)
+    Server::new(&EXAMPLES).respond(line)
 }
 
 fn params(text: &str) -> Option<Value> {
@@ -351,54 +303,50 @@ pub enum Input<'a> {
 /// Serves `input` until it ends, with the JSON-RPC 2.0 reference
 /// behaviour.
 pub fn run(input: impl Read, output: impl Write) -> io::Result<()> {
-    run_flavor(Flavor::Jsonrpc2, input, output)
+    run_flavor(&EXAMPLES, None, input, output)
 }
 
-/// Serves stdin until it ends as the reference of `flavor`, on `output`.
-/// The MCP reference reads stdin on a thread of its own (its `slow` tool
-/// answers while no line comes), so stdin must not be locked here.
-/// Returns the status to exit with, when the client said (LSP's `exit`).
+/// Serves stdin until it ends as `reference` (of `revision`, where the
+/// name pins one), on `output`. A server of its own reads stdin on a
+/// thread of its own, so stdin must not be locked here. Returns the status
+/// to exit with, when the client said (LSP's `exit`).
 pub fn serve_stdio(
-    flavor: Flavor,
+    reference: &'static Reference,
+    revision: Option<&str>,
     framing: Framing,
-    output: impl Write,
+    mut output: impl Write,
 ) -> io::Result<Option<i32>> {
-    match flavor {
-        Flavor::Mcp(served) => {
-            reference::serve(mcp_server(served), io::stdin(), output).map(|()| None)
-        }
-        _ => run_framed(flavor, framing, io::stdin().lock(), output),
+    match reference.own {
+        Some(own) => (own.stdio)(revision, false, &mut output).map(|()| None),
+        None => run_framed(reference, revision, framing, io::stdin().lock(), output),
     }
 }
 
-/// The reference MCP server of every revision, or of `served` alone.
-pub fn mcp_server(served: Option<Revision>) -> reference::Server {
-    match served {
-        Some(revision) => reference::Server::new(&[revision]),
-        None => reference::Server::new(Revision::ALL),
-    }
-}
-
-/// Serves `input` until it ends as the reference of `flavor` (the MCP
-/// one through [`reference::serve_blocking`]: a pending `slow` call moves
-/// on only as lines arrive).
-pub fn run_flavor(flavor: Flavor, input: impl Read, output: impl Write) -> io::Result<()> {
-    run_framed(flavor, Framing::ndjson(), input, output).map(|_| ())
-}
-
-/// [`run_flavor`] in `framing` (the MCP reference speaks NDJSON only),
-/// until the input ends or the client says to exit (LSP's `exit`: then
-/// the status to exit with).
-pub fn run_framed(
-    flavor: Flavor,
-    framing: Framing,
+/// Serves `input` until it ends as `reference`, in NDJSON (a server of its
+/// own on this thread: what is pending moves on only as lines arrive).
+pub fn run_flavor(
+    reference: &'static Reference,
+    revision: Option<&str>,
     input: impl Read,
     output: impl Write,
+) -> io::Result<()> {
+    run_framed(reference, revision, Framing::ndjson(), input, output).map(|_| ())
+}
+
+/// [`run_flavor`] in `framing` (a server of its own speaks its dialect's
+/// framing only), until the input ends or the client says to exit (LSP's
+/// `exit`: then the status to exit with).
+pub fn run_framed(
+    reference: &'static Reference,
+    revision: Option<&str>,
+    framing: Framing,
+    mut input: impl Read,
+    mut output: impl Write,
 ) -> io::Result<Option<i32>> {
-    if let Flavor::Mcp(served) = flavor {
-        return reference::serve_blocking(mcp_server(served), input, output).map(|()| None);
+    if let Some(own) = reference.own {
+        return (own.blocking)(revision, &mut input, &mut output).map(|()| None);
     }
-    let mut server = Server::new(flavor);
+    let mut server = Server::new(reference);
     let exit = std::cell::Cell::new(None);
     let reply = |input: Input<'_>| {
         let reply = match input {

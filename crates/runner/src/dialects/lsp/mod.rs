@@ -14,7 +14,10 @@ use crate::dialects::{
     serving::{Batches, Call, Serving, UNKNOWN_PROBE, Wrote},
 };
 
-use crate::report::{Evidence, RuleRef};
+use crate::{
+    report::{Evidence, RuleRef},
+    server::serve::{EXAMPLES, Methods, Reference},
+};
 
 pub mod model;
 
@@ -129,6 +132,7 @@ pub const SERVING: Serving = Serving {
     version_optional: false,
     id_fits: Some(is_id),
     ending: Some("exit"),
+    reference: Some(REFERENCE),
 };
 
 /// What a language server sent of its own accord, held to LSP's lifecycle
@@ -383,6 +387,27 @@ pub enum Lifecycle {
 
 /// An error: its code and message.
 pub type Refusal = (i64, &'static str);
+
+/// The reference language server: JSON-RPC 2.0 with LSP's lifecycle, no
+/// method of its own, in Content-Length framing by default.
+pub const REFERENCE: Reference = Reference {
+    methods: || Box::new(Lifecycle::default()),
+    ..EXAMPLES
+};
+
+impl Methods for Lifecycle {
+    fn call(&mut self, method: &str, _: Option<Value>) -> Result<Value, Refusal> {
+        self.request(method)
+    }
+
+    fn notification(&mut self, method: &str, _: Option<Value>) {
+        Lifecycle::notification(self, method);
+    }
+
+    fn exit(&self) -> Option<i32> {
+        Lifecycle::exit(*self)
+    }
+}
 
 impl Lifecycle {
     /// The answer to a request for `method` (a result, or an error), and

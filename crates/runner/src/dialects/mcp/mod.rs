@@ -8,6 +8,7 @@ pub mod reference;
 pub mod revision;
 pub mod rules;
 pub mod schema;
+pub mod served;
 pub mod suite;
 
 pub use revision::Revision;
@@ -79,6 +80,7 @@ pub const SERVING: Serving = Serving {
         id_absent: true,
         why_silence: "no reply to an unreadable request: the MCP 2025-06-18 schema requires a non-null `id` on every error, so a server of that revision has no valid answer (JSON-RPC 2.0 §5.1 and §7 want one with id null, MCP 2025-11-25 one without id)",
     }),
+    reference: Some(served::REFERENCE),
     ..Serving::PLAIN
 };
 
