@@ -126,9 +126,8 @@ const DEBT: &[(&str, &str)] = &[
         "runner/src/client/reference/mcp.rs",
     ),
     ("dialect-code-in-engine", "runner/src/fuzz/mcp.rs"),
-    ("dialect-in-engine", "runner/src/client/script.rs (6)"),
+    ("dialect-in-engine", "runner/src/client/script.rs (3)"),
     ("dialect-in-engine", "runner/src/client/mod.rs (3)"),
-    ("dialect-in-engine", "runner/src/client/grade/mod.rs (6)"),
     ("dialect-in-engine", "runner/src/fuzz/mod.rs (2)"),
     (
         "dialect-in-engine",

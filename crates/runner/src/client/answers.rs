@@ -131,7 +131,7 @@ pub const INITIALIZE_TAKES: Duration = Duration::from_millis(150);
 /// until it has responded with an InitializeResult"), not at `shutdown`,
 /// and only of a client whose `initialize` params declare the capability
 /// at `ask_if`.
-pub(super) fn may_ask_lsp(init: Option<&Value>, method: &str, ask_if: Option<&str>) -> bool {
+pub(crate) fn may_ask_lsp(init: Option<&Value>, method: &str, ask_if: Option<&str>) -> bool {
     let Some(init) = init else {
         return false;
     };

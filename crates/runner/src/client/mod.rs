@@ -36,7 +36,7 @@ use crate::{
 mod act;
 pub mod agent;
 mod agents;
-mod answers;
+pub(crate) mod answers;
 mod canary;
 pub mod claude;
 pub mod codex;

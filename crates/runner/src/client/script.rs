@@ -23,10 +23,7 @@ use serde_json::Value;
 pub use super::answers::{Answer, Body};
 use super::{ASK_WAIT, Decoy, Order, Scenario, answers, peer::ToPeer, twist, writes};
 use crate::capture::Framing;
-use crate::dialects::{
-    Peer,
-    mcp::{Revision, reference::Server as McpServer},
-};
+use crate::dialects::Peer;
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
@@ -106,9 +103,9 @@ pub struct Server<'a> {
     delayed: Vec<(Duration, usize)>,
     /// Replies queued until the client answers the ask, and its deadline.
     waiting: Option<(Duration, Vec<usize>)>,
-    /// MCP: the reference server behind the script, and the instant the
-    /// script's times count from.
-    mcp: Option<(Box<McpServer>, Instant)>,
+    /// The reference server behind the script, if the dialect has one,
+    /// and the instant the script's times count from.
+    backend: Option<(Box<dyn Backend>, Instant)>,
     /// Messages go behind Content-Length headers, not on lines.
     content_length: bool,
     /// LSP: `shutdown` has come; every request after it is refused.
@@ -117,15 +114,34 @@ pub struct Server<'a> {
     canary: Option<String>,
 }
 
+/// A reference server behind the script (MCP's): it answers what the
+/// script hands it, and the script routes its replies as the scenario
+/// says. Sans-IO; its times are instants.
+pub trait Backend {
+    /// What it writes for one line of the client's.
+    fn on_line(&mut self, line: &str, at: Instant) -> Vec<String>;
+
+    /// What it writes for a line that is not text.
+    fn on_unreadable(&mut self) -> Vec<String>;
+
+    /// What falls due by `at`.
+    fn on_tick(&mut self, at: Instant) -> Vec<String>;
+
+    /// The client closed its input.
+    fn on_eof(&mut self);
+
+    /// When [`Backend::on_tick`] has something to do.
+    fn next_due(&self) -> Option<Instant>;
+}
+
 impl<'a> Server<'a> {
     /// The scripted server of `sc` in `framing`, nothing received yet; its
     /// times are durations since `epoch` (the MCP reference counts in
     /// instants).
     pub fn new(sc: &'a Scenario, epoch: Instant, framing: &Framing) -> Server<'a> {
-        let mcp = (sc.protocol.peer() == Peer::Mcp)
-            .then(|| (Box::new(McpServer::new(Revision::ALL)), epoch));
+        let backend = sc.protocol.play().backend.map(|b| (b(), epoch));
         Server {
-            mcp,
+            backend,
             sc,
             log: Log::default(),
             held: Vec::new(),
@@ -155,7 +171,7 @@ impl<'a> Server<'a> {
         };
         match value {
             // MCP has no batches: the reference refuses them.
-            Value::Array(_) if self.mcp.is_some() => {
+            Value::Array(_) if self.backend.is_some() => {
                 let lines = self.backend(line, now);
                 self.emit(lines, &mut out);
             }
@@ -176,7 +192,7 @@ impl<'a> Server<'a> {
             }
             Value::Object(o) => {
                 let id = o.get("id").map(Value::to_string).unwrap_or_default();
-                if id != ASK_ID && self.mcp.is_some() {
+                if id != ASK_ID && self.backend.is_some() {
                     // The reference's own requests (the `roots` tool's).
                     let lines = self.backend(line, now);
                     self.emit(lines, &mut out);
@@ -211,8 +227,8 @@ impl<'a> Server<'a> {
     /// The client closed the server's stdin, at `now`: the server exits.
     pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
         self.log.eof.get_or_insert(now);
-        if let Some((mcp, _)) = &mut self.mcp {
-            mcp.on_eof();
+        if let Some((backend, _)) = &mut self.backend {
+            backend.on_eof();
         }
         match self.log.stop {
             Some((_, Stop::Exited(_))) => Vec::new(),
@@ -228,27 +244,30 @@ impl<'a> Server<'a> {
         let held = (!self.held.is_empty()).then_some(self.last_held + HOLD_WAIT);
         let delayed = self.delayed.iter().map(|(at, _)| *at).min();
         let waiting = self.waiting.as_ref().map(|(at, _)| *at);
-        let mcp = self
-            .mcp
+        let backend = self
+            .backend
             .as_ref()
-            .and_then(|(m, epoch)| Some(m.next_due()?.saturating_duration_since(*epoch)));
-        [held, delayed, waiting, mcp].into_iter().flatten().min()
+            .and_then(|(b, epoch)| Some(b.next_due()?.saturating_duration_since(*epoch)));
+        [held, delayed, waiting, backend]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// MCP: what the reference server writes for `line` (or, with an empty
     /// line, what falls due by `now`), its replies to requests the script
     /// awaits taken out (into `pending`, to be routed as the scenario says).
     fn backend(&mut self, line: &[u8], now: Duration) -> Vec<Vec<u8>> {
-        let Some((mcp, epoch)) = &mut self.mcp else {
+        let Some((backend, epoch)) = &mut self.backend else {
             return Vec::new();
         };
         let at = *epoch + now;
         let written = if line.is_empty() {
-            mcp.on_tick(at)
+            backend.on_tick(at)
         } else {
             match std::str::from_utf8(line) {
-                Ok(text) => mcp.on_line(text, at),
-                Err(_) => mcp.on_unreadable(),
+                Ok(text) => backend.on_line(text, at),
+                Err(_) => backend.on_unreadable(),
             }
         };
         let mut lines = Vec::new();
@@ -323,11 +342,11 @@ impl<'a> Server<'a> {
         if self.log.stop.is_some() {
             return out;
         }
-        let mcp_due = self
-            .mcp
+        let backend_due = self
+            .backend
             .as_ref()
-            .and_then(|(m, epoch)| m.next_due().map(|d| d <= *epoch + now));
-        if mcp_due == Some(true) {
+            .and_then(|(b, epoch)| b.next_due().map(|d| d <= *epoch + now));
+        if backend_due == Some(true) {
             let lines = self.backend(b"", now);
             self.emit(lines, &mut out);
             for i in std::mem::take(&mut self.pending) {
@@ -418,7 +437,7 @@ impl<'a> Server<'a> {
         if self.log.stop.is_some() {
             return;
         }
-        if self.mcp.is_some() {
+        if self.backend.is_some() {
             let a = &self.log.answers[i];
             // A reply of the twist's own: the reference never sees the
             // request.
@@ -532,30 +551,21 @@ impl<'a> Server<'a> {
         self.reply(i, out);
     }
 
-    /// Whether the scenario's request goes out before answer `i`: in
-    /// JSON-RPC, before the first reply; in MCP, before the first tool
-    /// call's, in a session opened with `initialize` (2026-07-28 servers
-    /// send no requests over stdio), and `roots/list` only to a client
-    /// that declared `roots`, `elicitation/create` only to one that declared
-    /// `elicitation`.
+    /// Whether the scenario's request goes out before answer `i`: as the
+    /// dialect's `may_ask` says, given the client's `initialize`; without
+    /// one, before the first reply.
     fn may_ask(&self, i: usize, method: &str) -> bool {
-        if self.sc.protocol.peer() == Peer::Lsp {
-            let init = self.log.answers.iter().find(|a| a.method == "initialize");
-            let params = init.map(|a| &a.params);
-            let method = self.log.answers[i].method.as_str();
-            return answers::may_ask_lsp(params, method, self.sc.ask_if.as_deref());
-        }
-        if self.mcp.is_none() {
+        let Some(may_ask) = self.sc.protocol.play().may_ask else {
             return true;
-        }
-        let Some(init) = self.log.answers.iter().find(|a| a.method == "initialize") else {
-            return false;
         };
-        let declared = |c: &str| init.params.pointer(&format!("/capabilities/{c}")).is_some();
-        self.log.answers[i].method == "tools/call"
-            && (method != "roots/list" || declared("roots"))
-            && (method != "elicitation/create"
-                || twist::takes_form(init.params.pointer("/capabilities/elicitation")))
+        let init = self.log.answers.iter().find(|a| a.method == "initialize");
+        let call = self.log.answers[i].method.as_str();
+        may_ask(
+            init.map(|a| &a.params),
+            call,
+            method,
+            self.sc.ask_if.as_deref(),
+        )
     }
 
     fn batch(&mut self, members: Vec<Value>, out: &mut Vec<ToPeer>) {
@@ -605,7 +615,7 @@ impl<'a> Server<'a> {
     }
 
     fn record(&mut self, method: String, params: Value, id: String, batch: bool) -> usize {
-        let body = match self.mcp {
+        let body = match self.backend {
             // The reference's reply, once it comes.
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),

@@ -4,6 +4,7 @@
 //! Data; a base every dialect may import.
 
 use std::{
+    collections::HashMap,
     ffi::OsString,
     io::{self, Write},
 };
@@ -14,7 +15,14 @@ use serde_json::Value;
 use super::Framed;
 use crate::{
     capture::Framing,
-    client::{Step, agent::AgentCli, reference::Quirk},
+    client::{
+        Step,
+        agent::AgentCli,
+        grade::{Observed, Outcome},
+        reference::Quirk,
+        script::Backend,
+    },
+    report::Evidence,
     rules::Rule,
 };
 
@@ -48,6 +56,16 @@ pub type Reference = fn(
     out: &mut dyn Write,
 ) -> io::Result<i32>;
 
+/// A dialect's grader of a scripted server's session: evidence from what
+/// was observed and the adapter's outcomes.
+pub type Session =
+    fn(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>);
+
+/// Whether the script may send its own request `ask` before answering a
+/// call of `method`, given the client's `initialize` params (`None`: none
+/// came) and the scenario's `ask_if`.
+pub type MayAsk = fn(init: Option<&Value>, method: &str, ask: &str, ask_if: Option<&str>) -> bool;
+
 /// Everything the client role asks of a dialect.
 #[derive(Debug)]
 pub struct Playing {
@@ -79,9 +97,18 @@ pub struct Playing {
     /// The rules a scenario's `level` applies to (a scenario of SHOULD
     /// feeding a malformed request); every other rule is a MUST.
     pub scenario_level: &'static [&'static str],
-    /// Whether the adapter reports a part of some results (the contract's
-    /// shapes), not the whole result.
-    pub shaped: bool,
+    /// What the adapter reports of a result of `method` (the contract's
+    /// shapes: `None` when any string will do); `None`: the whole result.
+    pub reported: Option<fn(method: &str, result: &Value) -> Option<Value>>,
+    /// The dialect's own grader of a scripted server's session, beside
+    /// the client role's.
+    pub session: Option<Session>,
+    /// A reference server behind the script, answering what the scenario
+    /// does not (MCP's).
+    pub backend: Option<fn() -> Box<dyn Backend>>,
+    /// When the script may send its own request; `None`: before the first
+    /// reply, whatever was declared.
+    pub may_ask: Option<MayAsk>,
     /// Its reference client, whose quirks are the mutant clients' bugs.
     pub reference: Reference,
 }
@@ -99,7 +126,10 @@ impl Playing {
         messages: Some(|| Dialect::Jsonrpc2),
         server_request: Some(&crate::rules::CLIENT_SERVER_REQUEST),
         scenario_level: &[],
-        shaped: false,
+        reported: None,
+        session: None,
+        backend: None,
+        may_ask: None,
         reference: |server, framing, _, out| {
             crate::client::reference::run(server, Quirk::None, framing, out)
         },

@@ -15,7 +15,7 @@ use crate::{
 };
 
 /// The LSP session as the client ran it.
-pub(super) fn lsp_session(o: &Observed<'_>, out: &mut Vec<Evidence>) {
+pub(crate) fn lsp_session(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let messages: Vec<Option<Value>> = o
         .client_lines
         .iter()

@@ -15,7 +15,7 @@ use crate::dialects::mcp::{Revision, schema};
 /// the version it accepted, its answers to the server's requests, the
 /// call it gave up on, how it ended, and every message against the
 /// negotiated revision's schema.
-pub(super) fn mcp_session(
+pub(crate) fn mcp_session(
     o: &Observed<'_>,
     outcomes: &HashMap<&'static str, Outcome>,
     out: &mut Vec<Evidence>,

@@ -9,7 +9,7 @@ use rpcspec_matcher::{Level, classify};
 use serde_json::Value;
 
 use super::{
-    Decoy, Limits, Protocol, Scenario, Step, StepKind, holds, pattern,
+    Decoy, Limits, Scenario, Step, StepKind, holds, pattern,
     script::{ASK_ID, Body, Log, Stop},
 };
 mod claude;
@@ -22,12 +22,12 @@ mod twists;
 pub(crate) use claude::claude_session;
 pub(crate) use codex::host_session;
 pub(crate) use codex_exec::exec_session;
-use lsp::lsp_session;
-use mcp::mcp_session;
+pub(crate) use lsp::lsp_session;
+pub(crate) use mcp::mcp_session;
+pub(crate) use twists::twists;
 
 use crate::{
     capture::Framing,
-    dialects::Peer,
     report::{Evidence, FINDINGS_PER_RULE, RuleRef, Verdict},
     rules::{self, Rule},
 };
@@ -209,13 +209,8 @@ pub fn grade(o: &Observed<'_>, session: Option<&Session<'_>>) -> Vec<Evidence> {
     ending(o, &outcomes, &mut out);
     requirements(o, &outcomes, &mut out);
     messages(o, &mut out);
-    match o.scenario.protocol.peer() {
-        Peer::Mcp => {
-            mcp_session(o, &outcomes, &mut out);
-            twists::twists(o, &mut out);
-        }
-        Peer::Lsp => lsp_session(o, &mut out),
-        Peer::Plain | Peer::Claude | Peer::CodexExec | Peer::Codex => {}
+    if let Some(session) = o.scenario.protocol.play().session {
+        session(o, &outcomes, &mut out);
     }
     out
 }
@@ -284,9 +279,8 @@ fn text_of(v: &Value) -> String {
 fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut Vec<Evidence>) {
     let level = o.scenario.meta.level;
     let protocol = o.scenario.protocol;
-    // MCP and LSP: the adapter reports a part of some results (the
-    // contract's shapes).
-    let shaped = protocol.play().shaped;
+    // The adapter may report a part of a result (the contract's shapes).
+    let reported = protocol.play().reported;
     for step in protocol.steps() {
         let Some(got) = outcomes.get(step.name) else {
             continue;
@@ -325,9 +319,9 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                     }
                 };
                 let method = answer.map_or("", |a| a.method.as_str());
-                // MCP: what the adapter reports of a result (the contract).
-                let expected = match body {
-                    Body::Result(_) if shaped => reported(protocol, method, &raw),
+                // What the adapter reports of a result (the contract).
+                let expected = match (body, reported) {
+                    (Body::Result(_), Some(reported)) => reported(method, &raw),
                     _ => Some(raw.clone()),
                 };
                 let ok = match (body, got, &expected) {
@@ -340,7 +334,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                     _ => false,
                 };
                 let body_text = |b: &Body| match (b, &expected) {
-                    (Body::Result(_), Some(e)) if shaped => {
+                    (Body::Result(_), Some(e)) if reported.is_some() => {
                         format!("result {} (as the contract reports it)", short(e))
                     }
                     _ => body_text(b),
@@ -445,57 +439,6 @@ fn without_ref_tool(o: &Observed<'_>, method: &str, names: &Value) -> Option<Val
 /// Whether `id` is the id whose JSON text is `text`.
 fn same_id(id: &Value, text: &str) -> bool {
     serde_json::from_str::<Value>(text).is_ok_and(|t| t == *id)
-}
-
-/// What the contract has the adapter report of `method`'s `result`: in
-/// MCP the negotiated version of `initialize`, the tool names of
-/// `tools/list`, the first text and `isError` of `tools/call` (`None` when
-/// any string will do: `server/discover`, where the client picks); in LSP
-/// the server's name of `initialize` and the text of a hover; else the
-/// result.
-fn reported(protocol: Protocol, method: &str, result: &Value) -> Option<Value> {
-    if protocol.peer() == Peer::Lsp {
-        let at = match method {
-            "initialize" => "/serverInfo/name",
-            "textDocument/hover" => "/contents/value",
-            _ => "",
-        };
-        return Some(result.pointer(at).cloned().unwrap_or_default());
-    }
-    match method {
-        "initialize" => Some(result.get("protocolVersion").cloned().unwrap_or_default()),
-        "server/discover" => None,
-        "tools/list" => Some(Value::Array(
-            result
-                .get("tools")
-                .and_then(Value::as_array)
-                .map(|tools| {
-                    tools
-                        .iter()
-                        .filter_map(|t| t.get("name").cloned())
-                        .collect()
-                })
-                .unwrap_or_default(),
-        )),
-        "tools/call" => {
-            let text = result
-                .get("content")
-                .and_then(Value::as_array)
-                .and_then(|c| {
-                    c.iter()
-                        .find(|i| i.get("type").and_then(Value::as_str) == Some("text"))
-                })
-                .and_then(|i| i.get("text"))
-                .cloned()
-                .unwrap_or_default();
-            let is_error = result
-                .get("isError")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
-            Some(serde_json::json!({"text": text, "isError": is_error}))
-        }
-        _ => Some(result.clone()),
-    }
 }
 
 /// Whether the error the library returned is the one the server sent:

@@ -14,7 +14,7 @@ use rpcspec_matcher::Level;
 
 /// Every finding of the scenario's twist and of an `elicitation/create`
 /// it asked, and `clientInfo` on the client's 2026-07-28 requests.
-pub(super) fn twists(o: &Observed<'_>, out: &mut Vec<Evidence>) {
+pub(crate) fn twists(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     client_info(o, out);
     if o.scenario.ask.as_deref() == Some("elicitation/create") {
         elicitation_defaults(o, out);

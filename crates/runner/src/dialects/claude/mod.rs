@@ -29,7 +29,11 @@ pub const PLAYING: Playing = Playing {
     // A scenario of SHOULD feeds the SDK a malformed control request: the
     // response it makes of it is judged at that level.
     scenario_level: &["claude.control-response"],
-    shaped: true,
+    reported: None,
+    // Its session is its CLI's to grade.
+    session: None,
+    backend: None,
+    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{SdkQuirk, run_claude};

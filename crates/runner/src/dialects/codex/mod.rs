@@ -77,7 +77,11 @@ pub const PLAYING: Playing = Playing {
     messages: Some(|| Dialect::Lenient),
     server_request: None,
     scenario_level: &[],
-    shaped: true,
+    reported: None,
+    // Its session is its CLI's to grade.
+    session: None,
+    backend: None,
+    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{HostQuirk, run_codex_host};

@@ -26,7 +26,11 @@ pub const PLAYING: Playing = Playing {
     messages: None,
     server_request: None,
     scenario_level: &[],
-    shaped: true,
+    reported: None,
+    // Its session is its CLI's to grade.
+    session: None,
+    backend: None,
+    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{ExecQuirk, run_codex_exec};

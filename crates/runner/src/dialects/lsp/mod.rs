@@ -9,7 +9,6 @@ use rpcspec_matcher::{Id, IdMatch, Rule};
 use serde_json::Value;
 
 use crate::dialects::{
-    Framed, Peer, Playing,
     directions::{Directions, Sender},
     serving::{Batches, Call, Serving, UNKNOWN_PROBE, Wrote},
 };
@@ -20,34 +19,9 @@ use crate::{
 };
 
 pub mod model;
+pub mod played;
 
-/// What the client role does in LSP: the scenarios of `client/lsp/`, behind
-/// the script's language server.
-pub const PLAYING: Playing = Playing {
-    folder: "client/lsp/",
-    label: "LSP",
-    steps: &crate::client::LSP_STEPS,
-    framing: Some((
-        Framed::ContentLength,
-        "language clients speak Content-Length framing (LSP's base protocol)",
-    )),
-    peer: Peer::Lsp,
-    cli: None,
-    held: |method, _| method == "rpcspec/echo",
-    // LSP's messages are JSON-RPC 2.0's.
-    messages: Some(|| rpcspec_matcher::Dialect::Jsonrpc2),
-    server_request: Some(&LSP_CLIENT_SERVER_REQUEST),
-    scenario_level: &[],
-    shaped: true,
-    reference: |server, framing, _, out| {
-        crate::client::reference::run_lsp(
-            server,
-            crate::client::reference::Quirk::None,
-            framing,
-            out,
-        )
-    },
-};
+pub use played::PLAYING;
 
 /// Who sends each LSP method, from the meta-model's `messageDirection`
 /// (`clientToServer`, `serverToClient`, `both`). `$/cancelRequest`

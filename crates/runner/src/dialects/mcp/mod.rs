@@ -4,6 +4,7 @@
 pub mod conformance;
 pub mod conn;
 pub mod grade;
+pub mod played;
 pub mod reference;
 pub mod revision;
 pub mod rules;
@@ -11,6 +12,7 @@ pub mod schema;
 pub mod served;
 pub mod suite;
 
+pub use played::PLAYING;
 pub use revision::Revision;
 
 use std::sync::OnceLock;
@@ -18,44 +20,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::dialects::{
-    Framed, Peer, Playing,
     checking::{Checking, ProgressRules},
     directions::{Directions, Sender},
     serving::{Batches, Call, Serving, Unreadable},
-};
-
-/// What the client role does in MCP: the scenarios of `client/mcp/`,
-/// behind the reference MCP server.
-pub const PLAYING: Playing = Playing {
-    folder: "client/mcp/",
-    label: "MCP",
-    steps: &crate::client::MCP_STEPS,
-    framing: Some((
-        Framed::Ndjson,
-        "MCP clients speak NDJSON (MCP's stdio transport)",
-    )),
-    peer: Peer::Mcp,
-    cli: None,
-    held: |method, params| {
-        method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("echo")
-    },
-    messages: Some(|| rpcspec_matcher::Dialect::Mcp),
-    // A request of the reference's is graded with the session.
-    server_request: None,
-    scenario_level: &[],
-    shaped: true,
-    reference: |server, framing, revision, out| {
-        use crate::client::reference::{Quirk, run_mcp, run_mcp_modern};
-        match revision.map(str::parse::<Revision>) {
-            None => run_mcp(server, Quirk::None, framing, out),
-            Some(Ok(r)) if !r.has_initialize() => run_mcp_modern(server, Quirk::None, framing, out),
-            Some(Ok(Revision::NEWEST_LEGACY)) => run_mcp(server, Quirk::None, framing, out),
-            _ => Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "the reference MCP client speaks 2025-11-25 (`mcp`) and 2026-07-28 (`mcp@2026-07-28`)",
-            )),
-        }
-    },
 };
 
 /// What the server role does in MCP: a hint for a server that never

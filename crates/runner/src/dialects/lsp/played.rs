@@ -1,0 +1,48 @@
+//! LSP as the client role plays it: the scenarios of `client/lsp/`, behind
+//! the script's language server, in Content-Length framing.
+
+use serde_json::Value;
+
+use super::LSP_CLIENT_SERVER_REQUEST;
+use crate::{
+    client::{
+        answers::may_ask_lsp,
+        grade::lsp_session,
+        reference::{Quirk, run_lsp},
+    },
+    dialects::{Framed, Peer, Playing},
+};
+
+/// What the client role does in LSP.
+pub const PLAYING: Playing = Playing {
+    folder: "client/lsp/",
+    label: "LSP",
+    steps: &crate::client::LSP_STEPS,
+    framing: Some((
+        Framed::ContentLength,
+        "language clients speak Content-Length framing (LSP's base protocol)",
+    )),
+    peer: Peer::Lsp,
+    cli: None,
+    held: |method, _| method == "rpcspec/echo",
+    // LSP's messages are JSON-RPC 2.0's.
+    messages: Some(|| rpcspec_matcher::Dialect::Jsonrpc2),
+    server_request: Some(&LSP_CLIENT_SERVER_REQUEST),
+    scenario_level: &[],
+    reported: Some(reported),
+    session: Some(|o, _, out| lsp_session(o, out)),
+    backend: None,
+    may_ask: Some(|init, method, _, ask_if| may_ask_lsp(init, method, ask_if)),
+    reference: |server, framing, _, out| run_lsp(server, Quirk::None, framing, out),
+};
+
+/// What the contract has the adapter report of `method`'s `result`: the
+/// server's name of `initialize` and the text of a hover.
+fn reported(method: &str, result: &Value) -> Option<Value> {
+    let at = match method {
+        "initialize" => "/serverInfo/name",
+        "textDocument/hover" => "/contents/value",
+        _ => "",
+    };
+    Some(result.pointer(at).cloned().unwrap_or_default())
+}
