@@ -175,7 +175,6 @@ const DEBT: &[(&str, &str)] = &[
     ("glob-import", "runner/src/server/cases/mod.rs"),
     ("glob-import", "runner/src/server/exec/mod.rs"),
     ("long-function", "framer/src/syntax/mod.rs:scan"),
-    ("long-function", "matcher/src/session/reply.rs:reply"),
     (
         "long-function",
         "mutants/src/bin/rpcspec-mutant-producer.rs:events",

@@ -7,7 +7,7 @@ use crate::classify::{Classified, Finding, Kind, Shape, classify};
 use crate::dialect::Dialect;
 use crate::id::{Id, IdKind, IdMatch, Key};
 use crate::limits::Limit;
-use crate::rules::{self as r, Rule};
+use crate::rules as r;
 
 mod readings;
 mod refusal;

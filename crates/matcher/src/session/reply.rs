@@ -2,8 +2,8 @@
 //! shape checked; and the events of an event-stream dialect.
 
 use super::{
-    Dialect, Direction, Finding, Id, IdKind, IdMatch, Key, Kind, NullSlot, ReplyCtx, Rule, Session,
-    Side, code_text, is_reply, plural, r, settle,
+    Dialect, Direction, Finding, Id, IdKind, IdMatch, Key, Kind, NullSlot, ReplyCtx, Session, Side,
+    code_text, is_reply, plural, r, settle,
 };
 
 impl Session {
@@ -124,7 +124,11 @@ impl Session {
         (batch, spare)
     }
 
-    /// Pairs one reply sent `from` one side with a request of the other.
+    /// Pairs one reply sent `from` one side with a request of the other:
+    /// by its id, else (id null) with a message whose id could not be
+    /// read, else by an id it was changed into (another type, a rounded
+    /// number); one that pairs with nothing answers an unknown id or
+    /// answers twice.
     pub(super) fn reply(
         &mut self,
         from: Direction,
@@ -136,232 +140,322 @@ impl Session {
             return;
         }
         let requester = from.reverse();
-        let window = self.window;
-        let push = |out: &mut Vec<Finding>, rule: &'static Rule, detail: String| {
-            out.push(Finding::new(rule, ctx.member, detail));
-        };
         let code = match kind {
             Kind::Error { code, .. } => *code,
             _ => None,
         };
         let id = kind.id();
         let key = id.map_or(Key::Null, Id::key);
-        let side = &mut self.sides[requester.index()];
+        if !self.answers_invalid(requester, &key, code, ctx)
+            && self.reply_by_id(requester, kind, code, &key, ctx, out)
+        {
+            return;
+        }
+        if key == Key::Null && self.reply_id_null(requester, kind, code, ctx, out) {
+            return;
+        }
+        if self.reply_by_changed_id(requester, id, ctx, out) {
+            return;
+        }
+        self.reply_unawaited(requester, id, &key, ctx, out);
+    }
+
+    /// Whether an id-null error meaning "invalid" goes to an invalid
+    /// message whose id could not be read, before a request whose id
+    /// really is null (which is more likely to get a result or -32601);
+    /// one whose id could be read may still get its reply by that id.
+    #[inline]
+    fn answers_invalid(
+        &self,
+        requester: Direction,
+        key: &Key,
+        code: Option<i64>,
+        ctx: ReplyCtx,
+    ) -> bool {
         // Where a null slot would suit this reply: in its batch, or of the
         // same kind (alone, or in an array).
         // A notification with other members only by the -32600 that
         // refuses it.
         let refusal = matches!(code, Some(-32600 | -32700));
-        let fits = |n: &NullSlot| {
-            ((ctx.batch.is_some() && n.batch == ctx.batch) || n.batch.is_none() != ctx.array)
-                && (!n.optional || refusal)
+        let suits = |n: &NullSlot| (fits(0, n, ctx) || fits(1, n, ctx)) && (!n.optional || refusal);
+        *key == Key::Null
+            && refusal
+            && self.sides[requester.index()]
+                .nulls
+                .iter()
+                .any(|n| suits(n) && n.key.is_none())
+    }
+
+    /// Pairs a reply with the request of its id, if one is due: checks
+    /// the error code an invalid request awaits, and the reply's shape.
+    #[inline]
+    fn reply_by_id(
+        &mut self,
+        requester: Direction,
+        kind: &Kind,
+        code: Option<i64>,
+        key: &Key,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) -> bool {
+        let window = self.window;
+        let side = &mut self.sides[requester.index()];
+        let Some(e) = side.ids.get_mut(key).filter(|e| e.due > 0) else {
+            return false;
         };
-        // An id-null error meaning "invalid" answers an invalid message
-        // whose id could not be read before it answers a request whose id
-        // really is null (which is more likely to get a result or -32601);
-        // one whose id could be read may still get its reply by that id.
-        let invalid_answer = key == Key::Null
-            && matches!(code, Some(-32600 | -32700))
-            && side.nulls.iter().any(|n| fits(n) && n.key.is_none());
-
-        if !invalid_answer
-            && let Some(e) = side.ids.get_mut(&key)
-            && e.due > 0
+        // An absent id reaches here only for a pending request whose id
+        // is null; it is reported by `classify` (`response.id-missing`).
+        if let Some(id) = kind.id()
+            && e.id.compare(id) == IdMatch::SameValue
         {
-            // An absent id reaches here only for a pending request whose id
-            // is null; it is reported by `classify` (`response.id-missing`).
-            if let Some(id) = id
-                && e.id.compare(id) == IdMatch::SameValue
-            {
-                let rule = match e.id.kind() {
-                    IdKind::Number => &r::SESSION_ID_NUMBER_TEXT,
-                    _ => &r::SESSION_ID_STRING_TEXT,
-                };
-                push(
-                    out,
-                    rule,
-                    format!("reply id {id} answers request id {}", e.id),
-                );
-            }
-            self.in_kind |= e.versionless;
-            // An invalid reply's own findings say what is wrong with it.
-            let usable = !matches!(kind, Kind::Invalid { .. });
-            if let Some(want) = e.invalid {
-                if code != Some(want) && usable {
-                    let what = if want == -32700 {
-                        "unparseable message"
-                    } else {
-                        "invalid request"
-                    };
-                    let detail = format!("the {what} got {}, not {want}", code_text(kind));
-                    push(out, &r::SESSION_ERROR_CODE_MEANING, detail);
-                }
-            } else if code == Some(-32700) {
-                push(
-                    out,
-                    &r::SESSION_ERROR_CODE_MEANING,
-                    "a request that parsed got -32700".into(),
-                );
-            }
-            let batch = e.batch;
-            // A line read with U+FFFD, answered as read: not the -32700.
-            if e.lossy {
-                let line = e.message;
-                side.nulls
-                    .retain(|n| !(n.message == line && n.parse_error && n.key.is_none()));
-            }
-            // An id sent again while its first request was unanswered
-            // (the sender's fault: `session.id-reused`): which of them
-            // a reply answers, alone or in a batch, cannot be told.
-            let reused = e.reused;
-            e.record(ctx.reply(), window);
-            self.settled.push(e.message);
-            e.due -= 1;
-            side.due -= 1;
-            if e.due == 0 && e.null_too {
-                side.nulls.retain(|n| n.key.as_ref() != Some(&key));
-            }
-            if !reused {
-                self.check_shape(requester, batch, ctx, out);
-            }
-            return;
+            let rule = match e.id.kind() {
+                IdKind::Number => &r::SESSION_ID_NUMBER_TEXT,
+                _ => &r::SESSION_ID_STRING_TEXT,
+            };
+            let detail = format!("reply id {id} answers request id {}", e.id);
+            out.push(Finding::new(rule, ctx.member, detail));
         }
-
-        if key == Key::Null {
-            // Best fit first; within a fit, a message whose id could not be
-            // read, since one with a readable id may still get its reply
-            // by that id.
-            let nulls = &side.nulls;
-            let tiers: [&dyn Fn(&NullSlot) -> bool; 3] = [
-                &|n| ctx.batch.is_some() && n.batch == ctx.batch,
-                &|n| n.batch.is_none() != ctx.array,
-                &|_| true,
-            ];
-            // Within a fit: a message whose id could not be read awaiting
-            // this very code, then one that may draw it (a notification
-            // with other members, refused by -32600), then one whose id
-            // could not be read awaiting another code, then those whose id
-            // could be read (they may still get their reply by it).
-            let want = |n: &NullSlot| Some(if n.parse_error { -32700 } else { -32600 });
-            // One whose id could be read and that may have been answered
-            // already (an earlier id-null error went to a notification
-            // that may draw it: `lent`) comes after one that cannot have.
-            let lent = |n: &NullSlot| side.lent.iter().any(|m| m.contains(&n.message));
-            // A request that may draw one (an `rpc.` method) comes after
-            // those that await one: it may still be answered by its id.
-            let classes: [&dyn Fn(&NullSlot) -> bool; 9] = [
-                &|n| !n.optional && n.key.is_none() && want(n) == code,
-                &|n| n.optional && n.key.is_none() && want(n) == code,
-                &|n| !n.optional && n.key.is_none(),
-                &|n| !n.optional && want(n) == code && !lent(n),
-                &|n| !n.optional && want(n) == code,
-                &|n| n.optional && n.key.is_none() && refusal,
-                &|n| n.optional && refusal,
-                &|n| !n.optional && !lent(n),
-                &|n| !n.optional,
-            ];
-            let pick = tiers.iter().find_map(|fit| {
-                classes
-                    .iter()
-                    .find_map(|class| nulls.iter().position(|n| fit(n) && class(n)))
-            });
-            if let Some(i) = pick {
-                // Given to a notification that may draw it, it may as well
-                // answer an invalid request whose id could be read.
-                if side.nulls[i].optional {
-                    let fit = tiers.iter().find(|fit| fit(&side.nulls[i]));
-                    let keyed: Vec<usize> = side
-                        .nulls
-                        .iter()
-                        .filter(|n| !n.optional && n.key.is_some())
-                        .filter(|n| fit.is_some_and(|fit| fit(n)))
-                        .map(|n| n.message)
-                        .collect();
-                    if !keyed.is_empty() {
-                        side.lent.push(keyed);
-                    }
-                }
-                let null = side.nulls.remove(i).expect("picked from nulls");
-                side.nulls_answered += 1;
-                self.settled.push(null.message);
-                if let Some(k) = &null.key {
-                    if let Some(e) = side.ids.get_mut(k) {
-                        e.record(ctx.reply(), window);
-                        self.in_kind |= e.versionless;
-                    }
-                    settle(side, k);
-                }
-                self.in_kind |= null.versionless;
-                let want = if null.parse_error { -32700 } else { -32600 };
-                // An invalid reply's own findings say what is wrong with it.
-                if code != Some(want) && !matches!(kind, Kind::Invalid { .. }) {
-                    let what = if null.parse_error {
-                        "unparseable message"
-                    } else {
-                        "invalid request"
-                    };
-                    push(
-                        out,
-                        &r::SESSION_ERROR_CODE_MEANING,
-                        format!("the {what} got {}, not {want}", code_text(kind)),
-                    );
-                }
-                self.check_shape(requester, null.batch, ctx, out);
-                return;
-            }
-            // What carried no message may draw an id-null reply.
-            if side.unframed > 0 && !ctx.array {
-                side.unframed -= 1;
-                return;
-            }
-            let in_batch = ctx
-                .batch
-                .and_then(|b| side.batch(b))
-                .map_or(0, |b| b.notifications);
-            if in_batch > 0 || side.notifications > 0 {
-                let detail = if in_batch > 0 {
-                    format!(
-                        "a reply with id null, but no invalid member awaits one and the batch holds {}",
-                        plural(in_batch, "notification")
-                    )
+        self.in_kind |= e.versionless;
+        // An invalid reply's own findings say what is wrong with it.
+        let usable = !matches!(kind, Kind::Invalid { .. });
+        if let Some(want) = e.invalid {
+            if code != Some(want) && usable {
+                let what = if want == -32700 {
+                    "unparseable message"
                 } else {
-                    format!(
-                        "a reply with id null, but no invalid request awaits one and the other side sent {}",
-                        plural(side.notifications, "notification")
-                    )
+                    "invalid request"
                 };
-                push(out, &r::SESSION_REPLY_TO_NOTIFICATION, detail);
-                return;
+                let detail = format!("the {what} got {}, not {want}", code_text(kind));
+                out.push(Finding::new(
+                    &r::SESSION_ERROR_CODE_MEANING,
+                    ctx.member,
+                    detail,
+                ));
             }
-            if side.nulls_answered > 0 && !side.ids.contains_key(&Key::Null) {
-                let detail = format!(
-                    "a reply with id null, but the {} awaiting one {} answered",
-                    plural(side.nulls_answered, "invalid message"),
-                    if side.nulls_answered == 1 {
-                        "was already"
-                    } else {
-                        "were all already"
-                    }
-                );
-                push(out, &r::SESSION_DUPLICATE_REPLY, detail);
-                return;
+        } else if code == Some(-32700) {
+            out.push(Finding::new(
+                &r::SESSION_ERROR_CODE_MEANING,
+                ctx.member,
+                "a request that parsed got -32700",
+            ));
+        }
+        let batch = e.batch;
+        // A line read with U+FFFD, answered as read: not the -32700.
+        if e.lossy {
+            let line = e.message;
+            side.nulls
+                .retain(|n| !(n.message == line && n.parse_error && n.key.is_none()));
+        }
+        // An id sent again while its first request was unanswered
+        // (the sender's fault: `session.id-reused`): which of them
+        // a reply answers, alone or in a batch, cannot be told.
+        let reused = e.reused;
+        e.record(ctx.reply(), window);
+        self.settled.push(e.message);
+        e.due -= 1;
+        side.due -= 1;
+        if e.due == 0 && e.null_too {
+            side.nulls.retain(|n| n.key.as_ref() != Some(key));
+        }
+        if !reused {
+            self.check_shape(requester, batch, ctx, out);
+        }
+        true
+    }
+
+    /// Pairs a reply with id null: with the message awaiting one that
+    /// fits it best, else with what carried no message; else it is a
+    /// reply to a notification, or a duplicate. `false`: none of these.
+    #[inline]
+    fn reply_id_null(
+        &mut self,
+        requester: Direction,
+        kind: &Kind,
+        code: Option<i64>,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) -> bool {
+        if let Some(i) = self.null_slot_for(requester, code, ctx) {
+            self.answer_null_slot(requester, i, kind, code, ctx, out);
+            return true;
+        }
+        let side = &mut self.sides[requester.index()];
+        // What carried no message may draw an id-null reply.
+        if side.unframed > 0 && !ctx.array {
+            side.unframed -= 1;
+            return true;
+        }
+        let in_batch = ctx
+            .batch
+            .and_then(|b| side.batch(b))
+            .map_or(0, |b| b.notifications);
+        if in_batch > 0 || side.notifications > 0 {
+            let detail = if in_batch > 0 {
+                format!(
+                    "a reply with id null, but no invalid member awaits one and the batch holds {}",
+                    plural(in_batch, "notification")
+                )
+            } else {
+                format!(
+                    "a reply with id null, but no invalid request awaits one and the other side sent {}",
+                    plural(side.notifications, "notification")
+                )
+            };
+            out.push(Finding::new(
+                &r::SESSION_REPLY_TO_NOTIFICATION,
+                ctx.member,
+                detail,
+            ));
+            return true;
+        }
+        if side.nulls_answered > 0 && !side.ids.contains_key(&Key::Null) {
+            let detail = format!(
+                "a reply with id null, but the {} awaiting one {} answered",
+                plural(side.nulls_answered, "invalid message"),
+                if side.nulls_answered == 1 {
+                    "was already"
+                } else {
+                    "were all already"
+                }
+            );
+            out.push(Finding::new(
+                &r::SESSION_DUPLICATE_REPLY,
+                ctx.member,
+                detail,
+            ));
+            return true;
+        }
+        false
+    }
+
+    /// The null slot (its index) an id-null reply with `code` answers.
+    #[inline]
+    fn null_slot_for(
+        &self,
+        requester: Direction,
+        code: Option<i64>,
+        ctx: ReplyCtx,
+    ) -> Option<usize> {
+        let side = &self.sides[requester.index()];
+        let refusal = matches!(code, Some(-32600 | -32700));
+        // Best fit first; within a fit, a message whose id could not be
+        // read, since one with a readable id may still get its reply
+        // by that id.
+        let nulls = &side.nulls;
+        // Within a fit: a message whose id could not be read awaiting
+        // this very code, then one that may draw it (a notification
+        // with other members, refused by -32600), then one whose id
+        // could not be read awaiting another code, then those whose id
+        // could be read (they may still get their reply by it).
+        let want = |n: &NullSlot| Some(if n.parse_error { -32700 } else { -32600 });
+        // One whose id could be read and that may have been answered
+        // already (an earlier id-null error went to a notification
+        // that may draw it: `lent`) comes after one that cannot have.
+        let lent = |n: &NullSlot| side.lent.iter().any(|m| m.contains(&n.message));
+        // A request that may draw one (an `rpc.` method) comes after
+        // those that await one: it may still be answered by its id.
+        let classes: [&dyn Fn(&NullSlot) -> bool; 9] = [
+            &|n| !n.optional && n.key.is_none() && want(n) == code,
+            &|n| n.optional && n.key.is_none() && want(n) == code,
+            &|n| !n.optional && n.key.is_none(),
+            &|n| !n.optional && want(n) == code && !lent(n),
+            &|n| !n.optional && want(n) == code,
+            &|n| n.optional && n.key.is_none() && refusal,
+            &|n| n.optional && refusal,
+            &|n| !n.optional && !lent(n),
+            &|n| !n.optional,
+        ];
+        (0..3).find_map(|tier| {
+            classes
+                .iter()
+                .find_map(|class| nulls.iter().position(|n| fits(tier, n, ctx) && class(n)))
+        })
+    }
+
+    /// Answers null slot `i` with an id-null reply: settles what it
+    /// awaited and checks the error code it awaited, and the shape.
+    #[inline]
+    fn answer_null_slot(
+        &mut self,
+        requester: Direction,
+        i: usize,
+        kind: &Kind,
+        code: Option<i64>,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) {
+        let window = self.window;
+        let side = &mut self.sides[requester.index()];
+        // Given to a notification that may draw it, it may as well
+        // answer an invalid request whose id could be read.
+        if side.nulls[i].optional {
+            let fit = (0..3).find(|&tier| fits(tier, &side.nulls[i], ctx));
+            let keyed: Vec<usize> = side
+                .nulls
+                .iter()
+                .filter(|n| !n.optional && n.key.is_some())
+                .filter(|n| fit.is_some_and(|tier| fits(tier, n, ctx)))
+                .map(|n| n.message)
+                .collect();
+            if !keyed.is_empty() {
+                side.lent.push(keyed);
             }
         }
+        let null = side.nulls.remove(i).expect("picked from nulls");
+        side.nulls_answered += 1;
+        self.settled.push(null.message);
+        if let Some(k) = &null.key {
+            if let Some(e) = side.ids.get_mut(k) {
+                e.record(ctx.reply(), window);
+                self.in_kind |= e.versionless;
+            }
+            settle(side, k);
+        }
+        self.in_kind |= null.versionless;
+        let want = if null.parse_error { -32700 } else { -32600 };
+        // An invalid reply's own findings say what is wrong with it.
+        if code != Some(want) && !matches!(kind, Kind::Invalid { .. }) {
+            let what = if null.parse_error {
+                "unparseable message"
+            } else {
+                "invalid request"
+            };
+            out.push(Finding::new(
+                &r::SESSION_ERROR_CODE_MEANING,
+                ctx.member,
+                format!("the {what} got {}, not {want}", code_text(kind)),
+            ));
+        }
+        self.check_shape(requester, null.batch, ctx, out);
+    }
 
+    /// Pairs a reply with a due request whose id it changed: a number
+    /// sent as a string or the other way round, or an id beyond 64 bits
+    /// echoed as the nearest double.
+    #[inline]
+    fn reply_by_changed_id(
+        &mut self,
+        requester: Direction,
+        id: Option<&Id>,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) -> bool {
+        let window = self.window;
+        let side = &mut self.sides[requester.index()];
         let shown = id.map_or("null", Id::raw);
         if let Some(swapped) = id.and_then(Id::swapped_key)
             && let Some(e) = side.ids.get_mut(&swapped)
             && e.due > 0
         {
-            push(
-                out,
+            out.push(Finding::new(
                 &r::SESSION_ID_TYPE_CHANGED,
+                ctx.member,
                 format!("reply id {shown} answers request id {}", e.id),
-            );
+            ));
             e.record(ctx.reply(), window);
             self.settled.push(e.message);
             settle(side, &swapped);
-            return;
+            return true;
         }
         // An id beyond 64 bits, echoed as the nearest double: RFC 8259 §9
         // lets a parser limit the range and precision of numbers.
@@ -375,26 +469,43 @@ impl Session {
         if let Some(rounded) = rounded
             && let Some(e) = side.ids.get_mut(&rounded)
         {
-            push(
-                out,
+            out.push(Finding::new(
                 &r::SESSION_ID_NUMBER_TEXT,
+                ctx.member,
                 format!(
                     "reply id {shown} answers request id {}, beyond 64 bits, rounded to the nearest \
                      double (RFC 8259 §9 lets a parser limit the precision of numbers)",
                     e.id
                 ),
-            );
+            ));
             e.record(ctx.reply(), window);
             self.settled.push(e.message);
             settle(side, &rounded);
-            return;
+            return true;
         }
-        let Some(e) = side.ids.get_mut(&key) else {
-            push(
-                out,
+        false
+    }
+
+    /// Reports a reply that no request awaits: an unknown id, one
+    /// answered already, or the one reply a cancel lets cross it.
+    #[inline]
+    fn reply_unawaited(
+        &mut self,
+        requester: Direction,
+        id: Option<&Id>,
+        key: &Key,
+        ctx: ReplyCtx,
+        out: &mut Vec<Finding>,
+    ) {
+        let window = self.window;
+        let side = &mut self.sides[requester.index()];
+        let shown = id.map_or("null", Id::raw);
+        let Some(e) = side.ids.get_mut(key) else {
+            out.push(Finding::new(
                 &r::SESSION_UNKNOWN_ID,
+                ctx.member,
                 format!("no request with id {shown} awaits a reply"),
-            );
+            ));
             return;
         };
         e.record(ctx.reply(), window);
@@ -402,17 +513,21 @@ impl Session {
             self.settled.push(e.message);
             // One reply may cross the cancel; a second is a duplicate.
             e.cancelled = false;
-            push(
-                out,
+            out.push(Finding::new(
                 &r::CLAUDE_REPLY_AFTER_CANCEL,
+                ctx.member,
                 format!("request id {shown} was cancelled"),
-            );
+            ));
         } else {
             let detail = format!(
                 "request id {shown} (message {}) was already answered",
                 e.message
             );
-            push(out, &r::SESSION_DUPLICATE_REPLY, detail);
+            out.push(Finding::new(
+                &r::SESSION_DUPLICATE_REPLY,
+                ctx.member,
+                detail,
+            ));
         }
     }
 
@@ -480,6 +595,17 @@ impl Session {
         if cfg.end.iter().any(|e| **e == **name) {
             state.ended = Some((n, name.clone()));
         }
+    }
+}
+
+/// Whether null slot `n` suits a reply at `ctx` by fit `tier`: 0, in
+/// the reply's batch; 1, of the same kind (alone, or in an array); 2, any.
+#[inline]
+fn fits(tier: u8, n: &NullSlot, ctx: ReplyCtx) -> bool {
+    match tier {
+        0 => ctx.batch.is_some() && n.batch == ctx.batch,
+        1 => n.batch.is_none() != ctx.array,
+        _ => true,
     }
 }
 
