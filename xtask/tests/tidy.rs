@@ -180,7 +180,6 @@ const DEBT: &[(&str, &str)] = &[
         "mutants/src/bin/rpcspec-mutant-producer.rs:events",
     ),
     ("long-function", "mutants/src/main.rs:serve_as"),
-    ("long-function", "oracles/src/lib.rs:matcher_session"),
     (
         "long-function",
         "runner/src/client/grade/mcp.rs:mcp_session",

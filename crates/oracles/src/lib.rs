@@ -378,91 +378,97 @@ struct Sent {
     batch: bool,
 }
 
-/// `matcher_session`: arbitrary conversations in which the server answers
-/// every request exactly once (single replies in any order, batch replies
-/// as arrays in any member order) give no finding at all and leave nothing
-/// outstanding; dropping one single reply gives exactly one
-/// `session.unanswered`, and sending one twice exactly one
-/// `session.duplicate-reply`.
-pub fn matcher_session(data: &[u8]) {
-    let mut u = Unstructured::new(data);
-    let lenient = u.arbitrary::<bool>().unwrap_or(false);
-    let dialect = if lenient {
-        Dialect::Lenient
-    } else {
-        Dialect::Jsonrpc2
-    };
-    let version = if lenient { "" } else { "\"jsonrpc\":\"2.0\"," };
-    let mut next_id = 0u32;
-    let mut fresh_id = |u: &mut Unstructured<'_>| -> Result<String> {
-        next_id += 1;
+/// The requests and notifications of a session scenario, each request
+/// with a fresh id, a number or a string.
+struct Requests {
+    /// `"jsonrpc":"2.0",`, or nothing for the lenient dialect.
+    version: &'static str,
+    next_id: u32,
+}
+
+impl Requests {
+    fn fresh_id(&mut self, u: &mut Unstructured<'_>) -> Result<String> {
+        self.next_id += 1;
+        let next_id = self.next_id;
         Ok(if u.arbitrary()? {
             format!("\"r{next_id}\"")
         } else {
             next_id.to_string()
         })
-    };
-    let mut request = |u: &mut Unstructured<'_>| -> Result<(String, Option<String>)> {
+    }
+
+    /// One member: its text, and the id it is owed a reply by (none for
+    /// a notification).
+    fn request(&mut self, u: &mut Unstructured<'_>) -> Result<(String, Option<String>)> {
+        let version = self.version;
         if u.ratio(1, 4)? {
             return Ok((
                 format!("{{{version}\"method\":\"note\",\"params\":[1]}}"),
                 None,
             ));
         }
-        let id = fresh_id(u)?;
+        let id = self.fresh_id(u)?;
         Ok((
             format!("{{{version}\"method\":\"sum\",\"params\":[1],\"id\":{id}}}"),
             Some(id),
         ))
-    };
-    let mut sent: Vec<Sent> = Vec::new();
-    let Ok(n) = u.int_in_range(1..=12) else {
-        return;
-    };
-    for _ in 0..n {
-        let Ok(batch) = u.ratio(1, 4) else { return };
-        if batch {
-            let Ok(members) = (0..u.int_in_range(1..=4).unwrap_or(1))
-                .map(|_| request(&mut u))
-                .collect::<Result<Vec<_>>>()
-            else {
-                return;
-            };
-            sent.push(Sent {
-                text: format!(
-                    "[{}]",
-                    members
-                        .iter()
-                        .map(|(t, _)| t.as_str())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                ),
-                owed: members.into_iter().filter_map(|(_, id)| id).collect(),
-                batch: true,
-            });
-        } else {
-            let Ok((text, id)) = request(&mut u) else {
-                return;
-            };
-            sent.push(Sent {
-                text,
-                owed: id.into_iter().collect(),
-                batch: false,
-            });
-        }
     }
+
+    /// What the client sends: 1 to 12 messages, a quarter of them
+    /// batches; `None` when the data runs out.
+    fn sent(&mut self, u: &mut Unstructured<'_>) -> Option<Vec<Sent>> {
+        let mut sent: Vec<Sent> = Vec::new();
+        let n = u.int_in_range(1..=12).ok()?;
+        for _ in 0..n {
+            let batch = u.ratio(1, 4).ok()?;
+            if batch {
+                let members = (0..u.int_in_range(1..=4).unwrap_or(1))
+                    .map(|_| self.request(u))
+                    .collect::<Result<Vec<_>>>()
+                    .ok()?;
+                sent.push(Sent {
+                    text: format!(
+                        "[{}]",
+                        members
+                            .iter()
+                            .map(|(t, _)| t.as_str())
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    ),
+                    owed: members.into_iter().filter_map(|(_, id)| id).collect(),
+                    batch: true,
+                });
+            } else {
+                let (text, id) = self.request(u).ok()?;
+                sent.push(Sent {
+                    text,
+                    owed: id.into_iter().collect(),
+                    batch: false,
+                });
+            }
+        }
+        Some(sent)
+    }
+}
+
+/// The conversation: after each client message, the server answers some
+/// of what it owes, in an arbitrary order, and the rest at the end. With
+/// it, the positions of the single replies in it.
+fn interleave(
+    u: &mut Unstructured<'_>,
+    sent: &[Sent],
+    version: &str,
+) -> (Vec<(Direction, String)>, Vec<usize>) {
     let reply = |id: &str| format!("{{{version}\"result\":1,\"id\":{id}}}");
-    // Interleave: after each client message, the server answers some of
-    // what it owes, in an arbitrary order.
     let mut script: Vec<(Direction, String)> = Vec::new();
     let mut owed: Vec<String> = Vec::new();
     let mut singles: Vec<usize> = Vec::new();
-    for s in &sent {
+    for s in sent {
         script.push((Direction::ClientToServer, s.text.clone()));
         if s.batch {
             if !s.owed.is_empty() {
                 let mut members: Vec<String> = s.owed.iter().map(|id| reply(id)).collect();
-                shuffle(&mut u, &mut members);
+                shuffle(u, &mut members);
                 owed.push(format!("[{}]", members.join(",")));
             }
         } else {
@@ -477,13 +483,23 @@ pub fn matcher_session(data: &[u8]) {
             script.push((Direction::ServerToClient, r));
         }
     }
-    shuffle(&mut u, &mut owed);
+    shuffle(u, &mut owed);
     for r in owed {
         if !r.starts_with('[') {
             singles.push(script.len());
         }
         script.push((Direction::ServerToClient, r));
     }
+    (script, singles)
+}
+
+/// Drops the first single reply, sends it twice, or leaves the script
+/// whole; the findings that must follow.
+fn mutate(
+    u: &mut Unstructured<'_>,
+    script: &mut Vec<(Direction, String)>,
+    singles: &[usize],
+) -> Vec<&'static str> {
     let mutation = u.int_in_range(0..=2).unwrap_or(0);
     let mut expected: Vec<&str> = Vec::new();
     if let Some(&at) = singles.first() {
@@ -500,6 +516,33 @@ pub fn matcher_session(data: &[u8]) {
             _ => {}
         }
     }
+    expected
+}
+
+/// `matcher_session`: arbitrary conversations in which the server answers
+/// every request exactly once (single replies in any order, batch replies
+/// as arrays in any member order) give no finding at all and leave nothing
+/// outstanding; dropping one single reply gives exactly one
+/// `session.unanswered`, and sending one twice exactly one
+/// `session.duplicate-reply`.
+pub fn matcher_session(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let lenient = u.arbitrary::<bool>().unwrap_or(false);
+    let dialect = if lenient {
+        Dialect::Lenient
+    } else {
+        Dialect::Jsonrpc2
+    };
+    let version = if lenient { "" } else { "\"jsonrpc\":\"2.0\"," };
+    let mut requests = Requests {
+        version,
+        next_id: 0,
+    };
+    let Some(sent) = requests.sent(&mut u) else {
+        return;
+    };
+    let (mut script, singles) = interleave(&mut u, &sent, version);
+    let expected = mutate(&mut u, &mut script, &singles);
     let mut session = Session::new(dialect);
     let mut found: Vec<&'static str> = Vec::new();
     for (from, text) in &script {
