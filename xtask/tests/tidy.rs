@@ -177,11 +177,6 @@ const DEBT: &[(&str, &str)] = &[
     ("long-function", "framer/src/syntax/mod.rs:scan"),
     (
         "long-function",
-        "mutants/src/bin/rpcspec-mutant-producer.rs:events",
-    ),
-    ("long-function", "mutants/src/main.rs:serve_as"),
-    (
-        "long-function",
         "runner/src/client/grade/mcp.rs:mcp_session",
     ),
     ("long-function", "runner/src/client/mod.rs:load_str"),

@@ -117,7 +117,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Result<()> {
+fn serve_as(name: &str, input: impl Read, mut output: impl Write) -> io::Result<()> {
     let config = Config::default();
     match name {
         "reference" => serve::run(input, output),
@@ -130,94 +130,11 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
                 other => reference(other),
             },
         ),
-        "reference-out-of-order" => {
-            let mut workers = Vec::new();
-            let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-            serve::run_with(
-                input,
-                io::sink(),
-                Framing::Ndjson(config.clone()),
-                |input| {
-                    let reply = reference(input)?;
-                    // xorshift: a pause of 0-7 ms per reply.
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    let pause = Duration::from_millis(state % 8);
-                    workers.push(thread::spawn(move || {
-                        thread::sleep(pause);
-                        let mut out = io::stdout().lock();
-                        let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
-                    }));
-                    None
-                },
-            )?;
-            for w in workers {
-                let _ = w.join();
-            }
-            Ok(())
-        }
+        "reference-out-of-order" => serve_out_of_order(input),
         "reference-reversed-reads" => serve_reads(input, output, |replies| replies.reverse()),
-        "reference-late-parse-errors" => {
-            let mut late = Vec::new();
-            serve_reads(input, output, |replies| {
-                let (errors, rest) = replies.drain(..).partition(|r| r.contains("-32700"));
-                *replies = rest;
-                for reply in errors {
-                    // Stdout unlocked, as main gives it: a line per write.
-                    late.push(thread::spawn(move || {
-                        thread::sleep(Duration::from_millis(50));
-                        let mut out = io::stdout();
-                        let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
-                    }));
-                }
-            })?;
-            for t in late {
-                let _ = t.join();
-            }
-            Ok(())
-        }
-        "drops-coalesced" => {
-            let mut framer = Framer::new(config);
-            let mut buf = vec![0; 64 * 1024];
-            loop {
-                let n = input.read(&mut buf)?;
-                if n == 0 {
-                    return Ok(());
-                }
-                let mut first = None;
-                framer.push(&buf[..n], |e| {
-                    if first.is_none() {
-                        first = Some(e.into_owned());
-                    }
-                });
-                let reply = first.and_then(|e| match &e {
-                    Event::Line(line) => match line.as_str() {
-                        Ok(text) => respond(text),
-                        Err(_) => Some(error(PARSE_ERROR, "null")),
-                    },
-                    Event::Problem(_) => Some(error(PARSE_ERROR, "null")),
-                });
-                if let Some(reply) = reply {
-                    writeln!(output, "{reply}")?;
-                    output.flush()?;
-                }
-            }
-        }
-        "chunk-as-message" => {
-            let mut buf = vec![0; 64 * 1024];
-            loop {
-                let n = input.read(&mut buf)?;
-                if n == 0 {
-                    return Ok(());
-                }
-                let text = String::from_utf8_lossy(&buf[..n]);
-                if let Some(reply) = respond(text.trim()) {
-                    writeln!(output, "{reply}")?;
-                    output.flush()?;
-                }
-            }
-        }
+        "reference-late-parse-errors" => serve_late_parse_errors(input, output),
+        "drops-coalesced" => serve_first_of_each_read(input, output, config),
+        "chunk-as-message" => serve_reads_as_messages(input, output),
         "no-flush" => {
             let mut replies = Vec::new();
             serve::run(input, &mut replies)?;
@@ -252,6 +169,107 @@ fn serve_as(name: &str, mut input: impl Read, mut output: impl Write) -> io::Res
             };
             mutate(other, line, respond(line))
         }),
+    }
+}
+
+/// `reference-out-of-order`: the reference's replies, each written from a
+/// thread of its own after a pause of 0-7 ms.
+fn serve_out_of_order(input: impl Read) -> io::Result<()> {
+    let mut workers = Vec::new();
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    serve::run_with(
+        input,
+        io::sink(),
+        Framing::Ndjson(Config::default()),
+        |input| {
+            let reply = reference(input)?;
+            // xorshift: a pause of 0-7 ms per reply.
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let pause = Duration::from_millis(state % 8);
+            workers.push(thread::spawn(move || {
+                thread::sleep(pause);
+                let mut out = io::stdout().lock();
+                let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
+            }));
+            None
+        },
+    )?;
+    for w in workers {
+        let _ = w.join();
+    }
+    Ok(())
+}
+
+/// `reference-late-parse-errors`: each read's replies, its -32700 errors
+/// held back 50 ms.
+fn serve_late_parse_errors(input: impl Read, output: impl Write) -> io::Result<()> {
+    let mut late = Vec::new();
+    serve_reads(input, output, |replies| {
+        let (errors, rest) = replies.drain(..).partition(|r| r.contains("-32700"));
+        *replies = rest;
+        for reply in errors {
+            // Stdout unlocked, as main gives it: a line per write.
+            late.push(thread::spawn(move || {
+                thread::sleep(Duration::from_millis(50));
+                let mut out = io::stdout();
+                let _ = writeln!(out, "{reply}").and_then(|()| out.flush());
+            }));
+        }
+    })?;
+    for t in late {
+        let _ = t.join();
+    }
+    Ok(())
+}
+
+/// `drops-coalesced`: answers only the first message of each read().
+fn serve_first_of_each_read(
+    mut input: impl Read,
+    mut output: impl Write,
+    config: Config,
+) -> io::Result<()> {
+    let mut framer = Framer::new(config);
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let mut first = None;
+        framer.push(&buf[..n], |e| {
+            if first.is_none() {
+                first = Some(e.into_owned());
+            }
+        });
+        let reply = first.and_then(|e| match &e {
+            Event::Line(line) => match line.as_str() {
+                Ok(text) => respond(text),
+                Err(_) => Some(error(PARSE_ERROR, "null")),
+            },
+            Event::Problem(_) => Some(error(PARSE_ERROR, "null")),
+        });
+        if let Some(reply) = reply {
+            writeln!(output, "{reply}")?;
+            output.flush()?;
+        }
+    }
+}
+
+/// `chunk-as-message`: takes each read() for one whole message.
+fn serve_reads_as_messages(mut input: impl Read, mut output: impl Write) -> io::Result<()> {
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let text = String::from_utf8_lossy(&buf[..n]);
+        if let Some(reply) = respond(text.trim()) {
+            writeln!(output, "{reply}")?;
+            output.flush()?;
+        }
     }
 }
 

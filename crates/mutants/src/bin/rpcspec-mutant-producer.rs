@@ -184,6 +184,23 @@ fn events(name: &str) -> io::Result<u8> {
     let got = stdin.lock().read_line(&mut input)?;
     let input = (got > 0).then(|| input.trim_end_matches(['\n', '\r']).to_owned());
     let mut records = reference_records(input.as_deref());
+    break_records(name, &mut records);
+    let mut writes: Vec<Vec<u8>> = records.iter().map(line).collect();
+    break_lines(name, &records, &mut writes);
+    write_stream(name, &writes)?;
+    match name {
+        "exit-1" => Ok(1),
+        "lingers" => {
+            // Ignores the closed stdin; only a kill ends it.
+            thread::sleep(Duration::from_secs(60));
+            Ok(0)
+        }
+        _ => Ok(0),
+    }
+}
+
+/// The mutant `name`'s change to the records of the reference stream.
+fn break_records(name: &str, records: &mut Vec<Value>) {
     let failed = records.iter().any(|r| r["type"] == "error");
     match name {
         "no-done" => {
@@ -198,7 +215,7 @@ fn events(name: &str) -> io::Result<u8> {
             }
         }
         "error-without-message" => {
-            for r in &mut records {
+            for r in records.iter_mut() {
                 if r["type"] == "error" {
                     data(r).remove("message");
                 }
@@ -215,14 +232,14 @@ fn events(name: &str) -> io::Result<u8> {
             data(&mut records[0]).remove("request_id");
         }
         "untyped" => {
-            for r in &mut records {
+            for r in records.iter_mut() {
                 if r["type"] == "meta" {
                     r.as_object_mut().expect("object").remove("type");
                 }
             }
         }
         "token-without-content" => {
-            for r in &mut records {
+            for r in records.iter_mut() {
                 if r["type"] == "token" {
                     let text = r["data"]["content"].take();
                     *r = json!({"type": "token", "text": text});
@@ -235,7 +252,7 @@ fn events(name: &str) -> io::Result<u8> {
             }
         }
         "flat" => {
-            for r in &mut records {
+            for r in records.iter_mut() {
                 let d = r["data"].take();
                 *r = match r["type"].as_str().unwrap_or_default() {
                     "start" => json!({"type": "start", "id": d["request_id"]}),
@@ -252,7 +269,10 @@ fn events(name: &str) -> io::Result<u8> {
         }
         _ => {}
     }
-    let mut writes: Vec<Vec<u8>> = records.iter().map(line).collect();
+}
+
+/// The mutant `name`'s change to the lines the records are written as.
+fn break_lines(name: &str, records: &[Value], writes: &mut Vec<Vec<u8>>) {
     match name {
         "pretty" => {
             let mut pretty = serde_json::to_vec_pretty(&records[0]).expect("serialises");
@@ -272,6 +292,11 @@ fn events(name: &str) -> io::Result<u8> {
         ),
         _ => {}
     }
+}
+
+/// Writes the stream's lines to stdout, a record at a time (1 ms apart),
+/// or as the mutant `name` buffers or delays them.
+fn write_stream(name: &str, writes: &[Vec<u8>]) -> io::Result<()> {
     let mut out = io::stdout().lock();
     if name == "buffered" {
         // Written only when stdin ends, as a block-buffered stdout in a
@@ -279,19 +304,19 @@ fn events(name: &str) -> io::Result<u8> {
         io::copy(&mut io::stdin().lock(), &mut io::sink())?;
         out.write_all(&writes.concat())?;
         out.flush()?;
-        return Ok(0);
+        return Ok(());
     }
     if name == "buffered-at-exit" {
         // Each record made 25 ms after the last, all kept in the buffer
         // until the process ends, as Python's print to a pipe does.
         let mut held = Vec::new();
-        for w in &writes {
+        for w in writes {
             thread::sleep(Duration::from_millis(25));
             held.extend_from_slice(w);
         }
         out.write_all(&held)?;
         out.flush()?;
-        return Ok(0);
+        return Ok(());
     }
     for (i, w) in writes.iter().enumerate() {
         if i > 0 {
@@ -305,15 +330,7 @@ fn events(name: &str) -> io::Result<u8> {
         out.write_all(w)?;
         out.flush()?;
     }
-    match name {
-        "exit-1" => Ok(1),
-        "lingers" => {
-            // Ignores the closed stdin; only a kill ends it.
-            thread::sleep(Duration::from_secs(60));
-            Ok(0)
-        }
-        _ => Ok(0),
-    }
+    Ok(())
 }
 
 /// A producer written from the protocol's text alone, not from the
