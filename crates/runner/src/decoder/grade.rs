@@ -413,9 +413,48 @@ pub(super) fn align(slots: &[Slot], records: &[Item]) -> Vec<Op> {
 
 /// Grades the adapter's records against the stream's slots.
 pub(super) fn grade(slots: &[Slot], all: &Records) -> Vec<Evidence> {
-    let mut out = Vec::new();
     let records = &all.before[..];
     let ops = align(slots, records);
+    let (mut out, took, mismatches) = follow(slots, records, &ops);
+    let more = mismatches.len().saturating_sub(MAX_MISMATCHES);
+    out.extend(mismatches.into_iter().take(MAX_MISMATCHES));
+    if more > 0 {
+        out.push(evidence(
+            Verdict::Fail,
+            &RECORD,
+            format!("and {more} more mismatches"),
+        ));
+    }
+    if records.len() < all.before_count {
+        out.push(evidence(
+            Verdict::Fail,
+            &EXTRA,
+            format!(
+                "{} records for a stream of {} lines; the rest are not graded",
+                all.before_count,
+                slots.len()
+            ),
+        ));
+    }
+
+    // A decoder that keeps the \r of \r\n only shows it on a blank line:
+    // `\r` alone is not JSON, while `\r` after a value is JSON whitespace.
+    if let Some(message) = blank_leak(slots, &took) {
+        out.push(evidence(Verdict::Fail, &CRLF, message));
+    }
+    grade_end(slots, &took, all, &mut out);
+    out
+}
+
+/// Follows the alignment `ops`: the findings of tolerated choices, how
+/// each slot was resolved, and the mismatches (a missing record next to
+/// an extra one is one).
+fn follow(
+    slots: &[Slot],
+    records: &[Item],
+    ops: &[Op],
+) -> (Vec<Evidence>, Vec<Took>, Vec<Evidence>) {
+    let mut out = Vec::new();
     let mut took = vec![Took::Missing; slots.len()];
     let mut mismatches = Vec::new();
     let mut k = 0;
@@ -446,24 +485,13 @@ pub(super) fn grade(slots: &[Slot], all: &Records) -> Vec<Evidence> {
                 }
             }
             Op::Missing(i) => {
-                let slot = &slots[i];
                 // A missing record next to an extra one: one mismatch.
                 if let Some(&Op::Extra(j)) = ops.get(k + 1) {
-                    let mut e = evidence(
-                        Verdict::Fail,
-                        slot.rule,
-                        format!(
-                            "{}: stdout line {} answers it wrongly",
-                            slot.at(),
-                            records[j].line
-                        ),
-                    );
-                    e.expected = vec![slot.expectation()];
-                    e.actual = vec![records[j].said.show()];
-                    mismatches.push(e);
+                    mismatches.push(answered_wrongly(&slots[i], &records[j]));
                     k += 2;
                     continue;
                 }
+                let slot = &slots[i];
                 let mut e = evidence(
                     Verdict::Fail,
                     slot.rule,
@@ -473,59 +501,59 @@ pub(super) fn grade(slots: &[Slot], all: &Records) -> Vec<Evidence> {
                 mismatches.push(e);
             }
             Op::Extra(j) => {
-                let item = &records[j];
                 let next = ops[k + 1..].iter().find_map(|op| match op {
                     Op::Match(i, ..) | Op::Skip(i, _) | Op::Missing(i) => Some(&slots[*i]),
                     Op::Extra(_) => None,
                 });
-                let place = match next {
-                    Some(slot) => format!("before {}", slot.at()),
-                    None => "after the stream's last record".to_owned(),
-                };
-                let mut e = evidence(
-                    Verdict::Fail,
-                    &EXTRA,
-                    format!(
-                        "stdout line {}: a record the stream does not hold, {place}",
-                        item.line
-                    ),
-                );
-                e.actual = vec![item.said.show()];
-                mismatches.push(e);
+                mismatches.push(extra_record(&records[j], next));
             }
         }
         k += 1;
     }
-    let more = mismatches.len().saturating_sub(MAX_MISMATCHES);
-    out.extend(mismatches.into_iter().take(MAX_MISMATCHES));
-    if more > 0 {
-        out.push(evidence(
-            Verdict::Fail,
-            &RECORD,
-            format!("and {more} more mismatches"),
-        ));
-    }
-    if records.len() < all.before_count {
-        out.push(evidence(
-            Verdict::Fail,
-            &EXTRA,
-            format!(
-                "{} records for a stream of {} lines; the rest are not graded",
-                all.before_count,
-                slots.len()
-            ),
-        ));
-    }
+    (out, took, mismatches)
+}
 
-    // A decoder that keeps the \r of \r\n only shows it on a blank line:
-    // `\r` alone is not JSON, while `\r` after a value is JSON whitespace.
-    if let Some(message) = blank_leak(slots, &took) {
-        out.push(evidence(Verdict::Fail, &CRLF, message));
-    }
+/// The mismatch of a slot answered by the wrong record.
+fn answered_wrongly(slot: &Slot, record: &Item) -> Evidence {
+    let mut e = evidence(
+        Verdict::Fail,
+        slot.rule,
+        format!(
+            "{}: stdout line {} answers it wrongly",
+            slot.at(),
+            record.line
+        ),
+    );
+    e.expected = vec![slot.expectation()];
+    e.actual = vec![record.said.show()];
+    e
+}
 
-    // The end record.
+/// The mismatch of a record that answers no slot, placed before the slot
+/// `next` (`None`: after the last).
+fn extra_record(item: &Item, next: Option<&Slot>) -> Evidence {
+    let place = match next {
+        Some(slot) => format!("before {}", slot.at()),
+        None => "after the stream's last record".to_owned(),
+    };
+    let mut e = evidence(
+        Verdict::Fail,
+        &EXTRA,
+        format!(
+            "stdout line {}: a record the stream does not hold, {place}",
+            item.line
+        ),
+    );
+    e.actual = vec![item.said.show()];
+    e
+}
+
+/// Grades the end record: there is one, it says whether the stream is
+/// complete (its last delivered value terminal) or interrupted, and no
+/// record follows it.
+fn grade_end(slots: &[Slot], took: &[Took], all: &Records, out: &mut Vec<Evidence>) {
     let mut last_value: Option<&Value> = None;
-    for (slot, t) in slots.iter().zip(&took) {
+    for (slot, t) in slots.iter().zip(took) {
         let delivered = match t {
             Took::Value => true,
             Took::Missing => slot.error.is_none(),
@@ -577,7 +605,6 @@ pub(super) fn grade(slots: &[Slot], all: &Records) -> Vec<Evidence> {
             }
         }
     }
-    out
 }
 
 /// The finding when the decoder treats blank `\n` lines and blank `\r\n`
