@@ -271,6 +271,39 @@ struct Shared {
 }
 
 impl Shared {
+    /// What the jobs share as a run begins: the findings the corpus knows
+    /// of, none seen yet; execution numbers from `first`.
+    fn new(corpus: Option<Corpus>, coverage: Option<mcp::Coverage>, first: u64) -> Shared {
+        let known: Vec<KnownHit> = corpus
+            .iter()
+            .filter_map(|c| c.state.as_ref())
+            .flat_map(|s| s.findings.iter().cloned())
+            .map(|known| KnownHit {
+                known,
+                executions: 0,
+            })
+            .collect();
+        let known_index = known
+            .iter()
+            .enumerate()
+            .map(|(i, k)| ((k.known.signature.clone(), k.known.shape.clone()), i))
+            .collect();
+        Shared {
+            corpus,
+            found: HashSet::new(),
+            known_index,
+            known,
+            findings: Vec::new(),
+            flaky: Vec::new(),
+            full: 0,
+            too_big: 0,
+            coverage,
+            error: None,
+            running: BTreeSet::new(),
+            next: first,
+        }
+    }
+
     /// Where a next run starts: at the lowest execution under way (a run
     /// killed now has not finished it), else after the last begun.
     fn resume_at(&self) -> u64 {
@@ -481,6 +514,46 @@ impl Run<'_> {
         state.executions = self.base_executions + done;
     }
 
+    /// Runs the jobs, each on a thread of its own, until all are done;
+    /// meanwhile tells `progress` twice a second and saves the state every
+    /// [`SAVE_EVERY`] (a save that fails stops the run).
+    fn work_on_threads(&self, started: Instant, progress: &mut dyn FnMut(Progress<'_>)) {
+        let jobs = self.opts.jobs.max(1);
+        std::thread::scope(|scope| {
+            let (done_tx, done_rx) = mpsc::channel::<()>();
+            for _ in 0..jobs {
+                let done_tx = done_tx.clone();
+                scope.spawn(move || {
+                    self.work();
+                    let _ = done_tx.send(());
+                });
+            }
+            drop(done_tx);
+            let mut running = jobs;
+            let mut saved = Instant::now();
+            while running > 0 {
+                match done_rx.recv_timeout(Duration::from_millis(500)) {
+                    Ok(()) => running -= 1,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+                let findings = self.lock().findings.len();
+                progress(Progress::Running {
+                    executions: self.done.load(Ordering::Relaxed),
+                    findings,
+                    elapsed: started.elapsed(),
+                });
+                if saved.elapsed() >= SAVE_EVERY {
+                    saved = Instant::now();
+                    if let Err(e) = self.save() {
+                        self.lock().error.get_or_insert(e);
+                        self.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+    }
+
     /// Saves the corpus's state.
     fn save(&self) -> Result<(), FuzzError> {
         let mut shared = self.lock();
@@ -509,35 +582,9 @@ pub fn fuzz(
     let mut warnings = corpus
         .as_mut()
         .map_or_else(Vec::new, |c| std::mem::take(&mut c.warnings));
-    // MCP inputs past the handshake need what the server declares.
-    let surface = if opts.run.dialect == rpcspec_matcher::Dialect::Mcp
-        && opts.run.handshake.as_deref().is_none_or(|h| h == "mcp")
-    {
-        match mcp::discover(target, &opts.run, &opts.tools) {
-            Ok(s) => Some(s),
-            Err(why) => {
-                warnings.push(format!(
-                    "no MCP inputs past the handshake: asking the server what it declares failed: {why}"
-                ));
-                None
-            }
-        }
-    } else {
-        None
-    };
+    let surface = mcp_surface(target, opts, &mut warnings);
     let previous = corpus.as_ref().and_then(|c| c.state.clone());
-    let (seed, first) = match (&previous, opts.seed) {
-        (Some(state), None) => (state.seed, state.next_execution),
-        (Some(state), Some(seed)) if seed == state.seed => (seed, state.next_execution),
-        (Some(state), Some(seed)) => {
-            warnings.push(format!(
-                "--seed {seed} is not the corpus's seed {}: execution numbers start at 0",
-                state.seed
-            ));
-            (seed, 0)
-        }
-        (None, seed) => (seed.unwrap_or_else(clock_seed), 0),
-    };
+    let (seed, first) = starting_point(previous.as_ref(), opts.seed, &mut warnings);
     progress(Progress::Started {
         seed,
         first_execution: first,
@@ -545,38 +592,11 @@ pub fn fuzz(
         warnings: &warnings,
     });
     let deadline = started + opts.time;
-    let mut fixed = Vec::new();
-    if let Some(corpus) = corpus.as_mut() {
-        let mut replay = |input: &Scenario| {
-            (Instant::now() < deadline)
-                .then(|| signature(&finding::run_scenario(input, target, &opts.run)))
-        };
-        fixed = corpus.recheck(&mut replay, &mut warnings)?;
-    }
-    let known: Vec<KnownHit> = corpus
-        .iter()
-        .filter_map(|c| c.state.as_ref())
-        .flat_map(|s| s.findings.iter().cloned())
-        .map(|known| KnownHit {
-            known,
-            executions: 0,
-        })
-        .collect();
-    let known_index = known
-        .iter()
-        .enumerate()
-        .map(|(i, k)| ((k.known.signature.clone(), k.known.shape.clone()), i))
-        .collect();
+    let fixed = match corpus.as_mut() {
+        Some(corpus) => begin(corpus, (seed, first), deadline, target, opts, &mut warnings)?,
+        None => Vec::new(),
+    };
     let before = corpus.as_ref().map_or(0, |c| c.inputs.len());
-    if let Some(corpus) = corpus.as_mut() {
-        // The run counts as one even if it is killed; its state says
-        // where it starts.
-        let state = corpus.state.get_or_insert_with(State::default);
-        state.seed = seed;
-        state.next_execution = first;
-        state.runs += 1;
-        corpus.save()?;
-    }
     let base_executions = previous.as_ref().map_or(0, |s| s.executions);
     // A notification that ends a correct server (LSP's `exit`): an input
     // holding one could only find that it did.
@@ -603,58 +623,13 @@ pub fn fuzz(
         claimed: AtomicU64::new(0),
         done: AtomicU64::new(0),
         stop: AtomicBool::new(false),
-        shared: Mutex::new(Shared {
+        shared: Mutex::new(Shared::new(
             corpus,
-            found: HashSet::new(),
-            known_index,
-            known,
-            findings: Vec::new(),
-            flaky: Vec::new(),
-            full: 0,
-            too_big: 0,
-            coverage: surface.as_ref().map(mcp::Coverage::of),
-            error: None,
-            running: BTreeSet::new(),
-            next: first,
-        }),
+            surface.as_ref().map(mcp::Coverage::of),
+            first,
+        )),
     };
-    let tell = |run: &Run<'_>, progress: &mut dyn FnMut(Progress<'_>)| {
-        let findings = run.lock().findings.len();
-        progress(Progress::Running {
-            executions: run.done.load(Ordering::Relaxed),
-            findings,
-            elapsed: started.elapsed(),
-        });
-    };
-    std::thread::scope(|scope| {
-        let (done_tx, done_rx) = mpsc::channel::<()>();
-        for _ in 0..opts.jobs.max(1) {
-            let done_tx = done_tx.clone();
-            let run = &run;
-            scope.spawn(move || {
-                run.work();
-                let _ = done_tx.send(());
-            });
-        }
-        drop(done_tx);
-        let mut running = opts.jobs.max(1);
-        let mut saved = Instant::now();
-        while running > 0 {
-            match done_rx.recv_timeout(Duration::from_millis(500)) {
-                Ok(()) => running -= 1,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            tell(&run, progress);
-            if saved.elapsed() >= SAVE_EVERY {
-                saved = Instant::now();
-                if let Err(e) = run.save() {
-                    run.lock().error.get_or_insert(e);
-                    run.stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
-    });
+    run.work_on_threads(started, progress);
     run.save()?;
     let executions = run.done.load(Ordering::Relaxed);
     let shared = run
@@ -696,6 +671,77 @@ pub fn fuzz(
             .map(|(surface, coverage)| mcp::McpReport { surface, coverage }),
         elapsed,
     })
+}
+
+/// Begins a run on `corpus`: its known findings are replayed until the
+/// `deadline` (those that no longer fail are forgotten: returned), and the
+/// run, from execution `first` of `seed`, is counted in its state, saved.
+fn begin(
+    corpus: &mut Corpus,
+    (seed, first): (u64, u64),
+    deadline: Instant,
+    target: &Target,
+    opts: &FuzzOptions,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<KnownFinding>, FuzzError> {
+    let mut replay = |input: &Scenario| {
+        (Instant::now() < deadline)
+            .then(|| signature(&finding::run_scenario(input, target, &opts.run)))
+    };
+    let fixed = corpus.recheck(&mut replay, warnings)?;
+    // The run counts as one even if it is killed; its state says
+    // where it starts.
+    let state = corpus.state.get_or_insert_with(State::default);
+    state.seed = seed;
+    state.next_execution = first;
+    state.runs += 1;
+    corpus.save()?;
+    Ok(fixed)
+}
+
+/// With `--dialect mcp` (and its handshake), what the server declares:
+/// MCP inputs past the handshake need it. A server that cannot say is a
+/// warning, and inputs stop at the handshake.
+fn mcp_surface(
+    target: &Target,
+    opts: &FuzzOptions,
+    warnings: &mut Vec<String>,
+) -> Option<mcp::Surface> {
+    if opts.run.dialect != rpcspec_matcher::Dialect::Mcp
+        || opts.run.handshake.as_deref().is_some_and(|h| h != "mcp")
+    {
+        return None;
+    }
+    match mcp::discover(target, &opts.run, &opts.tools) {
+        Ok(s) => Some(s),
+        Err(why) => {
+            warnings.push(format!(
+                "no MCP inputs past the handshake: asking the server what it declares failed: {why}"
+            ));
+            None
+        }
+    }
+}
+
+/// The run's seed and first execution number: where the corpus's last run
+/// stopped, unless `--seed` names another seed (then from 0).
+fn starting_point(
+    previous: Option<&State>,
+    seed: Option<u64>,
+    warnings: &mut Vec<String>,
+) -> (u64, u64) {
+    match (previous, seed) {
+        (Some(state), None) => (state.seed, state.next_execution),
+        (Some(state), Some(seed)) if seed == state.seed => (seed, state.next_execution),
+        (Some(state), Some(seed)) => {
+            warnings.push(format!(
+                "--seed {seed} is not the corpus's seed {}: execution numbers start at 0",
+                state.seed
+            ));
+            (seed, 0)
+        }
+        (None, seed) => (seed.unwrap_or_else(clock_seed), 0),
+    }
 }
 
 /// A seed from the clock, for a run that names none.
