@@ -181,7 +181,6 @@ const DEBT: &[(&str, &str)] = &[
     ),
     ("long-function", "runner/src/client/mod.rs:load_str"),
     ("long-function", "runner/src/client/run.rs:run_scenario"),
-    ("long-function", "runner/src/matrix/mod.rs:merge"),
     (
         "long-function",
         "runner/src/dialects/mcp/suite/features.rs:feature_checks",

@@ -390,7 +390,36 @@ pub struct Input {
 /// on every row that another target of its role has (and "not run" on the
 /// rest: a producer's failure says nothing about server cases).
 pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
-    // Rows in first-seen order, kept grouped by area.
+    let (mut rows, roles) = rows_of(inputs);
+    let index: HashMap<String, usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.id.clone(), i))
+        .collect();
+    let mut targets = Vec::new();
+    for input in inputs {
+        let (mut column, cells) = match &input.run {
+            Ok(run) => run_column(input, run, &index),
+            Err(why) => error_column(input, why, &rows, &roles),
+        };
+        for (row, cell) in rows.iter_mut().zip(cells) {
+            column.cells.add(cell.as_ref().map(|c| c.verdict));
+            row.cells.push(cell);
+        }
+        targets.push(column);
+    }
+    Matrix {
+        generated: generated.to_owned(),
+        single_run: false,
+        targets,
+        rows,
+    }
+}
+
+/// The matrix's rows, without cells: every case of the reports, in
+/// first-seen order kept grouped by area; and the roles whose reports
+/// hold each (by case id).
+fn rows_of(inputs: &[Input]) -> (Vec<Row>, HashMap<String, Vec<String>>) {
     let mut areas: Vec<String> = Vec::new();
     let mut by_area: HashMap<String, Vec<String>> = HashMap::new();
     let mut meta: HashMap<String, (String, String, Vec<String>)> = HashMap::new();
@@ -411,7 +440,6 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
             }
         }
     }
-    let mut targets = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
     for area in &areas {
         for id in &by_area[area] {
@@ -425,109 +453,112 @@ pub fn merge(generated: &str, inputs: &[Input]) -> Matrix {
             });
         }
     }
-    let index: HashMap<String, usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.id.clone(), i))
+    let roles = meta
+        .into_iter()
+        .map(|(id, (_, _, roles))| (id, roles))
         .collect();
-    for input in inputs {
-        let mut results = Counts::default();
-        let mut cells: Vec<Option<Cell>> = vec![None; rows.len()];
-        let column = match &input.run {
-            Ok(run) => {
-                for r in &run.results {
-                    results.add(Some(r.verdict));
-                    let cell = cells[index[&r.id]].get_or_insert_with(|| Cell {
-                        verdict: r.verdict,
-                        plans: Vec::new(),
-                        evidence: Vec::new(),
-                    });
-                    cell.plans.push(PlanVerdict {
-                        plan: r.plan.clone(),
-                        verdict: r.verdict,
-                    });
-                    if r.verdict != Verdict::Pass {
-                        cell.evidence.push(PlanEvidence {
-                            plan: r.plan.clone(),
-                            verdict: r.verdict,
-                            evidence: r.evidence.clone(),
-                            sent: r.sent.clone(),
-                            received: r.received.clone(),
-                            stderr: r.stderr.clone(),
-                            exit: r.exit.clone(),
-                        });
-                    }
-                }
-                for cell in cells.iter_mut().flatten() {
-                    // A cell is made with its first plan: never `None`.
-                    if let Some(v) = worst(cell.plans.iter().map(|p| p.verdict)) {
-                        cell.verdict = v;
-                    }
-                }
-                Column {
-                    name: input.name.clone(),
-                    version: input.version.clone(),
-                    role: run.role.clone(),
-                    dialect: run.dialect.clone(),
-                    command: run.target.clone(),
-                    notes: input.notes.clone(),
-                    error: None,
-                    results,
-                    cells: Counts::default(),
-                }
-            }
-            Err(why) => {
-                for (row, cell) in rows.iter().zip(&mut cells) {
-                    if !meta[&row.id].2.contains(&input.role) {
-                        continue;
-                    }
-                    *cell = Some(Cell {
-                        verdict: Verdict::Error,
-                        plans: Vec::new(),
-                        evidence: vec![PlanEvidence {
-                            plan: String::new(),
-                            verdict: Verdict::Error,
-                            evidence: vec![Evidence {
-                                verdict: Verdict::Error,
-                                rule: None,
-                                message: why.clone(),
-                                step: None,
-                                expected: Vec::new(),
-                                actual: Vec::new(),
-                            }],
-                            sent: Vec::new(),
-                            received: Vec::new(),
-                            stderr: String::new(),
-                            exit: None,
-                        }],
-                    });
-                }
-                Column {
-                    name: input.name.clone(),
-                    version: input.version.clone(),
-                    role: input.role.clone(),
-                    dialect: String::new(),
-                    command: String::new(),
-                    notes: input.notes.clone(),
-                    error: Some(why.clone()),
-                    results,
-                    cells: Counts::default(),
-                }
-            }
-        };
-        let mut column = column;
-        for (row, cell) in rows.iter_mut().zip(cells) {
-            column.cells.add(cell.as_ref().map(|c| c.verdict));
-            row.cells.push(cell);
+    (rows, roles)
+}
+
+/// The column of a target with a report, and its cells (by row, from
+/// `index`): each the worst verdict of its plans, with the evidence of
+/// each plan that did not pass.
+fn run_column(
+    input: &Input,
+    run: &Run,
+    index: &HashMap<String, usize>,
+) -> (Column, Vec<Option<Cell>>) {
+    let mut results = Counts::default();
+    let mut cells: Vec<Option<Cell>> = vec![None; index.len()];
+    for r in &run.results {
+        results.add(Some(r.verdict));
+        let cell = cells[index[&r.id]].get_or_insert_with(|| Cell {
+            verdict: r.verdict,
+            plans: Vec::new(),
+            evidence: Vec::new(),
+        });
+        cell.plans.push(PlanVerdict {
+            plan: r.plan.clone(),
+            verdict: r.verdict,
+        });
+        if r.verdict != Verdict::Pass {
+            cell.evidence.push(PlanEvidence {
+                plan: r.plan.clone(),
+                verdict: r.verdict,
+                evidence: r.evidence.clone(),
+                sent: r.sent.clone(),
+                received: r.received.clone(),
+                stderr: r.stderr.clone(),
+                exit: r.exit.clone(),
+            });
         }
-        targets.push(column);
     }
-    Matrix {
-        generated: generated.to_owned(),
-        single_run: false,
-        targets,
-        rows,
+    for cell in cells.iter_mut().flatten() {
+        // A cell is made with its first plan: never `None`.
+        if let Some(v) = worst(cell.plans.iter().map(|p| p.verdict)) {
+            cell.verdict = v;
+        }
     }
+    let column = Column {
+        name: input.name.clone(),
+        version: input.version.clone(),
+        role: run.role.clone(),
+        dialect: run.dialect.clone(),
+        command: run.target.clone(),
+        notes: input.notes.clone(),
+        error: None,
+        results,
+        cells: Counts::default(),
+    };
+    (column, cells)
+}
+
+/// The column of a target without a report, and its cells: ERROR, with
+/// `why`, on the rows its role's reports hold (`roles`, by case id).
+fn error_column(
+    input: &Input,
+    why: &str,
+    rows: &[Row],
+    roles: &HashMap<String, Vec<String>>,
+) -> (Column, Vec<Option<Cell>>) {
+    let mut cells: Vec<Option<Cell>> = vec![None; rows.len()];
+    for (row, cell) in rows.iter().zip(&mut cells) {
+        if !roles[&row.id].contains(&input.role) {
+            continue;
+        }
+        *cell = Some(Cell {
+            verdict: Verdict::Error,
+            plans: Vec::new(),
+            evidence: vec![PlanEvidence {
+                plan: String::new(),
+                verdict: Verdict::Error,
+                evidence: vec![Evidence {
+                    verdict: Verdict::Error,
+                    rule: None,
+                    message: why.to_owned(),
+                    step: None,
+                    expected: Vec::new(),
+                    actual: Vec::new(),
+                }],
+                sent: Vec::new(),
+                received: Vec::new(),
+                stderr: String::new(),
+                exit: None,
+            }],
+        });
+    }
+    let column = Column {
+        name: input.name.clone(),
+        version: input.version.clone(),
+        role: input.role.clone(),
+        dialect: String::new(),
+        command: String::new(),
+        notes: input.notes.clone(),
+        error: Some(why.to_owned()),
+        results: Counts::default(),
+        cells: Counts::default(),
+    };
+    (column, cells)
 }
 
 pub use rpcspec_core::report::area_of;
