@@ -2,7 +2,10 @@
 //! what a producer's records look like, how a stream starts and ends, and
 //! which inputs (scenarios) to run it with.
 
-use std::path::{Path, PathBuf};
+use std::{
+    ops::Range,
+    path::{Path, PathBuf},
+};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -218,7 +221,7 @@ impl Profile {
 
     /// Parses a profile file; errors say file:line:column.
     pub fn parse(file: &Path, text: &str) -> Result<Profile, LoadError> {
-        let at = |span: std::ops::Range<usize>, message: String| LoadError {
+        let at = |span: Range<usize>, message: String| LoadError {
             location: casefile::locate(file, text, span.start),
             message,
         };
@@ -273,27 +276,7 @@ impl Profile {
             let p = Pattern::parse(pattern.get_ref()).map_err(|e| at(span, e))?;
             records.push((name, p));
         }
-        let control = match def.control {
-            Some(c) => {
-                let span = c.response.span();
-                let filled = fill_response(c.response.get_ref(), "\"x\"", "{}");
-                serde_json::from_str::<serde_json::Value>(&filled).map_err(|e| {
-                    at(
-                        span,
-                        format!("`response` is not JSON once $id and $answer are filled in: {e}"),
-                    )
-                })?;
-                Some(Control {
-                    request: c.request,
-                    id: c.id,
-                    response: c.response.into_inner(),
-                    enabled_by: c.enabled_by,
-                    reply: c.reply,
-                    protocol: c.protocol,
-                })
-            }
-            None => None,
-        };
+        let control = control(def.control, &at)?;
         let mut scenarios: Vec<Scenario> = Vec::new();
         for s in def.scenario {
             let span = s.span();
@@ -301,93 +284,14 @@ impl Profile {
             if scenarios.iter().any(|x| x.name == s.name) {
                 return Err(at(span, format!("a second scenario called `{}`", s.name)));
             }
-            let json =
-                |v: Option<Spanned<String>>, what: &str| -> Result<Option<String>, LoadError> {
-                    match v {
-                        None => Ok(None),
-                        Some(v) => {
-                            let span = v.span();
-                            serde_json::from_str::<serde_json::Value>(v.get_ref())
-                                .map_err(|e| at(span, format!("`{what}` is not JSON: {e}")))?;
-                            Ok(Some(v.into_inner()))
-                        }
-                    }
-                };
-            let mut input = Vec::new();
-            for line in s.input {
-                if line.get_ref().contains('\n') {
-                    return Err(at(
-                        line.span(),
-                        "an input line may not contain a newline".into(),
-                    ));
-                }
-                input.push(line.into_inner());
-            }
-            let end_type = match s.end {
-                Some(e) if !end.contains(e.get_ref()) => {
-                    return Err(at(
-                        e.span(),
-                        format!(
-                            "`end` `{}` is not one of the profile's end types",
-                            e.get_ref()
-                        ),
-                    ));
-                }
-                Some(e) => Some(e.into_inner()),
-                None => None,
-            };
-            let answer = json(s.answer, "answer")?;
-            if answer.is_some() && control.is_none() {
-                return Err(at(span, "`answer` needs a [control] table".into()));
-            }
-            let requests = control
-                .as_ref()
-                .map(|c| requests(c, &def.type_field, &input))
-                .unwrap_or_default();
-            for (i, r) in requests.iter().enumerate() {
-                if r.id.is_some() && requests[..i].iter().any(|o| o.id == r.id) {
-                    return Err(at(
-                        span.clone(),
-                        format!(
-                            "two control requests in `input` carry the id {}: answers pair by it",
-                            r.id.as_ref().map_or(String::new(), ToString::to_string)
-                        ),
-                    ));
-                }
-            }
-            if !s.turn && control.as_ref().is_none_or(|c| c.reply.is_none()) {
-                return Err(at(
-                    span,
-                    "`turn = false` needs a [control] table with a `reply` type".into(),
-                ));
-            }
-            let mut errors = Vec::new();
-            for e in s.errors {
-                let sent = requests
-                    .iter()
-                    .any(|r| r.id.as_ref().and_then(|v| v.as_str()) == Some(e.get_ref().as_str()));
-                if !sent {
-                    return Err(at(
-                        e.span(),
-                        format!(
-                            "`errors` names `{}`, the id of no control request in `input`",
-                            e.get_ref()
-                        ),
-                    ));
-                }
-                errors.push(e.into_inner());
-            }
-            scenarios.push(Scenario {
-                name: s.name,
-                input,
-                body: json(s.body, "body")?,
-                end: end_type,
-                answer,
-                turn: s.turn,
-                requests,
-                errors,
-                paced: s.paced,
-            });
+            scenarios.push(scenario(
+                s,
+                span,
+                &end,
+                control.as_ref(),
+                &def.type_field,
+                &at,
+            )?);
         }
         if scenarios.is_empty() {
             return Err(whole("the profile has no [[scenario]]".into()));
@@ -396,20 +300,7 @@ impl Profile {
             Some(h) => (h.bad_request, h.content_types),
             None => (None, None),
         };
-        let content_types = match content_types {
-            None => CONTENT_TYPES.iter().map(|t| (*t).to_owned()).collect(),
-            Some(types) if types.get_ref().is_empty() => {
-                return Err(at(
-                    types.span(),
-                    "`content_types` names no media type: no stream could pass".into(),
-                ));
-            }
-            Some(types) => types
-                .into_inner()
-                .iter()
-                .map(|t| t.trim().to_ascii_lowercase())
-                .collect(),
-        };
+        let content_types = content_types_of(content_types, &at)?;
         Ok(Profile {
             name: def.name,
             title: def.title,
@@ -482,6 +373,156 @@ impl Profile {
         let c = self.control.as_ref()?;
         Some(fill_response(&c.response, id, answer))
     }
+}
+
+/// The `[control]` table: its `response` must be JSON once `$id` and
+/// `$answer` are filled in.
+fn control(
+    def: Option<ControlDef>,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<Option<Control>, LoadError> {
+    Ok(match def {
+        Some(c) => {
+            let span = c.response.span();
+            let filled = fill_response(c.response.get_ref(), "\"x\"", "{}");
+            serde_json::from_str::<serde_json::Value>(&filled).map_err(|e| {
+                at(
+                    span,
+                    format!("`response` is not JSON once $id and $answer are filled in: {e}"),
+                )
+            })?;
+            Some(Control {
+                request: c.request,
+                id: c.id,
+                response: c.response.into_inner(),
+                enabled_by: c.enabled_by,
+                reply: c.reply,
+                protocol: c.protocol,
+            })
+        }
+        None => None,
+    })
+}
+
+/// One `[[scenario]]` (at `span`), checked against the profile's `end`
+/// types and its `control` table: JSON where JSON is due, one line an
+/// input, control requests with ids of their own.
+fn scenario(
+    s: ScenarioDef,
+    span: Range<usize>,
+    end: &[String],
+    control: Option<&Control>,
+    type_field: &str,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<Scenario, LoadError> {
+    let json = |v: Option<Spanned<String>>, what: &str| -> Result<Option<String>, LoadError> {
+        match v {
+            None => Ok(None),
+            Some(v) => {
+                let span = v.span();
+                serde_json::from_str::<serde_json::Value>(v.get_ref())
+                    .map_err(|e| at(span, format!("`{what}` is not JSON: {e}")))?;
+                Ok(Some(v.into_inner()))
+            }
+        }
+    };
+    let mut input = Vec::new();
+    for line in s.input {
+        if line.get_ref().contains('\n') {
+            return Err(at(
+                line.span(),
+                "an input line may not contain a newline".into(),
+            ));
+        }
+        input.push(line.into_inner());
+    }
+    let end_type = match s.end {
+        Some(e) if !end.contains(e.get_ref()) => {
+            return Err(at(
+                e.span(),
+                format!(
+                    "`end` `{}` is not one of the profile's end types",
+                    e.get_ref()
+                ),
+            ));
+        }
+        Some(e) => Some(e.into_inner()),
+        None => None,
+    };
+    let answer = json(s.answer, "answer")?;
+    if answer.is_some() && control.is_none() {
+        return Err(at(span, "`answer` needs a [control] table".into()));
+    }
+    let requests = control
+        .as_ref()
+        .map(|c| requests(c, type_field, &input))
+        .unwrap_or_default();
+    for (i, r) in requests.iter().enumerate() {
+        if r.id.is_some() && requests[..i].iter().any(|o| o.id == r.id) {
+            return Err(at(
+                span.clone(),
+                format!(
+                    "two control requests in `input` carry the id {}: answers pair by it",
+                    r.id.as_ref().map_or(String::new(), ToString::to_string)
+                ),
+            ));
+        }
+    }
+    if !s.turn && control.as_ref().is_none_or(|c| c.reply.is_none()) {
+        return Err(at(
+            span,
+            "`turn = false` needs a [control] table with a `reply` type".into(),
+        ));
+    }
+    let mut errors = Vec::new();
+    for e in s.errors {
+        let sent = requests
+            .iter()
+            .any(|r| r.id.as_ref().and_then(|v| v.as_str()) == Some(e.get_ref().as_str()));
+        if !sent {
+            return Err(at(
+                e.span(),
+                format!(
+                    "`errors` names `{}`, the id of no control request in `input`",
+                    e.get_ref()
+                ),
+            ));
+        }
+        errors.push(e.into_inner());
+    }
+    Ok(Scenario {
+        name: s.name,
+        input,
+        body: json(s.body, "body")?,
+        end: end_type,
+        answer,
+        turn: s.turn,
+        requests,
+        errors,
+        paced: s.paced,
+    })
+}
+
+/// The media types an HTTP stream may come as (`[http]`'s
+/// `content_types`, lower case), by default [`CONTENT_TYPES`].
+fn content_types_of(
+    content_types: Option<Spanned<Vec<String>>>,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<Vec<String>, LoadError> {
+    Ok(match content_types {
+        None => CONTENT_TYPES.iter().map(|t| (*t).to_owned()).collect(),
+        Some(types) if types.get_ref().is_empty() => {
+            return Err(at(
+                types.span(),
+                "`content_types` names no media type: no stream could pass".into(),
+            ));
+        }
+        Some(types) => types
+            .into_inner()
+            .iter()
+            .map(|t| t.trim().to_ascii_lowercase())
+            .collect(),
+    })
 }
 
 /// The control requests among a scenario's input lines.
