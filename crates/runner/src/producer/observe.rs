@@ -2,6 +2,7 @@
 //! by record into an [`Observation`]; `grade.rs` holds the checks.
 
 use std::{
+    collections::VecDeque,
     process::ExitStatus,
     time::{Duration, Instant},
 };
@@ -346,193 +347,285 @@ fn observe_stdio(
     limits: Limits,
     budget: &Budget,
 ) -> Observation {
-    let Limits { timeout, startup } = limits;
     let started = Instant::now();
-    // Start-up has its own time until the first byte; the stream then has
-    // the timeout from its first byte, so a slow start does not eat it.
-    // With stdin open, the gate closes stdin when start-up passes with not
-    // a byte written, and the stream then has the timeout to come.
-    let mut deadline = started
-        + startup
-        + if profile.stdin_open {
-            timeout
-        } else {
-            Duration::ZERO
-        };
-    let mut begun = false;
-    let gate_at = started + startup;
     let mut c = Collector::new(profile, Mode::Lines);
-    let mut running = match Drive::spawn(target, budget) {
+    let running = match Drive::spawn(target, budget) {
         Ok(r) => r,
         Err(e) => {
             c.obs.error = Some(e.message);
             return c.obs;
         }
     };
-    let ms = |r: &Running| r.elapsed().as_millis() as u64;
-    let send = |running: &mut Drive, obs: &mut Observation, bytes: Vec<u8>| {
-        obs.sent.push(Sent {
-            at_ms: ms(running),
+    let mut run = Stdio::start(profile, scenario, running, c, started, limits);
+    while run.turn() {}
+    run.finish(started)
+}
+
+/// Milliseconds since the process started.
+fn ms(r: &Running) -> u64 {
+    r.elapsed().as_millis() as u64
+}
+
+/// A producer run over stdio as [`observe_stdio`] drives it: the process,
+/// what is collected of its stream, what is left to write, and when it
+/// is due to end.
+struct Stdio<'a> {
+    profile: &'a Profile,
+    scenario: &'a Scenario,
+    running: Drive,
+    c: Collector,
+    /// The input still to write, a step at a time ([`steps`]).
+    steps: VecDeque<(Vec<u8>, Vec<Value>)>,
+    /// A scenario without a turn: the control requests sent whose answer
+    /// it awaits before stdin closes.
+    awaited: Option<Vec<Value>>,
+    /// When stdin was closed: the process has the exit grace from then.
+    closed_at: Option<Instant>,
+    /// Start-up's end, when the gate closes stdin.
+    gate_at: Instant,
+    /// The gate closes stdin when start-up passes only while the producer
+    /// has written nothing at all: a slow stream that has begun is left
+    /// be, and a cold start within the start-up time is not a held stream.
+    gate_armed: bool,
+    /// The stream's deadline, from its first byte once it has come.
+    deadline: Instant,
+    timeout: Duration,
+    /// Whether the first byte came.
+    begun: bool,
+    exited: bool,
+}
+
+impl<'a> Stdio<'a> {
+    /// Writes the input (all of it, or paced, up to its first control
+    /// request), and sets the gate and the deadline.
+    fn start(
+        profile: &'a Profile,
+        scenario: &'a Scenario,
+        running: Drive,
+        c: Collector,
+        started: Instant,
+        limits: Limits,
+    ) -> Stdio<'a> {
+        let Limits { timeout, startup } = limits;
+        // Start-up has its own time until the first byte; the stream then
+        // has the timeout from its first byte, so a slow start does not eat
+        // it. With stdin open, the gate closes stdin when start-up passes
+        // with not a byte written, and the stream then has the timeout to
+        // come.
+        let deadline = started
+            + startup
+            + if profile.stdin_open {
+                timeout
+            } else {
+                Duration::ZERO
+            };
+        // The input goes at once, or, paced, up to each control request in
+        // turn: the next once every request sent is answered.
+        let mut steps = steps(scenario);
+        let (input, first_ids) = steps.pop_front().unwrap_or_default();
+        let mut run = Stdio {
+            profile,
+            scenario,
+            running,
+            c,
+            steps,
+            // A scenario without a turn: stdin closes once every control
+            // request it sent is answered (at once if none awaits an
+            // answer).
+            awaited: (!scenario.turn).then_some(first_ids),
+            closed_at: None,
+            gate_at: started + startup,
+            gate_armed: profile.stdin_open,
+            deadline,
+            timeout,
+            begun: false,
+            exited: false,
+        };
+        if !input.is_empty() {
+            run.send(input);
+        }
+        run.c.obs.gate = Some(if profile.stdin_open {
+            Gate::Passed
+        } else {
+            run.running.close_stdin();
+            Gate::NotUsed
+        });
+        if run.awaited.as_ref().is_some_and(Vec::is_empty) {
+            run.running.close_stdin();
+            run.closed_at = Some(Instant::now());
+        }
+        // The exit grace grows with the producer's start-up (its first
+        // byte).
+        run.c.obs.exit_grace = EXIT_GRACE;
+        run
+    }
+
+    /// Writes `bytes` to the process's stdin, and records them sent.
+    fn send(&mut self, bytes: Vec<u8>) {
+        self.c.obs.sent.push(Sent {
+            at_ms: ms(&self.running),
             bytes: Bytes::new(&bytes),
         });
-        running.write(vec![Write {
+        self.running.write(vec![Write {
             pause: Duration::ZERO,
             bytes,
         }]);
-    };
-    // The input goes at once, or, paced, up to each control request in
-    // turn: the next once every request sent is answered.
-    let mut steps = steps(scenario);
-    let (input, first_ids) = steps.pop_front().unwrap_or_default();
-    if !input.is_empty() {
-        send(&mut running, &mut c.obs, input);
     }
-    c.obs.gate = Some(if profile.stdin_open {
-        Gate::Passed
-    } else {
-        running.close_stdin();
-        Gate::NotUsed
-    });
-    let mut closed_at: Option<Instant> = None;
-    // A scenario without a turn: stdin closes once every control request it
-    // sent is answered (at once if none awaits an answer).
-    let mut awaited: Option<Vec<Value>> = (!scenario.turn).then_some(first_ids);
-    if awaited.as_ref().is_some_and(Vec::is_empty) {
-        running.close_stdin();
-        closed_at = Some(Instant::now());
-    }
-    let mut exited = false;
-    // The gate closes stdin when start-up passes only while the producer
-    // has written nothing at all: a slow stream that has begun is left be,
-    // and a cold start within the start-up time is not a held stream.
-    let mut gate_armed = profile.stdin_open;
-    // The exit grace grows with the producer's start-up (its first byte).
-    c.obs.exit_grace = EXIT_GRACE;
-    loop {
-        if exited && c.obs.stdout_closed {
-            break;
+
+    /// One turn of the loop: what the process sends next, or the deadline,
+    /// the exit grace or the gate coming due. `false`: the run is over.
+    fn turn(&mut self) -> bool {
+        if self.exited && self.c.obs.stdout_closed {
+            return false;
         }
         let now = Instant::now();
-        let mut wake = deadline;
-        if let Some(t) = closed_at {
-            wake = wake.min(t + c.obs.exit_grace);
+        let mut wake = self.deadline;
+        if let Some(t) = self.closed_at {
+            wake = wake.min(t + self.c.obs.exit_grace);
         }
-        if gate_armed && !running.stdin_closed() {
-            wake = wake.min(gate_at);
+        if self.gate_armed && !self.running.stdin_closed() {
+            wake = wake.min(self.gate_at);
         }
         if now >= wake {
-            if now >= deadline {
-                c.obs.timed_out = true;
-                break;
-            }
-            if closed_at.is_some_and(|t| now >= t + c.obs.exit_grace) {
-                c.obs.lingered = true;
-                break;
-            }
-            // The gate: start-up over, stdin open, and not a byte yet.
-            gate_armed = false;
-            running.close_stdin();
-            closed_at = Some(now);
-            c.obs.gate = Some(Gate::NeverEnded);
-            continue;
+            return self.due(now);
         }
-        let msg = running.next(wake);
+        let msg = self.running.next(wake);
         // A flood's last read, cut at the cap, is taken before it stops.
-        let flood = running.take_flood();
-        let Some(msg) = msg else {
-            if let Some(flood) = flood {
-                c.obs.flood = Some(flood.message);
-                break;
-            }
-            continue;
-        };
+        let flood = self.running.take_flood();
         match msg {
-            Msg::Stdout(bytes) => {
-                if closed_at.is_none() {
-                    gate_armed = false;
-                }
-                if !begun {
-                    begun = true;
-                    deadline = Instant::now() + timeout;
-                    c.obs.exit_grace = EXIT_GRACE.max(2 * running.elapsed());
-                }
-                let at = ms(&running);
-                // The drive stops a flood before the collector sees it.
-                let new = c.push(&bytes, at);
-                for i in new {
-                    if let Some(left) = awaited.as_mut()
-                        && let Some(answered) = profile.reply_id(&c.obs.records[i].value)
-                        && let Some(at) = left.iter().position(|id| id == answered)
-                    {
-                        left.remove(at);
-                        if left.is_empty()
-                            && !running.stdin_closed()
-                            && let Some((input, ids)) = steps.pop_front()
-                        {
-                            send(&mut running, &mut c.obs, input);
-                            left.extend(ids);
-                        }
-                        if left.is_empty() && !running.stdin_closed() {
-                            running.close_stdin();
-                            closed_at.get_or_insert_with(Instant::now);
-                        }
-                    }
-                    // Answer control requests as the scenario says.
-                    let request_id = profile.control.as_ref().and_then(|control| {
-                        let value = &c.obs.records[i].value;
-                        (value.get(&profile.type_field).and_then(Value::as_str)
-                            == Some(control.request.as_str()))
-                        .then(|| value.get(&control.id).map(Value::to_string))
-                    });
-                    if let Some(id) = request_id {
-                        let answer = match (&scenario.answer, id) {
-                            (Some(answer), Some(id)) if !running.stdin_closed() => {
-                                profile.control_answer(&id, answer)
-                            }
-                            _ => None,
-                        };
-                        c.obs.controls.push((i, answer.is_some()));
-                        if let Some(line) = answer {
-                            send(&mut running, &mut c.obs, (line + "\n").into_bytes());
-                        }
-                    }
-                    if c.obs.end_index == Some(i) {
-                        // The consumer has its stream: stdin is done with.
-                        if c.obs.gate == Some(Gate::NeverEnded) {
-                            c.obs.gate = Some(Gate::Held);
-                        }
-                        if !running.stdin_closed() {
-                            running.close_stdin();
-                        }
-                        // From here the process has the exit grace to end.
-                        closed_at.get_or_insert_with(Instant::now);
-                    }
-                }
+            Some(Msg::Stdout(bytes)) => self.stdout(&bytes),
+            Some(Msg::StdoutClosed) => self.c.obs.stdout_closed = true,
+            Some(Msg::Exited(status)) => {
+                self.exited = true;
+                self.c.obs.status = Some(status);
+                self.c.obs.exit = Some(describe_exit(status));
             }
-            Msg::StdoutClosed => c.obs.stdout_closed = true,
-            Msg::Exited(status) => {
-                exited = true;
-                c.obs.status = Some(status);
-                c.obs.exit = Some(describe_exit(status));
-            }
-            Msg::Wrote | Msg::WriteFailed(_) => {}
+            Some(Msg::Wrote | Msg::WriteFailed(_)) | None => {}
         }
         if let Some(flood) = flood {
-            c.obs.flood = Some(flood.message);
-            break;
+            self.c.obs.flood = Some(flood.message);
+            return false;
+        }
+        true
+    }
+
+    /// The deadline, the exit grace or the gate came due at `now`.
+    /// `false`: the run is over.
+    fn due(&mut self, now: Instant) -> bool {
+        if now >= self.deadline {
+            self.c.obs.timed_out = true;
+            return false;
+        }
+        if self
+            .closed_at
+            .is_some_and(|t| now >= t + self.c.obs.exit_grace)
+        {
+            self.c.obs.lingered = true;
+            return false;
+        }
+        // The gate: start-up over, stdin open, and not a byte yet.
+        self.gate_armed = false;
+        self.running.close_stdin();
+        self.closed_at = Some(now);
+        self.c.obs.gate = Some(Gate::NeverEnded);
+        true
+    }
+
+    /// One read of stdout: the stream has begun, and each record it
+    /// completes is answered.
+    fn stdout(&mut self, bytes: &[u8]) {
+        if self.closed_at.is_none() {
+            self.gate_armed = false;
+        }
+        if !self.begun {
+            self.begun = true;
+            self.deadline = Instant::now() + self.timeout;
+            self.c.obs.exit_grace = EXIT_GRACE.max(2 * self.running.elapsed());
+        }
+        let at = ms(&self.running);
+        // The drive stops a flood before the collector sees it.
+        let new = self.c.push(bytes, at);
+        for i in new {
+            self.record(i);
         }
     }
-    let at = ms(&running);
-    c.finish(at);
-    if c.obs.gate == Some(Gate::NeverEnded) && c.obs.end_index.is_some() {
-        c.obs.gate = Some(Gate::Held);
+
+    /// Record `i` came: it may answer an awaited control request (the
+    /// next step of the input then goes, or stdin closes), be a control
+    /// request to answer, or end the stream.
+    fn record(&mut self, i: usize) {
+        if let Some(left) = self.awaited.as_mut()
+            && let Some(answered) = self.profile.reply_id(&self.c.obs.records[i].value)
+            && let Some(at) = left.iter().position(|id| id == answered)
+        {
+            left.remove(at);
+            if left.is_empty()
+                && !self.running.stdin_closed()
+                && let Some((input, ids)) = self.steps.pop_front()
+            {
+                self.send(input);
+                if let Some(left) = self.awaited.as_mut() {
+                    left.extend(ids);
+                }
+            }
+            if self.awaited.as_ref().is_some_and(Vec::is_empty) && !self.running.stdin_closed() {
+                self.running.close_stdin();
+                self.closed_at.get_or_insert_with(Instant::now);
+            }
+        }
+        self.answer_control(i);
+        if self.c.obs.end_index == Some(i) {
+            // The consumer has its stream: stdin is done with.
+            if self.c.obs.gate == Some(Gate::NeverEnded) {
+                self.c.obs.gate = Some(Gate::Held);
+            }
+            if !self.running.stdin_closed() {
+                self.running.close_stdin();
+            }
+            // From here the process has the exit grace to end.
+            self.closed_at.get_or_insert_with(Instant::now);
+        }
     }
-    if c.obs.timed_out || c.obs.lingered || c.obs.error.is_some() {
-        running.kill();
+
+    /// Answers record `i` if it is a control request, as the scenario
+    /// says (not once stdin is closed).
+    fn answer_control(&mut self, i: usize) {
+        let profile = self.profile;
+        let request_id = profile.control.as_ref().and_then(|control| {
+            let value = &self.c.obs.records[i].value;
+            (value.get(&profile.type_field).and_then(Value::as_str)
+                == Some(control.request.as_str()))
+            .then(|| value.get(&control.id).map(Value::to_string))
+        });
+        let Some(id) = request_id else { return };
+        let answer = match (&self.scenario.answer, id) {
+            (Some(answer), Some(id)) if !self.running.stdin_closed() => {
+                profile.control_answer(&id, answer)
+            }
+            _ => None,
+        };
+        self.c.obs.controls.push((i, answer.is_some()));
+        if let Some(line) = answer {
+            self.send((line + "\n").into_bytes());
+        }
     }
-    c.obs.stderr = String::from_utf8_lossy(&running.stderr_tail()).into_owned();
-    c.obs.duration = started.elapsed();
-    c.obs
+
+    /// The observation, once the run is over: the stream's tail framed,
+    /// a process that outstayed killed, its stderr kept.
+    fn finish(mut self, started: Instant) -> Observation {
+        let at = ms(&self.running);
+        self.c.finish(at);
+        let c = &mut self.c;
+        if c.obs.gate == Some(Gate::NeverEnded) && c.obs.end_index.is_some() {
+            c.obs.gate = Some(Gate::Held);
+        }
+        if c.obs.timed_out || c.obs.lingered || c.obs.error.is_some() {
+            self.running.kill();
+        }
+        c.obs.stderr = String::from_utf8_lossy(&self.running.stderr_tail()).into_owned();
+        c.obs.duration = started.elapsed();
+        self.c.obs
+    }
 }
 
 fn observe_http(
