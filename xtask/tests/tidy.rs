@@ -197,7 +197,6 @@ const DEBT: &[(&str, &str)] = &[
         "long-function",
         "runner/src/dialects/mcp/suite/open.rs:open",
     ),
-    ("long-function", "runner/src/server/target_file.rs:parse"),
     // Found once tidy read xtask/src.
     ("long-function", "xtask/src/bench/mod.rs:print_bars"),
     ("long-function", "xtask/src/package.rs:install_and_run"),

@@ -30,7 +30,7 @@
 //! adds to its list. `command` may be left out when the command line gives
 //! it after `--` (the matrix's manifests do). Errors say file:line:column.
 
-use std::{ffi::OsString, path::Path, time::Duration};
+use std::{ffi::OsString, ops::Range, path::Path, time::Duration};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -118,8 +118,7 @@ pub fn load(path: &Path) -> Result<TargetFile, LoadError> {
 
 /// Parses the target file `file`, whose text is `text`.
 pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
-    let at =
-        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    let at = |span: Range<usize>, message: String| LoadError::at(file, text, span, message);
     let def: FileDef = parse_toml(file, text)?;
     let command = match def.command {
         Some(command) => {
@@ -155,79 +154,13 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         None => None,
     };
     let call = match def.call {
-        Some(call) => {
-            let span = call.span();
-            let call = call.into_inner();
-            if call.method.is_empty() {
-                return Err(at(span, "`call.method` is empty".into()));
-            }
-            let params = match call.params {
-                Some(p) => {
-                    let json: serde_json::Value = serde_json::from_str(p.as_ref())
-                        .map_err(|e| at(p.span(), format!("`call.params` is not JSON: {e}")))?;
-                    if !(json.is_object() || json.is_array()) {
-                        return Err(at(
-                            p.span(),
-                            "`call.params` must be an object or an array (JSON-RPC 2.0 §4.2)"
-                                .into(),
-                        ));
-                    }
-                    Some(json.to_string())
-                }
-                None => None,
-            };
-            let result = match call.result {
-                Some(r) => {
-                    Pattern::parse(&format!(r#"{{"result": {}}}"#, r.as_ref())).map_err(|e| {
-                        at(r.span(), format!("`call.result` is not a pattern: {e}"))
-                    })?;
-                    r.into_inner()
-                }
-                None => r#""$any""#.to_owned(),
-            };
-            Some(Probe::call(&call.method, params.as_deref(), &result))
-        }
+        Some(call) => Some(call_probe(call, &at)?),
         None => None,
     };
-    let mut mcp = ToolCalls::default();
-    if let Some(def) = def.mcp {
-        let tool_call = |name: &str,
-                         def: Option<Spanned<ToolCallDef>>|
-         -> Result<Option<ToolCall>, LoadError> {
-            let Some(def) = def else { return Ok(None) };
-            let span = def.span();
-            let def = def.into_inner();
-            if def.tool.is_empty() {
-                return Err(at(span, format!("`mcp.{name}.tool` is empty")));
-            }
-            let arguments = match def.arguments {
-                Some(a) => {
-                    let json: serde_json::Value =
-                        serde_json::from_str(a.as_ref()).map_err(|e| {
-                            at(a.span(), format!("`mcp.{name}.arguments` is not JSON: {e}"))
-                        })?;
-                    if !json.is_object() {
-                        return Err(at(
-                            a.span(),
-                            format!(
-                                "`mcp.{name}.arguments` must be an object (CallToolRequest.params.arguments)"
-                            ),
-                        ));
-                    }
-                    json
-                }
-                None => serde_json::json!({}),
-            };
-            Ok(Some(ToolCall {
-                tool: def.tool,
-                arguments,
-            }))
-        };
-        mcp.call = tool_call("call", def.call)?;
-        mcp.slow = tool_call("slow", def.slow)?;
-        mcp.failing = tool_call("failing", def.failing)?;
-        mcp.asks_client = tool_call("asks_client", def.asks_client)?;
-    }
+    let mcp = match def.mcp {
+        Some(def) => tool_calls(def, &at)?,
+        None => ToolCalls::default(),
+    };
     Ok(TargetFile {
         mcp,
         command: command.into_iter().map(OsString::from).collect(),
@@ -239,6 +172,91 @@ pub fn parse(file: &Path, text: &str) -> Result<TargetFile, LoadError> {
         call,
         preambles: preambles_from(def.preamble, file, text)?,
     })
+}
+
+/// `[call]`: a call that succeeds, its `params` JSON (an object or an
+/// array), its `result` a pattern (by default `"$any"`).
+fn call_probe(
+    call: Spanned<CallDef>,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<Probe, LoadError> {
+    let span = call.span();
+    let call = call.into_inner();
+    if call.method.is_empty() {
+        return Err(at(span, "`call.method` is empty".into()));
+    }
+    let params = match call.params {
+        Some(p) => {
+            let json: serde_json::Value = serde_json::from_str(p.as_ref())
+                .map_err(|e| at(p.span(), format!("`call.params` is not JSON: {e}")))?;
+            if !(json.is_object() || json.is_array()) {
+                return Err(at(
+                    p.span(),
+                    "`call.params` must be an object or an array (JSON-RPC 2.0 §4.2)".into(),
+                ));
+            }
+            Some(json.to_string())
+        }
+        None => None,
+    };
+    let result = match call.result {
+        Some(r) => {
+            Pattern::parse(&format!(r#"{{"result": {}}}"#, r.as_ref()))
+                .map_err(|e| at(r.span(), format!("`call.result` is not a pattern: {e}")))?;
+            r.into_inner()
+        }
+        None => r#""$any""#.to_owned(),
+    };
+    Ok(Probe::call(&call.method, params.as_deref(), &result))
+}
+
+/// `[mcp]`: the tool calls the MCP checks may make.
+fn tool_calls(
+    def: McpDef,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<ToolCalls, LoadError> {
+    Ok(ToolCalls {
+        call: tool_call("call", def.call, at)?,
+        slow: tool_call("slow", def.slow, at)?,
+        failing: tool_call("failing", def.failing, at)?,
+        asks_client: tool_call("asks_client", def.asks_client, at)?,
+        ..ToolCalls::default()
+    })
+}
+
+/// One tool call of `[mcp]` (`mcp.NAME`): a tool, and its `arguments`, a
+/// JSON object (by default `{}`).
+fn tool_call(
+    name: &str,
+    def: Option<Spanned<ToolCallDef>>,
+    at: &impl Fn(Range<usize>, String) -> LoadError,
+) -> Result<Option<ToolCall>, LoadError> {
+    let Some(def) = def else { return Ok(None) };
+    let span = def.span();
+    let def = def.into_inner();
+    if def.tool.is_empty() {
+        return Err(at(span, format!("`mcp.{name}.tool` is empty")));
+    }
+    let arguments = match def.arguments {
+        Some(a) => {
+            let json: serde_json::Value = serde_json::from_str(a.as_ref())
+                .map_err(|e| at(a.span(), format!("`mcp.{name}.arguments` is not JSON: {e}")))?;
+            if !json.is_object() {
+                return Err(at(
+                    a.span(),
+                    format!(
+                        "`mcp.{name}.arguments` must be an object (CallToolRequest.params.arguments)"
+                    ),
+                ));
+            }
+            json
+        }
+        None => serde_json::json!({}),
+    };
+    Ok(Some(ToolCall {
+        tool: def.tool,
+        arguments,
+    }))
 }
 
 /// A duration as the command line takes it: `5`, `2.5`, `5s`, `500ms`,
