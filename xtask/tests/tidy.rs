@@ -183,18 +183,6 @@ const DEBT: &[(&str, &str)] = &[
     ("long-function", "runner/src/client/run.rs:run_scenario"),
     (
         "long-function",
-        "runner/src/dialects/mcp/suite/features.rs:feature_checks",
-    ),
-    (
-        "long-function",
-        "runner/src/dialects/mcp/suite/mod.rs:finish",
-    ),
-    (
-        "long-function",
-        "runner/src/dialects/mcp/suite/mod.rs:run_checks",
-    ),
-    (
-        "long-function",
         "runner/src/dialects/mcp/suite/open.rs:open",
     ),
     // Found once tidy read xtask/src.

@@ -14,7 +14,17 @@ use super::{
 
 impl Session {
     pub(super) fn feature_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
-        // tools
+        self.tool_checks(wanted);
+        self.resource_checks(wanted);
+        self.prompt_checks(wanted);
+        self.completion_check(wanted);
+        self.cursor_check(wanted);
+        self.undeclared_check(wanted);
+    }
+
+    /// The tools' checks: the list (each tool's input schema and name, names
+    /// unique), and a call of an unknown tool.
+    fn tool_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(TOOLS_LIST) {
             if self.declared("tools") {
                 self.check(TOOLS_LIST, |s| {
@@ -73,7 +83,11 @@ impl Session {
                 self.results.push(self.not_declared(TOOLS_UNKNOWN, "tools"));
             }
         }
-        // resources
+    }
+
+    /// The resources' checks: the lists of resources and templates, and a
+    /// read of an unknown resource.
+    fn resource_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(RESOURCES_LIST) {
             if self.declared("resources") {
                 self.check(RESOURCES_LIST, |s| {
@@ -126,7 +140,10 @@ impl Session {
                     .push(self.not_declared(RESOURCES_UNKNOWN, "resources"));
             }
         }
-        // prompts
+    }
+
+    /// The prompts' checks: the list, and a get of an unknown prompt.
+    fn prompt_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(PROMPTS_LIST) {
             if self.declared("prompts") {
                 self.check(PROMPTS_LIST, |s| s.list_all("prompts/list", "prompts").1);
@@ -149,6 +166,11 @@ impl Session {
                     .push(self.not_declared(PROMPTS_UNKNOWN, "prompts"));
             }
         }
+    }
+
+    /// `completion/complete` of the first prompt argument, with `completions`
+    /// and `prompts` declared.
+    fn completion_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(COMPLETION) {
             if !self.declared("completions") {
                 self.results
@@ -196,6 +218,10 @@ impl Session {
                 });
             }
         }
+    }
+
+    /// A cursor the server never gave, sent to the first list it declared.
+    fn cursor_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(INVALID_CURSOR) {
             let list = [
                 ("tools", "tools/list"),
@@ -215,6 +241,11 @@ impl Session {
                 None => self.results.push(self.not_declared(INVALID_CURSOR, "tools`, `resources` or `prompts")),
             }
         }
+    }
+
+    /// The methods of the capabilities the server did not declare: each
+    /// must be -32601.
+    fn undeclared_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(UNDECLARED) {
             let undeclared: Vec<(&str, &str, Value)> = [
                 ("tools", "tools/list", json!({})),

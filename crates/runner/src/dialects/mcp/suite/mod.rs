@@ -471,8 +471,23 @@ impl Session {
     }
 
     fn run_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
-        let legacy = self.revision.has_initialize();
-        if legacy {
+        self.before_initialized(wanted);
+        self.ping_check(wanted);
+        self.unknown_version_check(wanted);
+        self.cancel_unknown_check(wanted);
+        self.feature_checks(wanted);
+        self.read_checks(wanted);
+        self.tool_call_checks(wanted);
+        self.fixture_checks(wanted);
+        self.ask_checks(wanted);
+        self.mrtr_checks(wanted);
+        self.set_level_check(wanted);
+    }
+
+    /// The legacy handshake's end: a ping, and what the server sent, before
+    /// `notifications/initialized`, which it then sends.
+    fn before_initialized(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        if self.revision.has_initialize() {
             // Before `initialized`: a ping, and what the server sends from
             // its `initialize` reply on (in the reply's read, perhaps).
             let mark = self.conn.mark();
@@ -505,9 +520,12 @@ impl Session {
                 self.not_in_revision(BEFORE_INITIALIZED, "there is no `initialize` handshake"),
             );
         }
+    }
 
+    /// A `ping`, answered promptly with an empty result.
+    fn ping_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(PING) {
-            if legacy {
+            if self.revision.has_initialize() {
                 self.check(PING, |s| {
                     let asked = Instant::now();
                     let reply = s.ask("ping", Value::Null);
@@ -540,8 +558,12 @@ impl Session {
                 );
             }
         }
+    }
 
-        if wanted(UNKNOWN_VERSION) && !legacy {
+    /// `server/discover` of a version no server supports: error -32022,
+    /// with the versions it does.
+    fn unknown_version_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        if wanted(UNKNOWN_VERSION) && !self.revision.has_initialize() {
             self.check(UNKNOWN_VERSION, |s| {
                 let params = s.conn.params_of(json!({}), "1900-01-01");
                 let deadline = s.conn.deadline();
@@ -561,7 +583,11 @@ impl Session {
                 }
             });
         }
+    }
 
+    /// A cancellation of a request never sent, then a request that must
+    /// still be answered.
+    fn cancel_unknown_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(CANCEL_UNKNOWN) {
             self.check(CANCEL_UNKNOWN, |s| {
                 s.conn.notify(
@@ -582,16 +608,12 @@ impl Session {
                 }
             });
         }
+    }
 
-        self.feature_checks(wanted);
-        self.read_checks(wanted);
-        self.tool_call_checks(wanted);
-        self.fixture_checks(wanted);
-        self.ask_checks(wanted);
-        self.mrtr_checks(wanted);
-
+    /// `logging/setLevel`, with `logging` declared.
+    fn set_level_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(SET_LEVEL) {
-            if !legacy {
+            if !self.revision.has_initialize() {
                 self.results.push(self.not_in_revision(
                     SET_LEVEL,
                     "`logging/setLevel` is removed (changelog, major change 5)",
@@ -617,10 +639,16 @@ impl Session {
 
     /// The graders of the whole transcript, and the shutdown.
     fn finish(&mut self, wanted: &dyn Fn(&Check) -> bool) {
-        let revision = self.revision;
         // Last on the session: a server that takes it may start over.
+        self.second_initialize_check(wanted);
+        self.shutdown_check(wanted);
+        self.transcript_checks(wanted);
+    }
+
+    /// A second `initialize`, after `notifications/initialized`: an error.
+    fn second_initialize_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
         if wanted(SECOND_INITIALIZE) && self.broken.is_none() {
-            if !revision.has_initialize() {
+            if !self.revision.has_initialize() {
                 self.results
                     .push(self.not_in_revision(SECOND_INITIALIZE, "there is no `initialize`"));
             } else {
@@ -639,7 +667,12 @@ impl Session {
                 });
             }
         }
-        let all = Mark::default();
+    }
+
+    /// The shutdown: the server exits once its stdin closes (one that had
+    /// ended is a CRASH; one that a check ended, a new process's).
+    fn shutdown_check(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        let revision = self.revision;
         if wanted(SHUTDOWN) && !self.conn.alive() && self.broken.is_some() {
             let why = match &self.conn.exit {
                 Some(exit) => format!("the server had ended before its stdin was closed ({exit})"),
@@ -692,6 +725,13 @@ impl Session {
         } else {
             self.conn.kill();
         }
+    }
+
+    /// The graders of the whole transcript, over every process of the
+    /// session: those that died, then this one.
+    fn transcript_checks(&mut self, wanted: &dyn Fn(&Check) -> bool) {
+        let revision = self.revision;
+        let all = Mark::default();
         // Every process of the session: those that died, then this one.
         let mut transcript: [(&Check, Vec<Evidence>); 4] = [
             (STDIO, Vec::new()),
