@@ -181,10 +181,6 @@ const DEBT: &[(&str, &str)] = &[
     ),
     ("long-function", "runner/src/client/mod.rs:load_str"),
     ("long-function", "runner/src/client/run.rs:run_scenario"),
-    (
-        "long-function",
-        "runner/src/dialects/mcp/suite/open.rs:open",
-    ),
     // Found once tidy read xtask/src.
     ("long-function", "xtask/src/bench/mod.rs:print_bars"),
     ("long-function", "xtask/src/package.rs:install_and_run"),

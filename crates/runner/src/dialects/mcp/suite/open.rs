@@ -7,9 +7,28 @@ use serde_json::{Value, json};
 
 use super::{
     CaseResult, Conn, DISCOVER, Evidence, INITIALIZE, MAX_REOPENS, MCP_DISCOVER,
-    MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED, Options, Reply, Revision, Session, Target,
-    ToolCalls, UNKNOWN_VERSION, Verdict, finding, initialize_params, result_with, short,
+    MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED, Mark, Options, Reply, Revision, Session,
+    Target, ToolCalls, UNKNOWN_VERSION, Verdict, finding, initialize_params, result_with, short,
 };
+
+/// A session being opened: its connection, the results of the handshake
+/// so far, and what is negotiated.
+struct Opening<'a> {
+    target: &'a Target,
+    opts: &'a Options,
+    conn: Conn,
+    results: Vec<CaseResult>,
+    started: Instant,
+    /// The revision asked for first: the pinned one, else the newest.
+    first: Revision,
+    revision: Revision,
+    /// Whether the session is of the `initialize` era.
+    legacy: bool,
+    capabilities: Value,
+    /// The version the server answered `initialize` with, when rpcspec
+    /// has no rules or schema of it.
+    unknown_version: Option<String>,
+}
 
 impl Session {
     /// Starts the server and negotiates a revision. An error: the server
@@ -18,260 +37,40 @@ impl Session {
     pub(super) fn open(target: &Target, opts: &Options) -> Result<Session, Box<Evidence>> {
         let started = Instant::now();
         let first = opts.pinned.unwrap_or(Revision::NEWEST);
-        let mut conn = Conn::spawn(target, &opts.budget, first, opts.startup, opts.timeout)?;
-        let mut results = Vec::new();
-        let mut legacy = first.has_initialize();
-        let mut capabilities = Value::Null;
-        let mut revision = first;
-        if !legacy {
-            let mark = conn.mark();
-            let deadline = conn.deadline();
-            let reply = conn.request("server/discover", json!({}), deadline);
-            if let Some(why) = silence(
-                &conn,
-                &reply,
-                opts,
-                "`server/discover`",
-                opts.pinned.is_some(),
-            ) {
-                return Ok(Session::broken(
-                    conn,
-                    (target, opts),
-                    revision,
-                    results,
-                    started,
-                    why,
-                ));
-            }
-            let mut evidence = Vec::new();
-            let supported = match &reply {
-                Reply::Error(e) if reply.code() == Some(-32022) => e
-                    .pointer("/data/supported")
-                    .and_then(Value::as_array)
-                    .cloned(),
-                _ => None,
-            };
-            match &reply {
-                Reply::Result(r) => {
-                    let versions: Vec<&str> = r
-                        .get("supportedVersions")
-                        .and_then(Value::as_array)
-                        .map(|v| v.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
-                    capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
-                    if !capabilities.is_object() {
-                        evidence.push(finding(
-                            &MCP_DISCOVER,
-                            format!(
-                                "the DiscoverResult has no `capabilities` object: {}",
-                                short(r)
-                            ),
-                        ));
-                    }
-                    if !versions.contains(&first.as_str()) {
-                        evidence.push(finding(
-                            &MCP_DISCOVER,
-                            format!(
-                                "asked in {first}, the server answered a DiscoverResult whose `supportedVersions` ({versions:?}) lacks it: it answered a version it does not support"
-                            ),
-                        ));
-                    }
-                }
-                Reply::Error(e) if opts.pinned.is_none() && supported.is_some() => {
-                    let supported = supported.unwrap_or_default();
-                    // Modern, without our version: one it lists, else legacy.
-                    let known: Vec<Revision> = supported
-                        .iter()
-                        .filter_map(|v| v.as_str()?.parse().ok())
-                        .collect();
-                    match known.iter().max() {
-                        Some(r) if !r.has_initialize() => revision = *r,
-                        Some(r) => {
-                            legacy = true;
-                            revision = *r;
-                        }
-                        None => {
-                            return Ok(Session::broken(
-                                conn,
-                                (target, opts),
-                                revision,
-                                results,
-                                started,
-                                Evidence::note(
-                                    Verdict::Skipped,
-                                    format!(
-                                        "the server supports none of the MCP revisions rpcspec checks ({}): it lists {}",
-                                        Revision::NAMES.join(", "),
-                                        short(e)
-                                    ),
-                                ),
-                            ));
-                        }
-                    }
-                }
-                Reply::Error(e) if supported.is_some() => {
-                    // Pinned to a revision the server says it does not
-                    // support, as the versioning page asks it to say.
-                    let listed = supported.map(Value::Array).unwrap_or_default();
-                    let mut result = result_with(
-                        DISCOVER,
-                        first.as_str(),
-                        vec![Evidence::note(
-                            Verdict::Pass,
-                            format!("the server does not support {first}: {}", short(e)),
-                        )],
-                    );
-                    conn.attach(&mut result, mark);
-                    results.push(result);
-                    return Ok(Session::broken(
-                        conn,
-                        (target, opts),
-                        revision,
-                        results,
-                        started,
-                        Evidence::note(
-                            Verdict::Skipped,
-                            format!(
-                                "pinned to {first}, which the server does not support (it lists {listed}): drop the pin or pin one of those"
-                            ),
-                        ),
-                    ));
-                }
-                _ if opts.pinned.is_none() => legacy = true,
-                other => evidence.push(finding(
-                    &MCP_DISCOVER,
-                    format!("`server/discover` got {}", other.describe()),
-                )),
-            }
-            let mut result = result_with(DISCOVER, first.as_str(), evidence);
-            if legacy && opts.pinned.is_none() {
-                result.evidence = vec![Evidence::note(
-                    Verdict::NotApplicable,
-                    format!(
-                        "a server of the `initialize` era: it answered `server/discover` in {first} with {} (MCP 2026-07-28 basic/transports/stdio, Backward Compatibility: any other error, or none, means legacy)",
-                        reply.describe()
-                    ),
-                )];
-                result.settle();
-            }
-            conn.attach(&mut result, mark);
-            results.push(result);
+        let conn = Conn::spawn(target, &opts.budget, first, opts.startup, opts.timeout)?;
+        let mut opening = Opening {
+            target,
+            opts,
+            conn,
+            results: Vec::new(),
+            started,
+            first,
+            revision: first,
+            legacy: first.has_initialize(),
+            capabilities: Value::Null,
+            unknown_version: None,
+        };
+        Ok(match opening.negotiate() {
+            Ok(()) => opening.session(),
+            Err(why) => opening.broken(*why),
+        })
+    }
+}
+
+impl Opening<'_> {
+    /// `server/discover` (unless the first revision has `initialize`),
+    /// then `initialize` for a server of that era; a result for each. An
+    /// error: why there is no session.
+    fn negotiate(&mut self) -> Result<(), Box<Evidence>> {
+        if !self.legacy {
+            self.discover()?;
         }
-        if legacy {
-            // Pinned: that one; else one the server listed, or the newest.
-            let offered = match opts.pinned {
-                Some(r) => r,
-                None if revision.has_initialize() => revision,
-                None => Revision::NEWEST_LEGACY,
-            };
-            conn.revision = offered;
-            // Whatever comes, this session is of the `initialize` era.
-            revision = offered;
-            let mark = conn.mark();
-            let params = initialize_params(offered.as_str());
-            let deadline = conn.deadline();
-            let reply = conn.request("initialize", params, deadline);
-            if let Some(why) = silence(&conn, &reply, opts, "`initialize`", true) {
-                return Ok(Session::broken(
-                    conn,
-                    (target, opts),
-                    revision,
-                    results,
-                    started,
-                    why,
-                ));
-            }
-            let mut evidence = Vec::new();
-            match &reply {
-                Reply::Result(r) => {
-                    capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
-                    let answered = r.get("protocolVersion").and_then(Value::as_str);
-                    for member in ["protocolVersion", "capabilities", "serverInfo"] {
-                        if r.get(member).is_none() {
-                            evidence.push(finding(
-                                &MCP_INITIALIZE_RESULT,
-                                format!("the InitializeResult has no `{member}`"),
-                            ));
-                        }
-                    }
-                    match answered.map(str::parse::<Revision>) {
-                        Some(Ok(r)) if r.has_initialize() => revision = r,
-                        Some(Ok(r)) => evidence.push(finding(
-                            &MCP_VERSION_UNSUPPORTED,
-                            format!("offered {offered}, the server answered `initialize` with {r}, which has no `initialize`"),
-                        )),
-                        Some(Err(_)) => {
-                            // A version it supports, as the lifecycle asks:
-                            // one rpcspec has no rules or schema of.
-                            let version = answered.unwrap_or_default().to_owned();
-                            evidence.push(Evidence::note(
-                                Verdict::Pass,
-                                format!("the server speaks {version}, which rpcspec does not check"),
-                            ));
-                            let mut result = result_with(INITIALIZE, offered.as_str(), evidence);
-                            conn.attach(&mut result, mark);
-                            results.push(result);
-                            let mut session = Session::broken(
-                                conn,
-                                (target, opts),
-                                revision,
-                                results,
-                                started,
-                                Evidence::note(
-                                    Verdict::Skipped,
-                                    format!(
-                                        "offered {offered}, the server answered `initialize` with {version}: rpcspec checks {} only",
-                                        Revision::NAMES.join(", ")
-                                    ),
-                                ),
-                            );
-                            session.capabilities = capabilities;
-                            session.unknown_version = Some(version);
-                            return Ok(session);
-                        }
-                        None => revision = offered,
-                    }
-                }
-                other => {
-                    let why = format!("`initialize` in {offered} got {}", other.describe());
-                    let mut result = result_with(
-                        INITIALIZE,
-                        offered.as_str(),
-                        vec![finding(&MCP_INITIALIZE_RESULT, why.clone())],
-                    );
-                    let verdict = if matches!(other, Reply::NoReply) {
-                        Verdict::Timeout
-                    } else if matches!(other, Reply::Gone) {
-                        Verdict::Crash
-                    } else {
-                        Verdict::Fail
-                    };
-                    if verdict != Verdict::Fail {
-                        result.evidence.push(Evidence::note(verdict, why.clone()));
-                        result.settle();
-                    }
-                    conn.attach(&mut result, mark);
-                    results.push(result);
-                    return Ok(Session::broken(
-                        conn,
-                        (target, opts),
-                        revision,
-                        results,
-                        started,
-                        Evidence::note(
-                            verdict,
-                            format!("no MCP session: {why}; every check needs one"),
-                        ),
-                    ));
-                }
-            }
-            conn.revision = revision;
-            let mut result = result_with(INITIALIZE, revision.as_str(), evidence);
-            conn.attach(&mut result, mark);
-            results.push(result);
+        let revision = self.revision;
+        if self.legacy {
+            self.initialize()?;
         } else {
-            conn.revision = revision;
-            results.push(result_with(
+            self.conn.revision = revision;
+            self.results.push(result_with(
                 INITIALIZE,
                 revision.as_str(),
                 vec![Evidence::note(
@@ -280,8 +79,9 @@ impl Session {
                 )],
             ));
         }
-        if legacy && !results.iter().any(|r| r.id == DISCOVER.id) {
-            results.push(result_with(
+        let revision = self.revision;
+        if self.legacy && !self.results.iter().any(|r| r.id == DISCOVER.id) {
+            self.results.push(result_with(
                 DISCOVER,
                 revision.as_str(),
                 vec![Evidence::note(
@@ -290,12 +90,272 @@ impl Session {
                 )],
             ));
         }
-        Ok(Session {
-            conn,
-            revision,
-            capabilities,
-            results,
-            started,
+        Ok(())
+    }
+
+    /// `server/discover` in the first revision: a modern server answers
+    /// it; one without that revision lists those it has (one is taken,
+    /// unless pinned); any other answer, unpinned, means a legacy server.
+    fn discover(&mut self) -> Result<(), Box<Evidence>> {
+        let (first, opts) = (self.first, self.opts);
+        let mark = self.conn.mark();
+        let deadline = self.conn.deadline();
+        let reply = self.conn.request("server/discover", json!({}), deadline);
+        if let Some(why) = silence(
+            &self.conn,
+            &reply,
+            opts,
+            "`server/discover`",
+            opts.pinned.is_some(),
+        ) {
+            return Err(Box::new(why));
+        }
+        let mut evidence = Vec::new();
+        let supported = match &reply {
+            Reply::Error(e) if reply.code() == Some(-32022) => e
+                .pointer("/data/supported")
+                .and_then(Value::as_array)
+                .cloned(),
+            _ => None,
+        };
+        match &reply {
+            Reply::Result(r) => evidence = self.discovered(r),
+            Reply::Error(e) if opts.pinned.is_none() && supported.is_some() => {
+                self.fall_back(e, &supported.unwrap_or_default())?;
+            }
+            Reply::Error(e) if supported.is_some() => {
+                return Err(self.unsupported_pin(e, supported, mark));
+            }
+            _ if opts.pinned.is_none() => self.legacy = true,
+            other => evidence.push(finding(
+                &MCP_DISCOVER,
+                format!("`server/discover` got {}", other.describe()),
+            )),
+        }
+        let mut result = result_with(DISCOVER, first.as_str(), evidence);
+        if self.legacy && opts.pinned.is_none() {
+            result.evidence = vec![Evidence::note(
+                Verdict::NotApplicable,
+                format!(
+                    "a server of the `initialize` era: it answered `server/discover` in {first} with {} (MCP 2026-07-28 basic/transports/stdio, Backward Compatibility: any other error, or none, means legacy)",
+                    reply.describe()
+                ),
+            )];
+            result.settle();
+        }
+        self.conn.attach(&mut result, mark);
+        self.results.push(result);
+        Ok(())
+    }
+
+    /// A DiscoverResult: the capabilities it declares, and the findings
+    /// of one without them or without the version asked in.
+    fn discovered(&mut self, r: &Value) -> Vec<Evidence> {
+        let first = self.first;
+        let mut evidence = Vec::new();
+        let versions: Vec<&str> = r
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .map(|v| v.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        self.capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
+        if !self.capabilities.is_object() {
+            evidence.push(finding(
+                &MCP_DISCOVER,
+                format!(
+                    "the DiscoverResult has no `capabilities` object: {}",
+                    short(r)
+                ),
+            ));
+        }
+        if !versions.contains(&first.as_str()) {
+            evidence.push(finding(
+                &MCP_DISCOVER,
+                format!(
+                    "asked in {first}, the server answered a DiscoverResult whose `supportedVersions` ({versions:?}) lacks it: it answered a version it does not support"
+                ),
+            ));
+        }
+        evidence
+    }
+
+    /// A modern server without the first revision (error `e`, listing
+    /// `supported`): the newest it lists that rpcspec knows, modern or
+    /// legacy. An error: it lists none rpcspec checks.
+    fn fall_back(&mut self, e: &Value, supported: &[Value]) -> Result<(), Box<Evidence>> {
+        let known: Vec<Revision> = supported
+            .iter()
+            .filter_map(|v| v.as_str()?.parse().ok())
+            .collect();
+        match known.iter().max() {
+            Some(r) if !r.has_initialize() => self.revision = *r,
+            Some(r) => {
+                self.legacy = true;
+                self.revision = *r;
+            }
+            None => {
+                return Err(Box::new(Evidence::note(
+                    Verdict::Skipped,
+                    format!(
+                        "the server supports none of the MCP revisions rpcspec checks ({}): it lists {}",
+                        Revision::NAMES.join(", "),
+                        short(e)
+                    ),
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Pinned to a revision the server says it does not support (error
+    /// `e`, listing `supported`), as the versioning page asks it to say:
+    /// `server/discover` passes, and why there is no session.
+    fn unsupported_pin(
+        &mut self,
+        e: &Value,
+        supported: Option<Vec<Value>>,
+        mark: Mark,
+    ) -> Box<Evidence> {
+        let first = self.first;
+        let listed = supported.map(Value::Array).unwrap_or_default();
+        let mut result = result_with(
+            DISCOVER,
+            first.as_str(),
+            vec![Evidence::note(
+                Verdict::Pass,
+                format!("the server does not support {first}: {}", short(e)),
+            )],
+        );
+        self.conn.attach(&mut result, mark);
+        self.results.push(result);
+        Box::new(Evidence::note(
+            Verdict::Skipped,
+            format!(
+                "pinned to {first}, which the server does not support (it lists {listed}): drop the pin or pin one of those"
+            ),
+        ))
+    }
+
+    /// `initialize`, offering the pinned revision, else the one the server
+    /// listed, else the newest that has it. An error: why there is no
+    /// session.
+    fn initialize(&mut self) -> Result<(), Box<Evidence>> {
+        // Pinned: that one; else one the server listed, or the newest.
+        let offered = match self.opts.pinned {
+            Some(r) => r,
+            None if self.revision.has_initialize() => self.revision,
+            None => Revision::NEWEST_LEGACY,
+        };
+        self.conn.revision = offered;
+        // Whatever comes, this session is of the `initialize` era.
+        self.revision = offered;
+        let mark = self.conn.mark();
+        let params = initialize_params(offered.as_str());
+        let deadline = self.conn.deadline();
+        let reply = self.conn.request("initialize", params, deadline);
+        if let Some(why) = silence(&self.conn, &reply, self.opts, "`initialize`", true) {
+            return Err(Box::new(why));
+        }
+        let evidence = match &reply {
+            Reply::Result(r) => self.initialized(r, offered, mark)?,
+            other => return Err(self.not_initialized(other, offered, mark)),
+        };
+        self.conn.revision = self.revision;
+        let mut result = result_with(INITIALIZE, self.revision.as_str(), evidence);
+        self.conn.attach(&mut result, mark);
+        self.results.push(result);
+        Ok(())
+    }
+
+    /// An InitializeResult, to `initialize` in `offered`: the capabilities
+    /// it declares, the revision it answered, the findings of what it
+    /// lacks. An error: it answered a version rpcspec does not check.
+    fn initialized(
+        &mut self,
+        r: &Value,
+        offered: Revision,
+        mark: Mark,
+    ) -> Result<Vec<Evidence>, Box<Evidence>> {
+        let mut evidence = Vec::new();
+        self.capabilities = r.get("capabilities").cloned().unwrap_or(Value::Null);
+        let answered = r.get("protocolVersion").and_then(Value::as_str);
+        for member in ["protocolVersion", "capabilities", "serverInfo"] {
+            if r.get(member).is_none() {
+                evidence.push(finding(
+                    &MCP_INITIALIZE_RESULT,
+                    format!("the InitializeResult has no `{member}`"),
+                ));
+            }
+        }
+        match answered.map(str::parse::<Revision>) {
+            Some(Ok(r)) if r.has_initialize() => self.revision = r,
+            Some(Ok(r)) => evidence.push(finding(
+                &MCP_VERSION_UNSUPPORTED,
+                format!("offered {offered}, the server answered `initialize` with {r}, which has no `initialize`"),
+            )),
+            Some(Err(_)) => {
+                // A version it supports, as the lifecycle asks:
+                // one rpcspec has no rules or schema of.
+                let version = answered.unwrap_or_default().to_owned();
+                evidence.push(Evidence::note(
+                    Verdict::Pass,
+                    format!("the server speaks {version}, which rpcspec does not check"),
+                ));
+                let mut result = result_with(INITIALIZE, offered.as_str(), evidence);
+                self.conn.attach(&mut result, mark);
+                self.results.push(result);
+                let why = Evidence::note(
+                    Verdict::Skipped,
+                    format!(
+                        "offered {offered}, the server answered `initialize` with {version}: rpcspec checks {} only",
+                        Revision::NAMES.join(", ")
+                    ),
+                );
+                self.unknown_version = Some(version);
+                return Err(Box::new(why));
+            }
+            None => self.revision = offered,
+        }
+        Ok(evidence)
+    }
+
+    /// `initialize` in `offered` got `other`, not a result: its finding,
+    /// and why there is no session.
+    fn not_initialized(&mut self, other: &Reply, offered: Revision, mark: Mark) -> Box<Evidence> {
+        let why = format!("`initialize` in {offered} got {}", other.describe());
+        let mut result = result_with(
+            INITIALIZE,
+            offered.as_str(),
+            vec![finding(&MCP_INITIALIZE_RESULT, why.clone())],
+        );
+        let verdict = if matches!(other, Reply::NoReply) {
+            Verdict::Timeout
+        } else if matches!(other, Reply::Gone) {
+            Verdict::Crash
+        } else {
+            Verdict::Fail
+        };
+        if verdict != Verdict::Fail {
+            result.evidence.push(Evidence::note(verdict, why.clone()));
+            result.settle();
+        }
+        self.conn.attach(&mut result, mark);
+        self.results.push(result);
+        Box::new(Evidence::note(
+            verdict,
+            format!("no MCP session: {why}; every check needs one"),
+        ))
+    }
+
+    /// The session, negotiated.
+    fn session(self) -> Session {
+        let (target, opts) = (self.target, self.opts);
+        Session {
+            conn: self.conn,
+            revision: self.revision,
+            capabilities: self.capabilities,
+            results: self.results,
+            started: self.started,
             broken: None,
             slow_took: None,
             calls: opts.calls.clone(),
@@ -306,9 +366,29 @@ impl Session {
             stalled: false,
             timed_out: false,
             unknown_version: None,
-        })
+        }
     }
 
+    /// The session that could not be had, for `why`; one whose server
+    /// speaks a version rpcspec does not check keeps what it declared.
+    fn broken(self, why: Evidence) -> Session {
+        let mut session = Session::broken(
+            self.conn,
+            (self.target, self.opts),
+            self.revision,
+            self.results,
+            self.started,
+            why,
+        );
+        if self.unknown_version.is_some() {
+            session.capabilities = self.capabilities;
+            session.unknown_version = self.unknown_version;
+        }
+        session
+    }
+}
+
+impl Session {
     /// A session that could not be had, for `why`: the checks that need
     /// one get `why`, the graders of the transcript still run.
     pub(super) fn broken(
