@@ -535,6 +535,51 @@ fn at_least(bar: &'static str, what: String, value: Option<f64>, min: f64) -> Ro
     }
 }
 
+/// The framing bars, by workload: (bar, bench, baseline, minimum), the
+/// bench's throughput over the baseline's.
+const FRAMING_BARS: &[(&str, &str, &str, f64)] = &[
+    (
+        "1 framing >= 0.8x limit framer",
+        "framer-64k",
+        "limit-framer",
+        0.8,
+    ),
+    (
+        "1 framing >= 4x LinesCodec",
+        "framer-64k",
+        "lines-codec",
+        4.0,
+    ),
+    (
+        "1 utf8 on >= 0.9x limit+from_utf8",
+        "framer-64k-utf8",
+        "limit-framer+from_utf8",
+        0.9,
+    ),
+    (
+        "2 7-byte chunks >= 3x Value",
+        "framer-7b",
+        "value-per-line",
+        3.0,
+    ),
+];
+
+/// The bars of framing with more on top, as [`FRAMING_BARS`].
+const FRAMING_PLUS_BARS: &[(&str, &str, &str, f64)] = &[
+    (
+        "3 framing+validation >= 0.85x bare",
+        "framer-64k-utf8+syntax",
+        "validate-per-line",
+        0.85,
+    ),
+    (
+        "3 framing+Value >= 0.95x bare",
+        "framer-64k+value",
+        "value-per-line",
+        0.95,
+    ),
+];
+
 /// Prints the bars; returns how many were missed.
 fn print_bars(
     e: &Estimates,
@@ -543,58 +588,7 @@ fn print_bars(
     speed: Option<Speeds>,
 ) -> usize {
     let mut rows = Vec::new();
-    // (bar, bench, baseline, minimum): the bench's throughput over the
-    // baseline's, per workload.
-    let per_workload: &[(&str, &str, &str, f64)] = &[
-        (
-            "1 framing >= 0.8x limit framer",
-            "framer-64k",
-            "limit-framer",
-            0.8,
-        ),
-        (
-            "1 framing >= 4x LinesCodec",
-            "framer-64k",
-            "lines-codec",
-            4.0,
-        ),
-        (
-            "1 utf8 on >= 0.9x limit+from_utf8",
-            "framer-64k-utf8",
-            "limit-framer+from_utf8",
-            0.9,
-        ),
-        (
-            "2 7-byte chunks >= 3x Value",
-            "framer-7b",
-            "value-per-line",
-            3.0,
-        ),
-    ];
-    let later: &[(&str, &str, &str, f64)] = &[
-        (
-            "3 framing+validation >= 0.85x bare",
-            "framer-64k-utf8+syntax",
-            "validate-per-line",
-            0.85,
-        ),
-        (
-            "3 framing+Value >= 0.95x bare",
-            "framer-64k+value",
-            "value-per-line",
-            0.95,
-        ),
-    ];
-    let add = |rows: &mut Vec<Row>, table: &[(&'static str, &str, &str, f64)]| {
-        for &(bar, bench, base, min) in table {
-            for w in WORKLOADS {
-                let g = format!("framing-{w}");
-                let what = format!("{w}: {bench} / {base}");
-                rows.push(at_least(bar, what, e.speedup(&g, bench, base), min));
-            }
-        }
-    };
-    add(&mut rows, per_workload);
+    framing_rows(e, FRAMING_BARS, &mut rows);
     // Per-byte cost of 1-byte pushes, 8 MiB over 1 MiB: the same means ~1.
     let per_byte = |bench, mib: f64| e.median("framing-linear", bench).map(|t| t / mib);
     let growth = per_byte("1b-8mib", 8.0)
@@ -606,7 +600,7 @@ fn print_bars(
         shown: growth.map_or("n/a".to_owned(), |v| format!("{v:.2}x")),
         pass: growth.map(|g| g <= 1.15),
     });
-    add(&mut rows, later);
+    framing_rows(e, FRAMING_PLUS_BARS, &mut rows);
     rows.push(at_least(
         "4 matcher >= 1.6x Value (goal 2x)",
         "rpc: session / value-per-line".into(),
@@ -633,8 +627,26 @@ fn print_bars(
         shown: format!("{wall:.2} s"),
         pass: Some(wall < 3.0),
     });
+    let misses = print_rows(&rows);
+    println!("\n{}", floor_note(whole));
+    misses
+}
+
+/// A row per bar of `table` and workload.
+fn framing_rows(e: &Estimates, table: &[(&'static str, &str, &str, f64)], rows: &mut Vec<Row>) {
+    for &(bar, bench, base, min) in table {
+        for w in WORKLOADS {
+            let g = format!("framing-{w}");
+            let what = format!("{w}: {bench} / {base}");
+            rows.push(at_least(bar, what, e.speedup(&g, bench, base), min));
+        }
+    }
+}
+
+/// What the whole run would take if spawning the target were all it did.
+fn floor_note(whole: &WholeRun) -> String {
     let per = |d: Duration| d.as_secs_f64() * 1e3 / whole.pairs.max(1) as f64;
-    let floor_note = format!(
+    format!(
         "floor: {} spawns of /bin/true on {} threads: {:.2} s; per pair {:.2} ms, floor {:.2} ms, overhead {:.2} ms ({:.1}x the floor)",
         whole.pairs,
         whole.jobs,
@@ -643,12 +655,15 @@ fn print_bars(
         per(whole.floor),
         per(whole.wall) - per(whole.floor),
         whole.wall.as_secs_f64() / whole.floor.as_secs_f64().max(1e-9),
-    );
+    )
+}
 
+/// Prints the rows as a Markdown table; returns how many missed their bar.
+fn print_rows(rows: &[Row]) -> usize {
     println!("| bar | measured | value | result |");
     println!("|---|---|--:|---|");
     let mut misses = 0;
-    for r in &rows {
+    for r in rows {
         let verdict = match r.pass {
             Some(true) => "PASS",
             Some(false) => {
@@ -659,7 +674,6 @@ fn print_bars(
         };
         println!("| {} | {} | {} | {verdict} |", r.bar, r.what, r.shown);
     }
-    println!("\n{floor_note}");
     misses
 }
 
