@@ -127,6 +127,22 @@ fn install_and_run(
     version: &str,
     build_only: bool,
 ) -> Result<(), String> {
+    let runner = unpack(root, work, version)?;
+    let rpcspec = install(root, work, &runner)?;
+    test_libraries(root, work, version, build_only)?;
+    if build_only {
+        return Ok(());
+    }
+    for (role, args) in RUNS {
+        run_role(&rpcspec, work, role, args)?;
+    }
+    Ok(())
+}
+
+/// Unpacks the packaged crates into `work`, each patched in for its
+/// crates.io name; the rpcspec package's folder, which must carry the
+/// case files.
+fn unpack(root: &Path, work: &Path, version: &str) -> Result<PathBuf, String> {
     let packages = root.join("target/package");
     let mut patch = String::from("[patch.crates-io]\n");
     for name in PUBLISHED {
@@ -152,7 +168,11 @@ fn install_and_run(
     );
     fs::create_dir_all(work.join(".cargo")).map_err(|e| e.to_string())?;
     fs::write(work.join(".cargo/config.toml"), patch).map_err(|e| e.to_string())?;
+    Ok(runner)
+}
 
+/// Installs the unpacked rpcspec under `work`; the binary's path.
+fn install(root: &Path, work: &Path, runner: &Path) -> Result<PathBuf, String> {
     let bin_root = work.join("install");
     // The build is cached in the workspace's target folder between local
     // runs; CI builds it once.
@@ -162,16 +182,18 @@ fn install_and_run(
     run(Command::new("cargo")
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["install", "--debug", "--quiet", "--path"])
-        .arg(&runner)
+        .arg(runner)
         .arg("--root")
         .arg(&bin_root)
         .arg("--target-dir")
         .arg(root.join("target/package-install"))
         .current_dir(work))?;
-    let rpcspec = bin_root.join("bin/rpcspec");
+    Ok(bin_root.join("bin/rpcspec"))
+}
 
-    // The libraries' own tests, from their packages: nothing they need is
-    // left behind in the checkout.
+/// The libraries' own tests, from their packages: nothing they need is
+/// left behind in the checkout. With `build_only`, only built.
+fn test_libraries(root: &Path, work: &Path, version: &str, build_only: bool) -> Result<(), String> {
     for name in &PUBLISHED[..2] {
         // The properties at 100 cases each: here they prove the tests run
         // from the package; `cargo test` runs them 2000 times.
@@ -186,64 +208,64 @@ fn install_and_run(
         }
         run(&mut test)?;
     }
-    if build_only {
-        return Ok(());
-    }
+    Ok(())
+}
 
-    let runs: &[(&str, &[&str])] = &[
-        ("server", &["run", "--format", "json"]),
-        (
-            "producer",
-            &["run", "--role", "producer", "--format", "json"],
-        ),
-        ("decoder", &["run", "--role", "decoder", "--format", "json"]),
-        // The MCP checks, with the vendored schemas inside the package.
-        ("mcp", &["run", "--dialect", "mcp", "--format", "json"]),
-        // The client role: the installed binary is its own peer.
-        ("client", &["run", "--role", "client", "--format", "json"]),
-        (
-            "mcp client",
-            &[
-                "run",
-                "--role",
-                "client",
-                "--dialect",
-                "mcp",
-                "--format",
-                "json",
-            ],
-        ),
-    ];
-    for (role, args) in runs {
-        let out = Command::new(&rpcspec)
-            .args(*args)
-            .current_dir(work)
-            .output()
-            .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
-        let report = String::from_utf8_lossy(&out.stdout);
-        let verdicts = count(&report)?;
-        let results: u64 = verdicts.values().sum();
-        let passed = verdicts.get("PASS").copied().unwrap_or(0);
-        eprintln!("    installed rpcspec, {role} role: {results} results, {verdicts:?}");
-        // The server role passes everything; the stream roles' defaults
-        // skip what needs an opt-in (the producer's control requests).
-        let wrong = verdicts
-            .keys()
-            .any(|v| !matches!(v.as_str(), "PASS" | "SKIPPED" | "N/A"));
-        if !out.status.success() || wrong || passed == 0 || (*role == "server" && passed != results)
-        {
-            return Err(format!(
-                "the installed rpcspec's {role} run did not pass ({}): {verdicts:?}\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        if *role == "server" && results < MIN_SERVER_RESULTS {
-            return Err(format!(
-                "the installed rpcspec's server run has {results} results, fewer than \
-                 {MIN_SERVER_RESULTS}: case files are missing from the package"
-            ));
-        }
+/// The runs of the installed binary: a role, and its arguments.
+const RUNS: &[(&str, &[&str])] = &[
+    ("server", &["run", "--format", "json"]),
+    (
+        "producer",
+        &["run", "--role", "producer", "--format", "json"],
+    ),
+    ("decoder", &["run", "--role", "decoder", "--format", "json"]),
+    // The MCP checks, with the vendored schemas inside the package.
+    ("mcp", &["run", "--dialect", "mcp", "--format", "json"]),
+    // The client role: the installed binary is its own peer.
+    ("client", &["run", "--role", "client", "--format", "json"]),
+    (
+        "mcp client",
+        &[
+            "run",
+            "--role",
+            "client",
+            "--dialect",
+            "mcp",
+            "--format",
+            "json",
+        ],
+    ),
+];
+
+/// Runs the installed rpcspec in `role` with `args`: it must pass.
+fn run_role(rpcspec: &Path, work: &Path, role: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(rpcspec)
+        .args(args)
+        .current_dir(work)
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", rpcspec.display()))?;
+    let report = String::from_utf8_lossy(&out.stdout);
+    let verdicts = count(&report)?;
+    let results: u64 = verdicts.values().sum();
+    let passed = verdicts.get("PASS").copied().unwrap_or(0);
+    eprintln!("    installed rpcspec, {role} role: {results} results, {verdicts:?}");
+    // The server role passes everything; the stream roles' defaults
+    // skip what needs an opt-in (the producer's control requests).
+    let wrong = verdicts
+        .keys()
+        .any(|v| !matches!(v.as_str(), "PASS" | "SKIPPED" | "N/A"));
+    if !out.status.success() || wrong || passed == 0 || (role == "server" && passed != results) {
+        return Err(format!(
+            "the installed rpcspec's {role} run did not pass ({}): {verdicts:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    if role == "server" && results < MIN_SERVER_RESULTS {
+        return Err(format!(
+            "the installed rpcspec's server run has {results} results, fewer than \
+             {MIN_SERVER_RESULTS}: case files are missing from the package"
+        ));
     }
     Ok(())
 }

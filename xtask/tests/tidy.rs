@@ -182,7 +182,6 @@ const DEBT: &[(&str, &str)] = &[
     ("long-function", "runner/src/client/mod.rs:load_str"),
     ("long-function", "runner/src/client/run.rs:run_scenario"),
     // Found once tidy read xtask/src.
-    ("long-function", "xtask/src/package.rs:install_and_run"),
 ];
 
 fn root() -> PathBuf {
