@@ -16,9 +16,9 @@
 //! choice is graded PASS, NON-STRICT or INFO instead of FAIL.
 
 use std::{
-    io::{self, Read, Write},
+    io::{Read, Write},
     path::Path,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use rpcspec_framer::read::read_chunk;
@@ -35,11 +35,17 @@ mod session;
 #[cfg(test)]
 mod tests;
 
+// What the files of decoder/ take from one another through this module.
 pub use grade::is_terminal;
-use grade::*;
+use grade::{
+    Item, Records, contract_record, evidence, expected, grade, replace_lone_surrogates, show_bytes,
+};
 pub use reference::{offered_pipes, serve, serve_pipes};
 pub use role::Decoders;
-use rules::*;
+use rules::{
+    BLANK, BOM, CONTRACT, CRLF, Choice, END, EXTRA, INVALID, LENGTH, PLAIN, RECORD, Rule, TAIL,
+    UTF8,
+};
 #[cfg(test)]
 use run::*;
 pub use run::{PIPES_ENV, PIPES_HELLO, run_case};

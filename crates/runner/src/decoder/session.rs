@@ -16,14 +16,27 @@
 //! row that did not end cleanly, the job stops sharing.
 
 use std::{
-    fs,
+    fs, io,
     os::unix::fs::DirBuilderExt,
     path::PathBuf,
     sync::atomic::{AtomicU64, Ordering},
+    time::{Duration, Instant},
 };
 
-use super::{run::*, *};
-use crate::{drive::Readiness, report::Halt};
+use super::{
+    DecoderCase, DecoderPlan,
+    run::{
+        PIPES_ENV, conclude, grade_watched, hello_len, new_result, plan_writes, run_case, sent,
+        startup, watch,
+    },
+};
+use crate::{
+    budget::Budget,
+    drive::{Drive, Readiness},
+    plan::SPLIT_PAUSE,
+    report::{CaseResult, Evidence, Halt, Verdict},
+    target::{Msg, Target},
+};
 
 /// How long a shared adapter may take to start and write its hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);

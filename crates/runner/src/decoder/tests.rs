@@ -1,8 +1,10 @@
+use std::time::Instant;
+
 use crate::capture::{Capture, Framing};
 use crate::casefile::Location;
 use rpcspec_framer::{BlankLines, Config};
 
-use super::*;
+use super::{grade::json_eq, *};
 
 fn serve_str(stream: &[u8]) -> String {
     let mut out = Vec::new();
