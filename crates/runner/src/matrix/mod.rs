@@ -50,9 +50,10 @@ pub mod md;
 mod parse;
 mod run;
 
-pub use manifest::*;
-pub use parse::*;
-pub use run::*;
+pub use manifest::{Error, Manifest, TargetSpec, load_manifest, parse_manifest};
+pub use parse::{Run, RunResult, parse_report};
+pub(crate) use run::clip;
+pub use run::{RunSettings, command, of_report, run_argv, run_target, today};
 
 use std::{collections::HashMap, path::PathBuf};
 
