@@ -8,7 +8,11 @@ use serde_json::Value;
 use super::{
     Revision,
     conn::{Line, Out},
-    rules::*,
+    rules::{
+        MCP_BEFORE_INITIALIZED, MCP_CLIENT_CAPABILITY, MCP_PROGRESS_AFTER_COMPLETION,
+        MCP_PROGRESS_INCREASING, MCP_SCHEMA, MCP_SERVER_CAPABILITY, MCP_STDIO_MESSAGES_ONLY,
+        MCP_STDIO_NO_REQUESTS,
+    },
     schema::{self, Role},
 };
 use crate::{

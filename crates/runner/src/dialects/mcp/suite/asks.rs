@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 
 use super::fixtures::fixture_result;
 use super::{
-    ASK_CHECKS, Check, Evidence, MCP_FIXTURE_CONTRACT, Reply, Revision, Session, Verdict, finding,
-    initialize_params, short,
+    Check, Evidence, Reply, Revision, Session, Verdict, finding, initialize_params, short,
+    table::ASK_CHECKS,
 };
-use crate::dialects::mcp::conn::Conn;
+use crate::dialects::mcp::{conn::Conn, rules::MCP_FIXTURE_CONTRACT};
 
 /// What the session's own client declares besides `roots`.
 const ASKING: &str = r#"{"roots": {"listChanged": false}, "sampling": {}, "elicitation": {}}"#;

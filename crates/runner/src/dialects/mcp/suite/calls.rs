@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{
-    CANCEL_IN_FLIGHT, CaseResult, Check, Evidence, MCP_CANCEL_IN_FLIGHT, MCP_SCHEMA,
-    MCP_TOOLS_EXECUTION_ERROR, PROGRESS, Reply, Revision, SERVER_REQUESTS, Session, TOOLS_CALL,
-    TOOLS_ERROR, ToolCall, Verdict, finding, grade, short,
+    CaseResult, Check, Evidence, Reply, Revision, Session, ToolCall, Verdict, finding, grade,
+    short,
+    table::{CANCEL_IN_FLIGHT, PROGRESS, SERVER_REQUESTS, TOOLS_CALL, TOOLS_ERROR},
 };
+use crate::dialects::mcp::rules::{MCP_CANCEL_IN_FLIGHT, MCP_SCHEMA, MCP_TOOLS_EXECUTION_ERROR};
 
 impl Session {
     /// SKIPPED: the check needs a tool call the target file does not name,

@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{
-    CaseResult, Check, Evidence, FIXTURE_CHECKS, MCP_FIXTURE_CONTRACT, MCP_SCHEMA, Reply, Session,
-    Verdict, finding, short,
+    CaseResult, Check, Evidence, Reply, Session, Verdict, finding, short, table::FIXTURE_CHECKS,
 };
+use crate::dialects::mcp::rules::{MCP_FIXTURE_CONTRACT, MCP_SCHEMA};
 
 /// The token the suite's progress scenario gives.
 const PROGRESS_TOKEN: &str = "progress-test-1";

@@ -28,7 +28,11 @@ mod open;
 mod reads;
 mod table;
 
-use table::*;
+use table::{
+    ASK_CHECKS, BEFORE_INITIALIZED, CANCEL_UNKNOWN, CLIENT_DECLARED, DISCOVER, FX_LOGGING,
+    INITIALIZE, MRTR_CHECKS, PING, RESOURCES_SUBSCRIBE, SCHEMA, SECOND_INITIALIZE, SERVER_DECLARED,
+    SERVER_REQUESTS, SET_LEVEL, SHUTDOWN, STDIO, UNKNOWN_VERSION,
+};
 pub use table::{CHECKS, Check};
 
 use open::{speaks_legacy, unknown_version_legacy};
@@ -44,7 +48,10 @@ use super::{
     Revision,
     conn::{Conn, Mark, Reply, ShutdownStep, initialize_params, short},
     grade::{self, finding},
-    rules::*,
+    rules::{
+        MCP_CANCEL_UNKNOWN, MCP_LOGGING_SET_LEVEL, MCP_PING, MCP_SECOND_INITIALIZE, MCP_SHUTDOWN,
+        MCP_VERSION_ERROR,
+    },
 };
 use crate::{
     budget::Budget,

@@ -11,11 +11,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::dialects::mcp::conn::client_answer;
-
-use super::{
-    Check, Evidence, MCP_FIXTURE_CONTRACT, MCP_FIXTURE_RECOMMENDED, MRTR_CHECKS, Reply, Session,
-    Verdict, finding, short,
+use super::{Check, Evidence, Reply, Session, Verdict, finding, short, table::MRTR_CHECKS};
+use crate::dialects::mcp::{
+    conn::client_answer,
+    rules::{MCP_FIXTURE_CONTRACT, MCP_FIXTURE_RECOMMENDED},
 };
 
 /// The client capabilities the suite's scenarios declare.

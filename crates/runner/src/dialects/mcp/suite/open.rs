@@ -6,10 +6,11 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::{
-    CaseResult, Conn, DISCOVER, Evidence, INITIALIZE, MAX_REOPENS, MCP_DISCOVER,
-    MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED, Mark, Options, Reply, Revision, Session,
-    Target, ToolCalls, UNKNOWN_VERSION, Verdict, finding, initialize_params, result_with, short,
+    CaseResult, Conn, Evidence, MAX_REOPENS, Mark, Options, Reply, Revision, Session, Target,
+    ToolCalls, Verdict, finding, initialize_params, result_with, short,
+    table::{DISCOVER, INITIALIZE, UNKNOWN_VERSION},
 };
+use crate::dialects::mcp::rules::{MCP_DISCOVER, MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED};
 
 /// A session being opened: its connection, the results of the handshake
 /// so far, and what is negotiated.

@@ -8,10 +8,12 @@
 use serde_json::{Map, Value, json};
 
 use super::{
-    Check, Evidence, MCP_DECLARED_METHOD, MCP_PROMPTS_MISSING_ARGUMENT, MCP_SCHEMA, PROMPTS_GET,
-    PROMPTS_MISSING_ARGUMENT, RESOURCES_READ, RESOURCES_SUBSCRIBE, Reply, Session, TEMPLATES_READ,
-    Verdict, finding, short,
+    Check, Evidence, Reply, Session, Verdict, finding, short,
+    table::{
+        PROMPTS_GET, PROMPTS_MISSING_ARGUMENT, RESOURCES_READ, RESOURCES_SUBSCRIBE, TEMPLATES_READ,
+    },
 };
+use crate::dialects::mcp::rules::{MCP_DECLARED_METHOD, MCP_PROMPTS_MISSING_ARGUMENT, MCP_SCHEMA};
 
 /// At most this many resources read, prompts got, values completed.
 const MAX_READS: usize = 4;
