@@ -12,7 +12,7 @@ use toml::Spanned;
 mod defs;
 
 pub(crate) use defs::PreambleDef;
-use defs::*;
+use defs::{FileDef, step_from};
 
 // The loading every role's case files share.
 pub use crate::shipped::builtin_files;
@@ -455,7 +455,7 @@ pub fn builtin() -> Result<Vec<Case>, LoadError> {
 
 #[cfg(test)]
 mod tests {
-    use super::substitute;
+    use super::defs::substitute;
 
     #[test]
     fn repeat_substitutes_n_but_not_markers() {

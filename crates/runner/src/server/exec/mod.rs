@@ -30,10 +30,13 @@ mod observed;
 mod received;
 mod run;
 
-use dialect::*;
+use dialect::with_preamble;
 pub use dialect::{no_batches, not_applicable};
-use grade::*;
-use run::*;
+// What the files of exec/ take from one another through this module.
+use grade::{
+    framing_evidence, grade_step, initiated, null_capacity, owner_step, reply_ids, request_ids,
+};
+use run::{Got, MAX_SHOWN, Run, is_json};
 
 use crate::{
     budget::Budget,
