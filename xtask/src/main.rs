@@ -8,6 +8,7 @@ mod cflite;
 mod fuzz;
 mod matrix;
 mod package;
+mod test;
 
 use std::{
     env, fs,
@@ -42,10 +43,11 @@ const CI_STEPS: &[Step] = &[
             "warnings",
         ],
     },
+    // `cargo test --workspace`, two test binaries at a time (`test.rs`).
     Step {
         name: "test",
-        program: "cargo",
-        args: &["test", "--workspace"],
+        program: "xtask",
+        args: &["test"],
     },
     // Criterion runs each bench once, on 1 MiB workloads, when it is not
     // given `--bench`: the benches compile and run, in the test profile the
@@ -117,6 +119,8 @@ commands:
   ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke,
           cflite build),
           stopping at the first failure
+  test    the workspace's tests (`cargo test --workspace`), two test binaries at a time,
+          those that time a scripted peer alone
   rules   regenerate docs/rules.md from the rule registry (every role) and docs/mcp.md
   fuzz [TARGET] [--time SECS] [--jobs N] [--asan] [--dev]
           run the cargo-fuzz targets (all, 60 s each by default, N at a time)
@@ -155,6 +159,7 @@ fn main() -> ExitCode {
         Some("matrix") => matrix::matrix(&root, &args[1..]),
         Some("cflite-build") => cflite::cflite_build(&root, &args[1..]),
         Some("package") => package::package(&root, &args[1..]),
+        Some("test") => test::test(&root),
         Some("help" | "--help" | "-h") => {
             print!("{USAGE}");
             ExitCode::SUCCESS
@@ -183,7 +188,11 @@ fn ci(root: &Path) -> ExitCode {
         for build in background.iter_mut().filter(|b| b.before == step.name) {
             build.wait();
         }
-        let status = Command::new(step.program)
+        let program = match step.program {
+            "xtask" => env::current_exe().unwrap_or_else(|_| "xtask".into()),
+            other => PathBuf::from(other),
+        };
+        let status = Command::new(program)
             .args(step.args)
             .current_dir(root)
             .status();
