@@ -52,8 +52,10 @@ fn reference_target(
         let name = f.framing().name();
         argv.extend(["--framing".into(), name.into()]);
     }
+    // The default dialect's reference needs no flag.
+    let found = rpcspec::dialects::find(dialect).filter(|_| dialect != "jsonrpc2");
     if role == Role::Client {
-        if matches!(dialect, "mcp" | "lsp" | "claude" | "codex-exec" | "codex") {
+        if found.is_some_and(|(d, _)| d.play.is_some()) {
             argv.extend(["--dialect".into(), dialect.into()]);
         }
         argv.extend(["--".into(), rpcspec::client::run::PLACEHOLDER.into()]);
@@ -66,10 +68,7 @@ fn reference_target(
             argv.extend(["--permission-prompt-tool".into(), "stdio".into()]);
         }
     }
-    // The default dialect's reference needs no flag.
-    let referenced =
-        rpcspec::dialects::find(dialect).is_some_and(|(d, _)| d.serve.reference.is_some());
-    if role == Role::Server && dialect != "jsonrpc2" && referenced {
+    if role == Role::Server && found.is_some_and(|(d, _)| d.serve.reference.is_some()) {
         argv.extend(["--dialect".into(), dialect.into()]);
     }
     Ok(Target { argv })

@@ -169,210 +169,23 @@ pub fn run_scenario(
         halt.apply(&mut result);
         return result;
     }
-    let listener = match Listener::new() {
-        Ok(l) => l,
-        Err(e) => {
-            result.evidence.push(Evidence::note(
-                Verdict::Error,
-                format!("cannot make the peer's socket: {e}"),
-            ));
-            result.settle();
-            return result;
-        }
-    };
-    let mut server: Vec<OsString> = vec![
-        peer.as_os_str().to_owned(),
-        "peer".into(),
-        "--connect".into(),
-        listener.path().into_os_string(),
-    ];
-    // An SDK starts its CLI from one path: a launcher stands for it.
-    let cli = sc.protocol.play().cli;
-    let launcher = cli.map(|c| (c.command, (c.launcher)(peer, &listener.path())));
-    if let Some((name, text)) = launcher {
-        let path = listener.path().with_file_name(name);
-        match crate::target::write_executable(&path, text.as_bytes()) {
-            Ok(()) => server = vec![path.into_os_string()],
+    let (listener, mut drive, mut script, mut canary) =
+        match start(sc, framing, client, peer, budget, started) {
+            Ok(started) => started,
             Err(e) => {
-                result.evidence.push(Evidence::note(
-                    Verdict::Error,
-                    format!("cannot write the CLI's launcher {}: {e}", path.display()),
-                ));
+                result.evidence.push(*e);
                 result.settle();
                 return result;
             }
-        }
-    }
-    let server_json = serde_json::to_string(
-        &server
-            .iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>(),
-    )
-    .expect("strings serialize");
-    let target = Target {
-        argv: client_argv(&client.argv, &server),
-    };
-    let mut drive = match Drive::spawn_with(&target, &[(SERVER_ENV, &server_json)], budget) {
-        Ok(d) => d,
-        Err(e) => {
-            result.evidence.push(*e);
-            result.settle();
-            return result;
-        }
-    };
-    let mut script = match cli {
-        Some(c) => Script::Cli((c.script)(sc)),
-        None => Script::Rpc(Box::new(Server::new(sc, started, framing))),
-    };
-    // A `$ref` to a listener on the loopback address: a fetch is a hit.
-    let mut canary = None;
-    if sc.twist == Some(Twist::NetworkRef)
-        && let Script::Rpc(server) = &mut script
-    {
-        match Canary::bind() {
-            Ok(c) => {
-                server.set_canary(c.url());
-                canary = Some(c);
-            }
-            Err(e) => {
-                result.evidence.push(Evidence::note(
-                    Verdict::Error,
-                    format!("cannot listen on the loopback address for the canary: {e}"),
-                ));
-                result.settle();
-                return result;
-            }
-        }
-    }
-    let mut seen = Seen {
-        reports: Vec::new(),
-        report_problems: Vec::new(),
-        client_lines: Vec::new(),
-        client_problems: Vec::new(),
-        sent: Vec::new(),
-        received: Vec::new(),
-        evidence: Vec::new(),
-    };
-    let kept = budget.kept_bytes();
-    let mut reports = Capture::new(Framing::ndjson());
-    let mut from_client = Capture::new(framing.clone());
-    let mut client_meter = Meter::new(budget);
-    let mut link: Option<Link> = None;
-    let mut deadline = started + limits.startup;
-    let (mut exit, mut closed, mut timed_out) = (None::<ExitStatus>, false, false);
-    let (mut peer_gone, mut peer_eof) = (false, false);
-    let mut ended_at: Option<Instant> = None;
-    let mut exited_at: Option<Instant> = None;
-    loop {
-        let now = Instant::now();
-        if link.is_none()
-            && let Some(l) = listener.accept()
-        {
-            link = Some(l);
-            deadline = now + limits.timeout;
-        }
-        if let Some(l) = &link {
-            while let Some(ev) = l.try_next() {
-                let at = drive.elapsed();
-                let orders = match ev {
-                    FromPeer::Hello(_) => Vec::new(),
-                    FromPeer::Args(args) => match &mut script {
-                        Script::Cli(c) => c.on_args(args, at),
-                        Script::Rpc(_) => Vec::new(),
-                    },
-                    FromPeer::Input(mut bytes) => {
-                        let cap = client_meter.take(&mut bytes);
-                        let mut orders = Vec::new();
-                        if let Script::Cli(c) = &mut script {
-                            c.on_input(&bytes);
-                        }
-                        from_client.push(&bytes, at, |a| {
-                            on_client_event(a, kept, &mut seen, &mut script, &mut orders)
-                        });
-                        if let Some(cap) = cap {
-                            seen.evidence.push(Evidence::flood(
-                                format!("the client wrote more than {cap} to its server; stopped"),
-                                budget,
-                            ));
-                            drive.kill();
-                        }
-                        orders
-                    }
-                    FromPeer::Eof => {
-                        peer_eof = !peer_gone;
-                        let mut orders = Vec::new();
-                        from_client.finish(at, |a| {
-                            on_client_event(a, kept, &mut seen, &mut script, &mut orders)
-                        });
-                        orders.extend(script.on_eof(at));
-                        orders
-                    }
-                    FromPeer::Exiting(_) => {
-                        if let Script::Cli(c) = &mut script {
-                            c.on_exiting(at);
-                        }
-                        Vec::new()
-                    }
-                    FromPeer::Gone => {
-                        peer_gone = true;
-                        Vec::new()
-                    }
-                };
-                send(l, orders, at, kept, &mut seen.sent);
-            }
-            let at = drive.elapsed();
-            if script.next_due().is_some_and(|due| due <= at) {
-                let orders = script.on_tick(at);
-                send(l, orders, at, kept, &mut seen.sent);
-            }
-        }
-        // A descendant may hold the adapter's stdout open after it exited:
-        // what it reported by then is what counts.
-        let stdout_done = closed || exited_at.is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
-        if stdout_done && exit.is_some() {
-            let end = *ended_at.get_or_insert(now);
-            let grace = if cli.is_some_and(|c| c.lingers) && !peer_eof {
-                CLI_GRACE
-            } else {
-                PEER_GRACE
-            };
-            if peer_gone || link.is_none() || now >= end + grace {
-                break;
-            }
-        }
-        if let Some(c) = &mut canary {
-            c.poll();
-        }
-        if now >= deadline {
-            timed_out = true;
-            break;
-        }
-        let wait = (now + POLL).min(deadline);
-        match drive.next(wait) {
-            Some(Msg::Stdout(bytes)) => {
-                reports.push(&bytes, drive.elapsed(), |a| on_report(a.event, &mut seen));
-            }
-            Some(Msg::StdoutClosed) => {
-                closed = true;
-                reports.finish(drive.elapsed(), |a| on_report(a.event, &mut seen));
-            }
-            Some(Msg::Exited(status)) => {
-                exit = Some(status);
-                exited_at = Some(Instant::now());
-            }
-            Some(_) => {}
-            None => {}
-        }
-        if let Some(flood) = drive.take_flood() {
-            seen.evidence.push(flood);
-        }
-    }
+        };
+    let lingers = sc.protocol.play().cli.is_some_and(|c| c.lingers);
+    let mut play = Play::new(framing, limits, budget, started, lingers);
+    play.run(&listener, &mut drive, &mut script, &mut canary);
     let canary_seen = canary.as_mut().map(|c| (c.count, c.finish()));
-    let connected = link.is_some();
+    let connected = play.link.is_some();
     if connected {
         readiness.heard();
-    } else if timed_out && exit.is_none() {
+    } else if play.timed_out && play.exit.is_none() {
         // A client that starts no server on its first runs starts none.
         readiness.unheard(Halt {
             verdict: Verdict::Timeout,
@@ -385,17 +198,25 @@ pub fn run_scenario(
         });
     }
     if connected && listener.accept().is_some() {
-        seen.evidence.push(Evidence::note(
+        play.seen.evidence.push(Evidence::note(
             Verdict::Pass,
             "the client started its server more than once: only the first one was scripted".into(),
         ));
     }
-    if timed_out {
+    if play.timed_out {
         drive.kill();
     }
     let stderr = drive.stderr_tail();
-    drop(link);
+    drop(play.link.take());
     drop(drive);
+    let Play {
+        mut seen,
+        exit,
+        timed_out,
+        peer_eof,
+        peer_gone,
+        ..
+    } = play;
     result.exit = exit.map(describe_exit);
     result.stderr = String::from_utf8_lossy(&stderr).into_owned();
     let none = Log::default();
@@ -436,6 +257,293 @@ pub fn run_scenario(
     result.settle();
     result.fit(budget);
     result
+}
+
+/// Everything a scenario needs before it plays: the peer's socket, the
+/// client started with its server's argv (the peer, or a launcher standing
+/// for the dialect's CLI), the script, and the canary of a twist that
+/// needs one.
+fn start<'s>(
+    sc: &'s Scenario,
+    framing: &Framing,
+    client: &Target,
+    peer: &Path,
+    budget: &Budget,
+    started: Instant,
+) -> Result<(Listener, Drive, Script<'s>, Option<Canary>), Box<Evidence>> {
+    let listener = Listener::new().map_err(|e| {
+        Box::new(Evidence::note(
+            Verdict::Error,
+            format!("cannot make the peer's socket: {e}"),
+        ))
+    })?;
+    let mut server: Vec<OsString> = vec![
+        peer.as_os_str().to_owned(),
+        "peer".into(),
+        "--connect".into(),
+        listener.path().into_os_string(),
+    ];
+    // An SDK starts its CLI from one path: a launcher stands for it.
+    let cli = sc.protocol.play().cli;
+    if let Some(c) = cli {
+        let path = listener.path().with_file_name(c.command);
+        let text = (c.launcher)(peer, &listener.path());
+        crate::target::write_executable(&path, text.as_bytes()).map_err(|e| {
+            Box::new(Evidence::note(
+                Verdict::Error,
+                format!("cannot write the CLI's launcher {}: {e}", path.display()),
+            ))
+        })?;
+        server = vec![path.into_os_string()];
+    }
+    let server_json = serde_json::to_string(
+        &server
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>(),
+    )
+    .expect("strings serialize");
+    let target = Target {
+        argv: client_argv(&client.argv, &server),
+    };
+    let drive =
+        Drive::spawn_with(&target, &[(SERVER_ENV, &server_json)], budget).map_err(|e| *e)?;
+    let mut script = match cli {
+        Some(c) => Script::Cli((c.script)(sc)),
+        None => Script::Rpc(Box::new(Server::new(sc, started, framing))),
+    };
+    // A `$ref` to a listener on the loopback address: a fetch is a hit.
+    let mut canary = None;
+    if sc.twist == Some(Twist::NetworkRef)
+        && let Script::Rpc(server) = &mut script
+    {
+        let c = Canary::bind().map_err(|e| {
+            Box::new(Evidence::note(
+                Verdict::Error,
+                format!("cannot listen on the loopback address for the canary: {e}"),
+            ))
+        })?;
+        server.set_canary(c.url());
+        canary = Some(c);
+    }
+    Ok((listener, drive, script, canary))
+}
+
+/// A scenario as it plays: what was seen, and how each side ended.
+struct Play<'b> {
+    limits: Limits,
+    budget: &'b Budget,
+    /// The dialect's CLI lingers ([`super::agent::AgentCli::lingers`]).
+    lingers: bool,
+    seen: Seen,
+    /// The bytes of each write kept for the report.
+    kept: usize,
+    reports: Capture,
+    from_client: Capture,
+    client_meter: Meter,
+    /// The peer, once the client started it.
+    link: Option<Link>,
+    deadline: Instant,
+    exit: Option<ExitStatus>,
+    closed: bool,
+    timed_out: bool,
+    peer_gone: bool,
+    peer_eof: bool,
+    ended_at: Option<Instant>,
+    exited_at: Option<Instant>,
+}
+
+impl<'b> Play<'b> {
+    fn new(
+        framing: &Framing,
+        limits: Limits,
+        budget: &'b Budget,
+        started: Instant,
+        lingers: bool,
+    ) -> Play<'b> {
+        Play {
+            limits,
+            budget,
+            lingers,
+            seen: Seen {
+                reports: Vec::new(),
+                report_problems: Vec::new(),
+                client_lines: Vec::new(),
+                client_problems: Vec::new(),
+                sent: Vec::new(),
+                received: Vec::new(),
+                evidence: Vec::new(),
+            },
+            kept: budget.kept_bytes(),
+            reports: Capture::new(Framing::ndjson()),
+            from_client: Capture::new(framing.clone()),
+            client_meter: Meter::new(budget),
+            link: None,
+            deadline: started + limits.startup,
+            exit: None,
+            closed: false,
+            timed_out: false,
+            peer_gone: false,
+            peer_eof: false,
+            ended_at: None,
+            exited_at: None,
+        }
+    }
+
+    /// Plays until the adapter and the peer have both ended, or the
+    /// deadline passes (from the spawn to the peer's connection, then from
+    /// there to the adapter's exit).
+    fn run(
+        &mut self,
+        listener: &Listener,
+        drive: &mut Drive,
+        script: &mut Script<'_>,
+        canary: &mut Option<Canary>,
+    ) {
+        loop {
+            let now = Instant::now();
+            if self.link.is_none()
+                && let Some(l) = listener.accept()
+            {
+                self.link = Some(l);
+                self.deadline = now + self.limits.timeout;
+            }
+            self.relay(drive, script);
+            if self.ended(now) {
+                break;
+            }
+            if let Some(c) = canary {
+                c.poll();
+            }
+            if now >= self.deadline {
+                self.timed_out = true;
+                break;
+            }
+            self.adapter(drive, (now + POLL).min(self.deadline));
+        }
+    }
+
+    /// Hands the script what the peer relayed and what fell due, and the
+    /// peer the script's orders.
+    fn relay(&mut self, drive: &mut Drive, script: &mut Script<'_>) {
+        let Some(link) = self.link.take() else {
+            return;
+        };
+        while let Some(ev) = link.try_next() {
+            let at = drive.elapsed();
+            let orders = self.on_peer(ev, at, drive, script);
+            send(&link, orders, at, self.kept, &mut self.seen.sent);
+        }
+        let at = drive.elapsed();
+        if script.next_due().is_some_and(|due| due <= at) {
+            let orders = script.on_tick(at);
+            send(&link, orders, at, self.kept, &mut self.seen.sent);
+        }
+        self.link = Some(link);
+    }
+
+    /// The script's orders for one event of the peer's.
+    fn on_peer(
+        &mut self,
+        ev: FromPeer,
+        at: Duration,
+        drive: &mut Drive,
+        script: &mut Script<'_>,
+    ) -> Vec<ToPeer> {
+        let kept = self.kept;
+        match ev {
+            FromPeer::Hello(_) => Vec::new(),
+            FromPeer::Args(args) => match script {
+                Script::Cli(c) => c.on_args(args, at),
+                Script::Rpc(_) => Vec::new(),
+            },
+            FromPeer::Input(mut bytes) => {
+                let cap = self.client_meter.take(&mut bytes);
+                let mut orders = Vec::new();
+                if let Script::Cli(c) = script {
+                    c.on_input(&bytes);
+                }
+                let seen = &mut self.seen;
+                self.from_client.push(&bytes, at, |a| {
+                    on_client_event(a, kept, seen, script, &mut orders)
+                });
+                if let Some(cap) = cap {
+                    self.seen.evidence.push(Evidence::flood(
+                        format!("the client wrote more than {cap} to its server; stopped"),
+                        self.budget,
+                    ));
+                    drive.kill();
+                }
+                orders
+            }
+            FromPeer::Eof => {
+                self.peer_eof = !self.peer_gone;
+                let mut orders = Vec::new();
+                let seen = &mut self.seen;
+                self.from_client
+                    .finish(at, |a| on_client_event(a, kept, seen, script, &mut orders));
+                orders.extend(script.on_eof(at));
+                orders
+            }
+            FromPeer::Exiting(_) => {
+                if let Script::Cli(c) = script {
+                    c.on_exiting(at);
+                }
+                Vec::new()
+            }
+            FromPeer::Gone => {
+                self.peer_gone = true;
+                Vec::new()
+            }
+        }
+    }
+
+    /// Whether the scenario is over at `now`: the adapter exited, its
+    /// stdout ended (or a descendant held it past [`STDOUT_GRACE`]), and
+    /// the peer is gone or its grace has passed.
+    fn ended(&mut self, now: Instant) -> bool {
+        // A descendant may hold the adapter's stdout open after it exited:
+        // what it reported by then is what counts.
+        let stdout_done = self.closed
+            || self
+                .exited_at
+                .is_some_and(|at: Instant| now >= at + STDOUT_GRACE);
+        if !stdout_done || self.exit.is_none() {
+            return false;
+        }
+        let end = *self.ended_at.get_or_insert(now);
+        let grace = if self.lingers && !self.peer_eof {
+            CLI_GRACE
+        } else {
+            PEER_GRACE
+        };
+        self.peer_gone || self.link.is_none() || now >= end + grace
+    }
+
+    /// Takes what the adapter did until `wait`: a report line, the end of
+    /// its stdout, its exit.
+    fn adapter(&mut self, drive: &mut Drive, wait: Instant) {
+        let seen = &mut self.seen;
+        match drive.next(wait) {
+            Some(Msg::Stdout(bytes)) => {
+                self.reports
+                    .push(&bytes, drive.elapsed(), |a| on_report(a.event, seen));
+            }
+            Some(Msg::StdoutClosed) => {
+                self.closed = true;
+                self.reports
+                    .finish(drive.elapsed(), |a| on_report(a.event, seen));
+            }
+            Some(Msg::Exited(status)) => {
+                self.exit = Some(status);
+                self.exited_at = Some(Instant::now());
+            }
+            Some(_) | None => {}
+        }
+        if let Some(flood) = drive.take_flood() {
+            self.seen.evidence.push(flood);
+        }
+    }
 }
 
 /// Hands the script's orders to the peer, keeping each write for the
