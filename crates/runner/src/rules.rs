@@ -162,15 +162,18 @@ rpcspec_matcher::rule_table! { RUNNER;
 }
 
 /// Every rule: the matcher's, then the core's (framing, processes), then
-/// the roles', then the MCP checks' ([`crate::dialects::mcp::rules`]) and LSP's ([`crate::dialects::lsp::LSP`]), in table
-/// order.
+/// the roles', then each dialect's own (`Descriptor::rules`: MCP's checks,
+/// LSP's), in table order.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
+    let dialects = crate::dialects::DIALECTS
+        .iter()
+        .filter_map(|d| d.rules)
+        .flat_map(|own| (own.table)());
     MATCHER
         .iter()
         .chain(CORE)
         .chain(RUNNER)
-        .chain(crate::dialects::mcp::rules::MCP)
-        .chain(crate::dialects::lsp::LSP)
+        .chain(dialects)
         .copied()
 }
 
@@ -182,20 +185,17 @@ pub fn by_id(id: &str) -> Option<&'static Rule> {
 /// Where a rule is checked, besides the cases that name it: in words, by
 /// the area of its id.
 pub fn checked_on(rule: &Rule) -> &'static str {
+    let own = crate::dialects::DIALECTS
+        .iter()
+        .filter_map(|d| d.rules)
+        .find(|own| (own.table)().iter().any(|r| r.id == rule.id));
+    if let Some(own) = own {
+        return (own.checked_on)(rule);
+    }
     let area = rule.id.split_once('.').map_or(rule.id, |(a, _)| a);
     match area {
         "json" | "message" | "request" | "response" | "error" | "batch" | "session" | "limit" => {
             "every message a server writes, in every server case (`--role server`), and `rpcspec check --rpc`"
-        }
-        "mcp" if rule.id.starts_with("mcp.progress.") => {
-            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), and `rpcspec check --rpc mcp` on a transcript"
-        }
-        "mcp"
-            if crate::dialects::mcp::rules::MCP
-                .iter()
-                .any(|r| r.id == rule.id) =>
-        {
-            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), gated on what the server declares"
         }
         "mcp" => {
             "every message, in every server case with `--dialect mcp`, and `rpcspec check --rpc mcp`"
@@ -233,13 +233,6 @@ pub fn checked_on(rule: &Rule) -> &'static str {
             "every line a target writes, in every server and producer case, and `rpcspec check`"
         }
         "process" => "every process rpcspec starts, in every role",
-        "lsp" if rule.id == "lsp.shape" => {
-            "the server case `lsp/messages/shapes` (`rpcspec run --dialect lsp`), every LSP client scenario (`--role client --dialect lsp`), and `rpcspec check --rpc lsp`"
-        }
-        "lsp" if rule.id.starts_with("lsp.client-") => {
-            "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"
-        }
-        "lsp" => "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)",
         "codex" if rule.id.starts_with("codex.host-") => {
             "the Codex host scenarios (`--role client --dialect codex`, `client/codex/…`), on what the host writes to the app-server rpcspec plays"
         }

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use rpcspec_matcher::Dialect;
+use rpcspec_matcher::{Dialect, Rule};
 
 use crate::{
     capture::Framing,
@@ -97,6 +97,19 @@ pub struct Descriptor {
     /// What the client role does in it; `None` where the role does not
     /// take it.
     pub play: Option<Playing>,
+    /// Its own rules (`rule_table!`), listed by `rpcspec rules` after the
+    /// engines', and where each is checked; `None`: its rules are the
+    /// engines'.
+    pub rules: Option<OwnRules>,
+}
+
+/// A dialect's own rules, and where each is checked.
+#[derive(Debug, Clone, Copy)]
+pub struct OwnRules {
+    /// Its table.
+    pub table: fn() -> &'static [&'static Rule],
+    /// Where a rule of the table is checked, in words.
+    pub checked_on: fn(&Rule) -> &'static str,
 }
 
 /// What the server role asks of a plain JSON-RPC target that never
@@ -149,6 +162,7 @@ pub static DIALECTS: &[Descriptor] = &[
         check: Checking::PLAIN,
         serve: JSONRPC_SERVING,
         play: Some(Playing::PLAIN),
+        rules: None,
     },
     Descriptor {
         name: "lenient",
@@ -172,6 +186,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ..JSONRPC_SERVING
         },
         play: None,
+        rules: None,
     },
     Descriptor {
         name: "codex",
@@ -206,6 +221,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ..Serving::PLAIN
         },
         play: Some(codex::PLAYING),
+        rules: None,
     },
     Descriptor {
         name: "codex-exec",
@@ -222,6 +238,7 @@ pub static DIALECTS: &[Descriptor] = &[
         check: Checking::PLAIN,
         serve: Serving::PLAIN,
         play: Some(codex_exec::PLAYING),
+        rules: None,
     },
     Descriptor {
         name: "mcp",
@@ -234,6 +251,7 @@ pub static DIALECTS: &[Descriptor] = &[
         check: mcp::CHECKING,
         serve: mcp::SERVING,
         play: Some(mcp::PLAYING),
+        rules: Some(mcp::rules::OWN),
     },
     Descriptor {
         name: "lsp",
@@ -246,6 +264,7 @@ pub static DIALECTS: &[Descriptor] = &[
         check: lsp::CHECKING,
         serve: lsp::SERVING,
         play: Some(lsp::PLAYING),
+        rules: Some(lsp::OWN),
     },
     Descriptor {
         name: "claude",
@@ -270,6 +289,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ..Serving::PLAIN
         },
         play: Some(claude::PLAYING),
+        rules: None,
     },
     Descriptor {
         name: "events",
@@ -294,6 +314,7 @@ pub static DIALECTS: &[Descriptor] = &[
             ..Serving::PLAIN
         },
         play: None,
+        rules: None,
     },
 ];
 

@@ -9,6 +9,7 @@ use rpcspec_matcher::{Id, IdMatch, Rule};
 use serde_json::Value;
 
 use crate::dialects::{
+    OwnRules,
     directions::{Directions, Sender},
     serving::{Batches, Call, Serving, UNKNOWN_PROBE, Wrote},
 };
@@ -167,6 +168,20 @@ pub const CHECKING: crate::dialects::Checking = crate::dialects::Checking {
     lanes: ("client", "language server"),
     shapes: Some((&LSP_SHAPE, shapes)),
     ..crate::dialects::Checking::PLAIN
+};
+
+/// LSP's own rules, and where each is checked.
+pub const OWN: OwnRules = OwnRules {
+    table: || LSP,
+    checked_on: |rule| {
+        if rule.id == "lsp.shape" {
+            "the server case `lsp/messages/shapes` (`rpcspec run --dialect lsp`), every LSP client scenario (`--role client --dialect lsp`), and `rpcspec check --rpc lsp`"
+        } else if rule.id.starts_with("lsp.client-") {
+            "every LSP client scenario (`--role client --dialect lsp`), on what the language client writes"
+        } else {
+            "the `lsp/…` server cases that name it (`rpcspec run --dialect lsp`)"
+        }
+    },
 };
 
 rpcspec_matcher::rule_table! { LSP;

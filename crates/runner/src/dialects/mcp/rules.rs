@@ -7,6 +7,20 @@
 //! and where the specification only describes (an example, a list of
 //! "issues like"), the rule is SHOULD and says so.
 
+use crate::dialects::OwnRules;
+
+/// MCP's own rules, and where each is checked.
+pub const OWN: OwnRules = OwnRules {
+    table: || MCP,
+    checked_on: |rule| {
+        if rule.id.starts_with("mcp.progress.") {
+            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), and `rpcspec check --rpc mcp` on a transcript"
+        } else {
+            "the MCP checks (`rpcspec run --dialect mcp`, cases `mcp/…`), gated on what the server declares"
+        }
+    },
+};
+
 rpcspec_matcher::rule_table! { MCP;
     MCP_SCHEMA = "mcp.schema", Must,
         "MCP 2025-06-18, 2025-11-25, 2026-07-28 schema.json (the schema of the revision)",
