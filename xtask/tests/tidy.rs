@@ -127,7 +127,6 @@ const DEBT: &[(&str, &str)] = &[
     ),
     ("dialect-code-in-engine", "runner/src/fuzz/mcp.rs"),
     ("dialect-in-engine", "runner/src/client/script.rs (3)"),
-    ("dialect-in-engine", "runner/src/client/load.rs (3)"),
     ("dialect-in-engine", "runner/src/fuzz/mod.rs (2)"),
     (
         "dialect-in-engine",

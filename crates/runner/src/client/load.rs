@@ -14,7 +14,7 @@ use super::{
 };
 use crate::{
     casefile::{self, LoadError, Meta},
-    dialects::{Peer, Playing},
+    dialects::Playing,
 };
 
 /// Loads the scenarios of one file, given its path relative to the cases
@@ -359,11 +359,25 @@ fn others_fields(
     d: &ScenarioDef,
     span: Range<usize>,
 ) -> Result<Option<Twist>, LoadError> {
-    if let Some(a) = d.ask_if.as_ref().filter(|_| protocol.peer() != Peer::Lsp) {
-        return Err(at.err(
-            a.span(),
-            "`ask_if` belongs to LSP scenarios (client/lsp/)".into(),
-        ));
+    let set = [
+        ("ask_if", d.ask_if.as_ref().map(Spanned::span)),
+        ("version", d.version.as_ref().map(|_| span)),
+        ("twist", d.twist.as_ref().map(Spanned::span)),
+    ];
+    for (field, span) in set.into_iter().filter_map(|(f, s)| Some((f, s?))) {
+        let owner = crate::dialects::DIALECTS
+            .iter()
+            .filter_map(|d| d.play.as_ref())
+            .find(|p| p.fields.contains(&field));
+        if let Some(owner) = owner.filter(|p| p.folder != protocol.play().folder) {
+            return Err(at.err(
+                span,
+                format!(
+                    "`{field}` belongs to {} scenarios ({})",
+                    owner.label, owner.folder
+                ),
+            ));
+        }
     }
     if let Some(a) = d.ask_if.as_ref().filter(|a| !a.get_ref().starts_with('/')) {
         return Err(at.err(
@@ -371,24 +385,16 @@ fn others_fields(
             "`ask_if` is a JSON pointer into the initialize params: `/capabilities/…`".into(),
         ));
     }
-    if protocol.peer() != Peer::Mcp && d.version.is_some() {
-        return Err(at.err(
-            span,
-            "`version` belongs to MCP scenarios (client/mcp/)".into(),
-        ));
-    }
-    match &d.twist {
-        Some(t) if protocol.peer() != Peer::Mcp => Err(at.err(
-            t.span(),
-            "`twist` belongs to MCP scenarios (client/mcp/)".into(),
-        )),
-        Some(t) => Twist::named(t.get_ref()).map(Some).ok_or_else(|| {
-            let names: Vec<&str> = Twist::ALL.iter().map(|(n, _)| *n).collect();
-            at.err(
-                t.span(),
-                format!("twist `{}` is not one of {}", t.get_ref(), names.join(", ")),
-            )
-        }),
-        None => Ok(None),
-    }
+    d.twist
+        .as_ref()
+        .map(|t| {
+            Twist::named(t.get_ref()).ok_or_else(|| {
+                let names: Vec<&str> = Twist::ALL.iter().map(|(n, _)| *n).collect();
+                at.err(
+                    t.span(),
+                    format!("twist `{}` is not one of {}", t.get_ref(), names.join(", ")),
+                )
+            })
+        })
+        .transpose()
 }

@@ -351,3 +351,41 @@ fn knobs_of_one_framing_are_refused_in_another() {
     }
     load("crlf = true\nframing = \"ndjson\"").unwrap();
 }
+
+/// A field only one dialect's scenarios take is refused in another's, the
+/// error naming its dialect and pointing at it.
+#[test]
+fn a_field_of_another_dialect_is_refused_where_it_is() {
+    let load = |file: &str, toml: &str| {
+        let text = format!("[[scenario]]\nname = \"s\"\ntitle = \"t\"\nsection = \"x\"\n{toml}\n");
+        load_str(Path::new(file), &text)
+    };
+    let e = load("client/t.toml", "version = \"2025-06-18\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`version` belongs to MCP scenarios (client/mcp/)"),
+        "{e}"
+    );
+    let e = load("client/mcp/t.toml", "ask_if = \"/capabilities/x\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`ask_if` belongs to LSP scenarios (client/lsp/)"),
+        "{e}"
+    );
+    assert!(
+        e.contains(":5:"),
+        "the error points at the field's line: {e}"
+    );
+    let e = load("client/lsp/t.toml", "twist = \"network-ref\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`twist` belongs to MCP scenarios (client/mcp/)"),
+        "{e}"
+    );
+    // In their own dialect they load.
+    assert!(load("client/mcp/t.toml", "version = \"2025-06-18\"").is_ok());
+    assert!(load("client/lsp/t.toml", "ask_if = \"/capabilities/x\"").is_ok());
+}

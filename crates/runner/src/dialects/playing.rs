@@ -31,10 +31,9 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Peer {
     /// A JSON-RPC 2.0 server answering from the scenario and the plain
-    /// series' answers.
+    /// series' answers, or its dialect's backend's (MCP's reference
+    /// server).
     Plain,
-    /// The reference MCP server, behind the scenario's script.
-    Mcp,
     /// The script's language server (LSP's lifecycle and capabilities).
     Lsp,
     /// A scripted Claude Code CLI, started from a launcher.
@@ -80,6 +79,9 @@ pub struct Playing {
     /// The one framing its clients speak, and why (`MCP clients speak
     /// NDJSON (MCP's stdio transport)`); `None`: either framing.
     pub framing: Option<(Framed, &'static str)>,
+    /// The scenario fields only its scenarios take (`version`, `twist`):
+    /// another dialect's scenario that sets one is refused.
+    pub fields: &'static [&'static str],
     /// The peer rpcspec plays.
     pub peer: Peer,
     /// The scripted CLI it plays, where the client starts a command, not a
@@ -120,6 +122,7 @@ impl Playing {
         label: "JSON-RPC",
         steps: &crate::client::STEPS,
         framing: None,
+        fields: &[],
         peer: Peer::Plain,
         cli: None,
         held: |method, _| method == "echo",

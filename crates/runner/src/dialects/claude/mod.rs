@@ -15,6 +15,7 @@ pub const PLAYING: Playing = Playing {
     label: "Claude",
     steps: &crate::client::CLAUDE_STEPS,
     framing: Some((Framed::Ndjson, "Claude's SDKs speak NDJSON (stream-json)")),
+    fields: &[],
     peer: Peer::Claude,
     // the scripted Claude Code CLI: an SDK starts `claude`, and a CLI it leaves running once its adapter exited is a finding.
     cli: Some(AgentCli {

@@ -64,6 +64,7 @@ pub const PLAYING: Playing = Playing {
     label: "Codex host",
     steps: &crate::client::CODEX_STEPS,
     framing: Some((Framed::Ndjson, "Codex's app-server speaks NDJSON")),
+    fields: &[],
     peer: Peer::Codex,
     // the scripted app-server, started as `codex`.
     cli: Some(AgentCli {

@@ -13,6 +13,7 @@ pub const PLAYING: Playing = Playing {
     label: "codex-exec",
     steps: &crate::client::CODEX_EXEC_STEPS,
     framing: Some((Framed::Ndjson, "Codex's exec stream is NDJSON")),
+    fields: &[],
     peer: Peer::CodexExec,
     // the scripted `codex exec`.
     cli: Some(AgentCli {

@@ -22,6 +22,7 @@ pub const PLAYING: Playing = Playing {
         Framed::ContentLength,
         "language clients speak Content-Length framing (LSP's base protocol)",
     )),
+    fields: &["ask_if"],
     peer: Peer::Lsp,
     cli: None,
     held: |method, _| method == "rpcspec/echo",

@@ -27,7 +27,8 @@ pub const PLAYING: Playing = Playing {
         Framed::Ndjson,
         "MCP clients speak NDJSON (MCP's stdio transport)",
     )),
-    peer: Peer::Mcp,
+    fields: &["version", "twist"],
+    peer: Peer::Plain,
     cli: None,
     held: |method, params| {
         method == "tools/call" && params.get("name").and_then(Value::as_str) == Some("echo")
