@@ -126,7 +126,6 @@ const DEBT: &[(&str, &str)] = &[
         "runner/src/client/reference/mcp.rs",
     ),
     ("dialect-code-in-engine", "runner/src/fuzz/mcp.rs"),
-    ("dialect-in-engine", "runner/src/client/script.rs (3)"),
     ("dialect-in-engine", "runner/src/fuzz/mod.rs (2)"),
     (
         "dialect-in-engine",
@@ -139,7 +138,6 @@ const DEBT: &[(&str, &str)] = &[
     ("dialect-in-engine", "runner/src/cli/rules_cmd.rs (1)"),
     ("dialect-in-engine", "runner/src/cli/run_cmd.rs (5)"),
     ("dialect-in-engine", "runner/src/client/agents.rs (3)"),
-    ("dialect-in-engine", "runner/src/client/answers.rs (2)"),
     (
         "dialect-in-engine",
         "runner/src/client/grade/codex_exec.rs (1)",

@@ -8,9 +8,6 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::Protocol;
-use crate::dialects::Peer;
-
 /// What a reply carries.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
@@ -83,7 +80,7 @@ pub(super) fn jsonrpc(method: &str, params: &Value, error: Option<&[u8]>) -> Bod
 /// requests after a shutdown request those requests should error with
 /// InvalidRequest"); MethodNotFound for anything else, `$/` requests
 /// included.
-pub(super) fn lsp(method: &str, params: &Value, shut_down: bool) -> Body {
+pub(crate) fn lsp(method: &str, params: &Value, shut_down: bool) -> Body {
     let result = |v: Value| Body::Result(v.to_string().into_bytes());
     if shut_down {
         return Body::error(-32600, "the server is shut down");
@@ -111,13 +108,13 @@ pub(super) fn lsp(method: &str, params: &Value, shut_down: bool) -> Body {
 /// (at most 10 s); `initialize` [`INITIALIZE_TAKES`], as a server's start
 /// does, so that what a client sends before the result has arrived by
 /// then; `None` for any other call.
-pub(super) fn delay(protocol: Protocol, method: &str, params: &Value) -> Option<Duration> {
-    match (protocol.peer(), method) {
-        (Peer::Lsp, "rpcspec/slow") => {
+pub(crate) fn lsp_delay(method: &str, params: &Value) -> Option<Duration> {
+    match method {
+        "rpcspec/slow" => {
             let ms = params.get("ms").and_then(Value::as_u64).unwrap_or(0);
             Some(Duration::from_millis(ms).min(SLOW_MAX))
         }
-        (Peer::Lsp, "initialize") => Some(INITIALIZE_TAKES),
+        "initialize" => Some(INITIALIZE_TAKES),
         _ => None,
     }
 }

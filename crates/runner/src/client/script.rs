@@ -23,7 +23,6 @@ use serde_json::Value;
 pub use super::answers::{Answer, Body};
 use super::{ASK_WAIT, Decoy, Order, Scenario, answers, peer::ToPeer, twist, writes};
 use crate::capture::Framing;
-use crate::dialects::Peer;
 
 /// How long held `echo` replies wait for more concurrent calls.
 pub const HOLD_WAIT: Duration = Duration::from_millis(300);
@@ -181,8 +180,7 @@ impl<'a> Server<'a> {
                 let params = o.get("params").cloned().unwrap_or(Value::Null);
                 match o.get("id") {
                     Some(id) => self.request(line, method, params, id.to_string(), now, &mut out),
-                    None if self.sc.protocol.peer() == Peer::Lsp
-                        && self.lsp_notification(&method, &params, now, &mut out) => {}
+                    None if self.lifecycle(&method, &params, now, &mut out) => {}
                     None => {
                         let lines = self.backend(line, now);
                         self.emit(lines, &mut out);
@@ -372,41 +370,43 @@ impl<'a> Server<'a> {
         out
     }
 
-    /// LSP: `exit` ends the server (status 0 after `shutdown`, else 1);
-    /// `$/cancelRequest` answers the delayed request it names at once with
-    /// RequestCancelled. Whether it was one of those.
-    fn lsp_notification(
+    /// The dialect's lifecycle notifications ([`crate::dialects::Answers`]):
+    /// the one that ends the server (status 0 after its shutdown request,
+    /// else 1), and the one that cancels a request still waiting, answered
+    /// at once with the dialect's error. Whether it was one of those.
+    fn lifecycle(
         &mut self,
         method: &str,
         params: &Value,
         now: Duration,
         out: &mut Vec<ToPeer>,
     ) -> bool {
-        match method {
-            "exit" => {
-                if self.log.stop.is_none() {
-                    let code = if self.shut_down { 0 } else { 1 };
-                    self.log.stop = Some((now, Stop::Exited(code)));
-                    out.push(ToPeer::Exit(code));
-                }
-                true
+        let Some(answers) = self.sc.protocol.play().answers else {
+            return false;
+        };
+        if answers.shutdown.is_some_and(|(_, end)| end == method) {
+            if self.log.stop.is_none() {
+                let code = if self.shut_down { 0 } else { 1 };
+                self.log.stop = Some((now, Stop::Exited(code)));
+                out.push(ToPeer::Exit(code));
             }
-            "$/cancelRequest" => {
-                let id = params.get("id").map(Value::to_string).unwrap_or_default();
-                self.log.cancelled.push(id.clone());
-                let at = self
-                    .delayed
-                    .iter()
-                    .position(|(_, i)| self.log.answers[*i].id == id);
-                if let Some(at) = at {
-                    let (_, i) = self.delayed.remove(at);
-                    self.log.answers[i].body = Body::error(-32800, "cancelled");
-                    self.reply(i, out);
-                }
-                true
-            }
-            _ => false,
+            return true;
         }
+        let Some((_, code)) = answers.cancel.filter(|(cancel, _)| *cancel == method) else {
+            return false;
+        };
+        let id = params.get("id").map(Value::to_string).unwrap_or_default();
+        self.log.cancelled.push(id.clone());
+        let at = self
+            .delayed
+            .iter()
+            .position(|(_, i)| self.log.answers[*i].id == id);
+        if let Some(at) = at {
+            let (_, i) = self.delayed.remove(at);
+            self.log.answers[i].body = Body::error(code, "cancelled");
+            self.reply(i, out);
+        }
+        true
     }
 
     fn notification(&mut self, out: &mut Vec<ToPeer>) {
@@ -521,7 +521,8 @@ impl<'a> Server<'a> {
             self.delayed.push((now + *d, i));
             return;
         }
-        if let Some(d) = answers::delay(self.sc.protocol, &a.method, &a.params) {
+        let answers = self.sc.protocol.play().answers;
+        if let Some(d) = answers.and_then(|ans| (ans.delay)(&a.method, &a.params)) {
             // Until its time, or its `$/cancelRequest`.
             self.delayed.push((now + d, i));
             return;
@@ -620,7 +621,8 @@ impl<'a> Server<'a> {
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),
         };
-        self.shut_down |= self.sc.protocol.peer() == Peer::Lsp && method == "shutdown";
+        let answers = self.sc.protocol.play().answers;
+        self.shut_down |= answers.is_some_and(|a| a.shutdown.is_some_and(|(m, _)| m == method));
         self.log.answers.push(Answer {
             method,
             params,
@@ -645,9 +647,9 @@ impl<'a> Server<'a> {
         {
             return Body::Result(value.clone());
         }
-        match self.sc.protocol.peer() {
-            Peer::Lsp => answers::lsp(method, params, self.shut_down),
-            _ => answers::jsonrpc(method, params, self.sc.error.as_deref()),
+        match self.sc.protocol.play().answers {
+            Some(a) => (a.body)(method, params, self.shut_down),
+            None => answers::jsonrpc(method, params, self.sc.error.as_deref()),
         }
     }
 

@@ -28,7 +28,7 @@ pub mod serving;
 
 pub use checking::Checking;
 pub use directions::{Directions, Sender};
-pub use playing::{Peer, Playing};
+pub use playing::{Answers, Peer, Playing};
 pub use serving::{Batches, Call, Serving, Unreadable};
 
 /// Which commands and roles take a dialect.

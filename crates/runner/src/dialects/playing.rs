@@ -7,6 +7,7 @@ use std::{
     collections::HashMap,
     ffi::OsString,
     io::{self, Write},
+    time::Duration,
 };
 
 use rpcspec_matcher::Dialect;
@@ -20,7 +21,7 @@ use crate::{
         agent::AgentCli,
         grade::{Observed, Outcome},
         reference::Quirk,
-        script::Backend,
+        script::{Backend, Body},
     },
     report::Evidence,
     rules::Rule,
@@ -34,8 +35,6 @@ pub enum Peer {
     /// series' answers, or its dialect's backend's (MCP's reference
     /// server).
     Plain,
-    /// The script's language server (LSP's lifecycle and capabilities).
-    Lsp,
     /// A scripted Claude Code CLI, started from a launcher.
     Claude,
     /// A scripted `codex exec`, started from a launcher.
@@ -64,6 +63,23 @@ pub type Session =
 /// call of `method`, given the client's `initialize` params (`None`: none
 /// came) and the scenario's `ask_if`.
 pub type MayAsk = fn(init: Option<&Value>, method: &str, ask: &str, ask_if: Option<&str>) -> bool;
+
+/// How a dialect's scripted server answers the adapter's series itself
+/// (no backend behind it), and the lifecycle it keeps (LSP's).
+#[derive(Debug, Clone, Copy)]
+pub struct Answers {
+    /// The answer to `method`, once the server has shut down or not.
+    pub body: fn(method: &str, params: &Value, shut_down: bool) -> Body,
+    /// How long the answer to `method` waits, if it does.
+    pub delay: fn(method: &str, params: &Value) -> Option<Duration>,
+    /// The request that shuts the server down (every later request is
+    /// refused), and the notification that ends it: status 0 after that
+    /// request, else 1.
+    pub shutdown: Option<(&'static str, &'static str)>,
+    /// The notification that cancels a request still waiting (its
+    /// `params.id`), and the error code the request is then answered with.
+    pub cancel: Option<(&'static str, i64)>,
+}
 
 /// Everything the client role asks of a dialect.
 #[derive(Debug)]
@@ -108,6 +124,9 @@ pub struct Playing {
     /// A reference server behind the script, answering what the scenario
     /// does not (MCP's).
     pub backend: Option<fn() -> Box<dyn Backend>>,
+    /// How the script answers without a backend; `None`: the plain
+    /// series (`subtract`, `echo`, `fail`).
+    pub answers: Option<Answers>,
     /// When the script may send its own request; `None`: before the first
     /// reply, whatever was declared.
     pub may_ask: Option<MayAsk>,
@@ -132,6 +151,7 @@ impl Playing {
         reported: None,
         session: None,
         backend: None,
+        answers: None,
         may_ask: None,
         reference: |server, framing, _, out| {
             crate::client::reference::run(server, Quirk::None, framing, out)

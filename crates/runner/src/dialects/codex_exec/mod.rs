@@ -31,6 +31,7 @@ pub const PLAYING: Playing = Playing {
     // Its session is its CLI's to grade.
     session: None,
     backend: None,
+    answers: None,
     may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {

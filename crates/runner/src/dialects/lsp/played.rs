@@ -6,11 +6,11 @@ use serde_json::Value;
 use super::LSP_CLIENT_SERVER_REQUEST;
 use crate::{
     client::{
-        answers::may_ask_lsp,
+        answers::{self, may_ask_lsp},
         grade::lsp_session,
         reference::{Quirk, run_lsp},
     },
-    dialects::{Framed, Peer, Playing},
+    dialects::{Answers, Framed, Peer, Playing},
 };
 
 /// What the client role does in LSP.
@@ -23,7 +23,7 @@ pub const PLAYING: Playing = Playing {
         "language clients speak Content-Length framing (LSP's base protocol)",
     )),
     fields: &["ask_if"],
-    peer: Peer::Lsp,
+    peer: Peer::Plain,
     cli: None,
     held: |method, _| method == "rpcspec/echo",
     // LSP's messages are JSON-RPC 2.0's.
@@ -33,6 +33,13 @@ pub const PLAYING: Playing = Playing {
     reported: Some(reported),
     session: Some(|o, _, out| lsp_session(o, out)),
     backend: None,
+    answers: Some(Answers {
+        body: answers::lsp,
+        delay: answers::lsp_delay,
+        shutdown: Some(("shutdown", "exit")),
+        // RequestCancelled.
+        cancel: Some(("$/cancelRequest", -32800)),
+    }),
     may_ask: Some(|init, method, _, ask_if| may_ask_lsp(init, method, ask_if)),
     reference: |server, framing, _, out| run_lsp(server, Quirk::None, framing, out),
 };

@@ -43,6 +43,7 @@ pub const PLAYING: Playing = Playing {
         twists(o, out);
     }),
     backend: Some(|| Box::new(reference::Server::new(Revision::ALL))),
+    answers: None,
     may_ask: Some(may_ask),
     reference: |server, framing, revision, out| match revision.map(str::parse::<Revision>) {
         None => run_mcp(server, Quirk::None, framing, out),
