@@ -185,7 +185,7 @@ fn serve_client(
                 framing.name()
             ));
         }
-        Some((own, _)) => Framing::named(own.name()).expect("a dialect's framing has a name"),
+        Some((own, _)) => own.framing(),
         None => framing.clone(),
     };
     match (play.reference)(&argv, &framing, revision, &mut io::stdout().lock()) {

@@ -59,9 +59,7 @@ impl Clients {
                     asked.name()
                 )));
             }
-            (Some((own, _)), _) => {
-                Framing::named(own.name()).expect("a dialect's framing has a name")
-            }
+            (Some((own, _)), _) => own.framing(),
             (None, asked) => asked.unwrap_or_else(Framing::ndjson),
         };
         if !plans.is_empty() {

@@ -521,8 +521,8 @@ impl<'a> Server<'a> {
             self.delayed.push((now + *d, i));
             return;
         }
-        let answers = self.sc.protocol.play().answers;
-        if let Some(d) = answers.and_then(|ans| (ans.delay)(&a.method, &a.params)) {
+        let own = self.sc.protocol.play().answers;
+        if let Some(d) = own.and_then(|own| (own.delay)(&a.method, &a.params)) {
             // Until its time, or its `$/cancelRequest`.
             self.delayed.push((now + d, i));
             return;
@@ -621,8 +621,8 @@ impl<'a> Server<'a> {
             Some(_) => Body::error(-32603, "no reply yet"),
             None => self.body(&method, &params),
         };
-        let answers = self.sc.protocol.play().answers;
-        self.shut_down |= answers.is_some_and(|a| a.shutdown.is_some_and(|(m, _)| m == method));
+        let own = self.sc.protocol.play().answers;
+        self.shut_down |= own.is_some_and(|own| own.shutdown.is_some_and(|(m, _)| m == method));
         self.log.answers.push(Answer {
             method,
             params,

@@ -61,6 +61,14 @@ impl Framed {
         }
     }
 
+    /// The framing, with its defaults.
+    pub fn framing(self) -> Framing {
+        match self {
+            Framed::Ndjson => Framing::ndjson(),
+            Framed::ContentLength => Framing::content_length(),
+        }
+    }
+
     /// What its messages are, in a sentence: "… are NDJSON".
     pub fn described(self) -> &'static str {
         match self {
@@ -321,10 +329,7 @@ pub static DIALECTS: &[Descriptor] = &[
 impl Descriptor {
     /// The framing its peers speak by default.
     pub fn framing(&self) -> Framing {
-        match self.framing {
-            Framed::Ndjson => Framing::ndjson(),
-            Framed::ContentLength => Framing::content_length(),
-        }
+        self.framing.framing()
     }
 
     /// Its names as a user writes them: `mcp`, `mcp@REVISION`.

@@ -15,30 +15,24 @@ pub const PLAYING: Playing = Playing {
     label: "Claude",
     steps: &crate::client::CLAUDE_STEPS,
     framing: Some((Framed::Ndjson, "Claude's SDKs speak NDJSON (stream-json)")),
-    fields: &[],
     peer: Peer::Claude,
-    // the scripted Claude Code CLI: an SDK starts `claude`, and a CLI it leaves running once its adapter exited is a finding.
+    // An SDK starts `claude`; a CLI it leaves running once its adapter
+    // exited is a finding. Its session is the CLI's to grade.
     cli: Some(AgentCli {
         command: "claude",
         launcher: claude::launcher,
         script: |sc| Box::new(claude::script::Cli::new(sc)),
         lingers: true,
     }),
-    held: |method, _| method == "echo",
     messages: Some(|| Dialect::Claude),
     server_request: None,
     // A scenario of SHOULD feeds the SDK a malformed control request: the
     // response it makes of it is judged at that level.
     scenario_level: &["claude.control-response"],
-    reported: None,
-    // Its session is its CLI's to grade.
-    session: None,
-    backend: None,
-    answers: None,
-    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{SdkQuirk, run_claude};
         run_claude(cli, SdkQuirk::None, out)
     },
+    ..Playing::PLAIN
 };

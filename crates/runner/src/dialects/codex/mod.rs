@@ -64,29 +64,21 @@ pub const PLAYING: Playing = Playing {
     label: "Codex host",
     steps: &crate::client::CODEX_STEPS,
     framing: Some((Framed::Ndjson, "Codex's app-server speaks NDJSON")),
-    fields: &[],
     peer: Peer::Codex,
-    // the scripted app-server, started as `codex`.
+    // Started as `codex`; its session is the app-server's to grade.
     cli: Some(AgentCli {
         command: "codex",
         launcher: codex::launcher,
         script: |sc| Box::new(codex::script::AppServer::new(sc)),
         lingers: false,
     }),
-    held: |method, _| method == "echo",
     // The app-server's JSON-RPC: `"jsonrpc"` left out.
     messages: Some(|| Dialect::Lenient),
     server_request: None,
-    scenario_level: &[],
-    reported: None,
-    // Its session is its CLI's to grade.
-    session: None,
-    backend: None,
-    answers: None,
-    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{HostQuirk, run_codex_host};
         run_codex_host(cli, HostQuirk::None, out)
     },
+    ..Playing::PLAIN
 };

@@ -13,29 +13,21 @@ pub const PLAYING: Playing = Playing {
     label: "codex-exec",
     steps: &crate::client::CODEX_EXEC_STEPS,
     framing: Some((Framed::Ndjson, "Codex's exec stream is NDJSON")),
-    fields: &[],
     peer: Peer::CodexExec,
-    // the scripted `codex exec`.
+    // Started as `codex`; its session is the CLI's to grade.
     cli: Some(AgentCli {
         command: "codex",
         launcher: codex_exec::launcher,
         script: |sc| Box::new(codex_exec::script::Exec::new(sc)),
         lingers: false,
     }),
-    held: |method, _| method == "echo",
     // A decoder writes its prompt, no messages.
     messages: None,
     server_request: None,
-    scenario_level: &[],
-    reported: None,
-    // Its session is its CLI's to grade.
-    session: None,
-    backend: None,
-    answers: None,
-    may_ask: None,
     // The CLI is its own framing's: NDJSON.
     reference: |cli, _, _, out| {
         use crate::client::reference::{ExecQuirk, run_codex_exec};
         run_codex_exec(cli, ExecQuirk::None, out)
     },
+    ..Playing::PLAIN
 };
