@@ -53,7 +53,7 @@ fn replayed(dir: &std::path::Path, finding: &rpcspec::fuzz::FuzzFinding) -> rpcs
 #[test]
 fn the_reference_server_has_no_finding() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
     let report = fuzz(
         &target("reference"),
         &seeds,
@@ -72,7 +72,7 @@ fn the_reference_server_has_no_finding() {
 #[test]
 fn a_server_with_a_nesting_limit_has_no_finding() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
     let mut found = Vec::new();
     for seed in 1..=5 {
         let report = fuzz(
@@ -95,7 +95,7 @@ fn a_server_with_a_nesting_limit_has_no_finding() {
 #[test]
 fn a_mutant_is_found_and_the_finding_replays() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
     let mutant = target("replies-to-notifications");
     let report = fuzz(&mutant, &seeds, &options(1, 100, dir.path()), &mut |_| {}).unwrap();
     // Its replies to notifications show as replies to notifications, or as
@@ -169,7 +169,7 @@ fn lsp_target(name: &str) -> Target {
 #[test]
 fn the_reference_language_server_has_no_finding() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "lsp");
     let mut found = Vec::new();
     let mut executions = 0;
     for seed in 1..=3 {
@@ -201,7 +201,7 @@ fn the_reference_language_server_has_no_finding() {
 #[test]
 fn a_language_server_counting_characters_is_found_and_the_finding_replays() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "lsp");
     let mutant = lsp_target("length-in-characters");
     let (report, opts) = (1..=20)
         .find_map(|seed| {
@@ -253,13 +253,14 @@ fn kinds(report: &rpcspec::fuzz::FuzzReport) -> Vec<(String, &'static str)> {
 #[test]
 fn persistent_and_fresh_fuzzing_find_the_same() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
-    // `string-id-as-number` first shows its bug at execution 46 (before,
-    // its 40 executions only found it echoing an id beyond 64 bits as a
-    // double, which is NON-STRICT).
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
+    // Under seed 4 each shows its bug by execution 9 (`empty-batch-as-array`
+    // the last); which execution does depends on the seed lines, the
+    // shipped cases' (under seed 3 `string-id-as-number` took 46 before
+    // the ACP cases came, 131 with the jsonrpc2 dialect's lines alone).
     const EXECUTIONS: u64 = 60;
     let run = |name: &str, fresh: bool| {
-        let mut opts = options(3, EXECUTIONS, dir.path());
+        let mut opts = options(4, EXECUTIONS, dir.path());
         opts.run.fresh = fresh;
         // Some mutants leave a request unanswered: a TIMEOUT in a second.
         opts.run.timeout = Duration::from_secs(1);
@@ -294,7 +295,7 @@ fn persistent_and_fresh_fuzzing_find_the_same() {
 #[test]
 fn correct_servers_have_no_finding_on_kept_processes() {
     let dir = tempfile::tempdir().unwrap();
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
     let mut found = Vec::new();
     for name in [
         "reference-out-of-order",
@@ -338,7 +339,7 @@ fn mcp_fuzz(name: &str, seed: u64, executions: u64, out: &std::path::Path) -> Fu
     let target = Target {
         argv: vec![MCP_MUTANT.into(), name.into()],
     };
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "mcp");
     fuzz(&target, &seeds, &opts, &mut |_| {}).unwrap()
 }
 

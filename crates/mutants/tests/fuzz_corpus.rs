@@ -41,7 +41,7 @@ fn run(opts: &FuzzOptions) -> FuzzReport {
 }
 
 fn run_against(target: &Target, opts: &FuzzOptions) -> FuzzReport {
-    let seeds = seed_lines(&cases::builtin().unwrap());
+    let seeds = seed_lines(&cases::builtin().unwrap(), "jsonrpc2");
     fuzz(target, &seeds, opts, &mut |_| {}).unwrap()
 }
 

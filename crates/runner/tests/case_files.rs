@@ -383,6 +383,40 @@ expect_none = true
         line: 6,
         says: "not followed by two hex digits",
     },
+    Broken {
+        what: "a kept value no earlier step keeps",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{"jsonrpc":"2.0","id":1,"method":"new"}'
+keep = { session = "/result/sessionId" }
+expect_any = true
+
+[[case.step]]
+send = '{"jsonrpc":"2.0","id":2,"method":"use","params":{"s":"$kept:sesion"}}'
+expect_any = true
+"#,
+        line: 11,
+        says: "no earlier step of the case keeps `sesion`",
+    },
+    Broken {
+        what: "a kept value's pointer that is no JSON Pointer",
+        text: r#"[[case]]
+name = "x"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{"jsonrpc":"2.0","id":1,"method":"new"}'
+keep = { session = "result.sessionId" }
+expect_any = true
+"#,
+        line: 6,
+        says: "a JSON Pointer into the reply",
+    },
 ];
 
 #[test]
@@ -565,8 +599,13 @@ expect_none = true
     assert_eq!(preambles[0].source.line, 2);
 
     let shipped = cases::builtin_preambles().expect("the shipped preambles load");
-    let dialects: Vec<&str> = shipped.iter().map(|p| p.dialect.as_str()).collect();
-    assert_eq!(dialects, ["mcp", "codex", "lsp"]);
+    // One per dialect with a handshake, each a dialect of the registry.
+    let dialects: BTreeSet<&str> = shipped.iter().map(|p| p.dialect.as_str()).collect();
+    assert_eq!(dialects.len(), shipped.len(), "one preamble per dialect");
+    assert!(dialects.contains("mcp"), "{dialects:?}");
+    for d in &dialects {
+        assert!(rpcspec::dialects::dialect_named(d).is_some(), "{d}");
+    }
     let from_disk = cases::preambles_dir(&spec_cases_dir()).expect("spec-cases/ loads");
     assert_eq!(from_disk.len(), shipped.len());
 }
@@ -588,6 +627,11 @@ fn a_broken_preamble_names_its_line() {
             "[[preamble]]\ndialect = \"mcp\"\ntitle = \"t\"\nsection = \"s\"\n",
             1,
             "no [[preamble.step]]",
+        ),
+        (
+            "[[preamble]]\ndialect = \"mcp\"\ntitle = \"t\"\nsection = \"s\"\n\n[[preamble.step]]\nsend = '{}'\nkeep = { x = \"/result\" }\nexpect_none = true\n",
+            6,
+            "keeps no value",
         ),
     ] {
         let e = match cases::load_str(Path::new(FILE), text) {
@@ -686,4 +730,72 @@ fn only_regular_utf8_files_are_read_as_cases() {
     std::fs::write(&fifo, b"# ok\n[[case]]\nname = \"\xff\"\n").unwrap();
     let e = cases::load_dir(dir.path()).unwrap_err();
     assert_eq!(e.to_string(), "x.toml:3:9: not UTF-8");
+}
+
+/// A step's `keep` takes a value from its reply, and a later step's
+/// `"$kept:NAME"` is that value's JSON text; where the reply lacks it, the
+/// steps that need it are not sent and the case is SKIPPED, saying which.
+#[test]
+fn a_kept_value_is_sent_by_a_later_step_or_the_case_is_skipped() {
+    use rpcspec::{exec::RunOptions, plan::Plan, report::Verdict, run_suite, target::Target};
+    let text = r#"[[case]]
+name = "kept"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "id": 1, "method": "subtract", "params": [42, 23]}'
+expect = '{"jsonrpc": "2.0", "result": 19, "id": 1}'
+keep = { n = "/result" }
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "id": 2, "method": "subtract", "params": ["$kept:n", 9]}'
+expect = '{"jsonrpc": "2.0", "result": 10, "id": 2}'
+
+[[case]]
+name = "missing"
+title = "t"
+section = "s"
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "id": 1, "method": "subtract", "params": [42, 23]}'
+expect = '{"jsonrpc": "2.0", "result": 19, "id": 1}'
+keep = { n = "/result/none" }
+
+[[case.step]]
+send = '{"jsonrpc": "2.0", "id": 2, "method": "subtract", "params": ["$kept:n", 9]}'
+expect = '{"jsonrpc": "2.0", "result": 10, "id": 2}'
+"#;
+    let cases = cases::load_str(Path::new(FILE), text).unwrap();
+    let target = Target {
+        argv: vec![env!("CARGO_BIN_EXE_rpcspec").into(), "serve".into()],
+    };
+    let results = run_suite(
+        &cases,
+        &[Plan::Whole],
+        &target,
+        &RunOptions::default(),
+        1,
+        &|_, _| {},
+    );
+    let kept = &results[0];
+    assert_eq!(kept.verdict, Verdict::Pass, "{kept:#?}");
+    let sent: String = kept
+        .sent
+        .iter()
+        .filter_map(|s| match &s.bytes {
+            rpcspec::report::Bytes::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(sent.contains(r#""params": [19, 9]"#), "{sent}");
+    let missing = &results[1];
+    assert_eq!(missing.verdict, Verdict::Skipped, "{missing:#?}");
+    assert!(
+        missing.evidence.iter().any(|e| e
+            .message
+            .contains("step 2 needs `n`, which no reply to step 1 gave")),
+        "{:#?}",
+        missing.evidence
+    );
 }

@@ -51,7 +51,7 @@ pub(crate) fn fuzz_cmd(args: FuzzArgs) -> u8 {
         Ok(c) => c,
         Err(e) => return fail(&format!("case file error: {e}")),
     };
-    let seeds = rpcspec::fuzz::seed_lines(&builtin);
+    let seeds = rpcspec::fuzz::seed_lines(&builtin, &handshake);
     let target = match startable(Target { argv: args.target }) {
         Ok(t) => t,
         Err(code) => return code,

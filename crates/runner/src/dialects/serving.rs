@@ -18,6 +18,11 @@ pub struct Wrote<'a> {
     pub reply: bool,
     /// The ids it carries, as the matcher read them.
     pub ids: &'a [Id],
+    /// The method of the request of rpcspec's it answers, where a case's
+    /// step sent one with its id.
+    pub answers: Option<&'a str>,
+    /// The step whose window it arrived in.
+    pub window: usize,
 }
 
 /// What a target sent of its own accord, graded by its dialect's rules:
@@ -93,6 +98,12 @@ pub struct Serving {
     /// InitializeResult, the client must not send any additional requests
     /// or notifications"): no barrier after one.
     pub initialize_alone: bool,
+    /// Methods whose requests may take long, and be answered after later
+    /// ones (an ACP agent's `session/new` starts a model session, its
+    /// `session/prompt` plays a turn): after a step that sends one, its
+    /// reply is awaited, up to the case deadline, rather than judged
+    /// missing once the barrier is answered.
+    pub awaited: &'static [&'static str],
     /// The target answers a request it cannot read with an error that
     /// carries a string or integer id, never null: silence to such a
     /// request is no finding of the session (the Codex app-server).
@@ -142,6 +153,7 @@ impl Serving {
         params_always: false,
         answer: None,
         initialize_alone: false,
+        awaited: &[],
         silent_to_unreadable: false,
         initiated: None,
         probe: Some(UNKNOWN_PROBE),

@@ -27,6 +27,7 @@ pub fn as_case(name: &str, scenario: &Scenario, framing: &Framing) -> Case {
         exit: None,
         expect: Expect::Any,
         alternatives: Vec::new(),
+        keep: Vec::new(),
         source: Location {
             file: PathBuf::from("fuzz"),
             line: 0,

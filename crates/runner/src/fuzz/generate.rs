@@ -48,11 +48,16 @@ impl Rng {
     }
 }
 
-/// The lines the shipped cases send: the seed pool for mutation (no
-/// Content-Length header line among them).
-pub fn seed_lines(cases: &[Case]) -> Vec<Vec<u8>> {
+/// The lines the shipped cases of the dialect `handshake` send (those of
+/// every dialect, and its own): the seed pool for mutation (no
+/// Content-Length header line among them). Another dialect's methods would
+/// only be unknown ones here.
+pub fn seed_lines(cases: &[Case], handshake: &str) -> Vec<Vec<u8>> {
     let mut lines = Vec::new();
-    for case in cases {
+    for case in cases
+        .iter()
+        .filter(|c| c.dialect.as_deref().is_none_or(|d| d == handshake))
+    {
         for step in &case.steps {
             match &step.send {
                 Send::Lines(ls) => lines.extend(ls.iter().cloned()),

@@ -83,6 +83,13 @@ pub trait Methods: Send + std::fmt::Debug {
     fn exit(&self) -> Option<i32> {
         None
     }
+
+    /// What it sends of its own before the reply to the call it just
+    /// took (an ACP agent's `session/update` during a turn), each a whole
+    /// message; taken once.
+    fn said(&mut self) -> Vec<Value> {
+        Vec::new()
+    }
 }
 
 /// JSON-RPC 2.0's reference: the §7 examples' methods.
@@ -124,6 +131,12 @@ impl Server {
     /// The status to exit with, once the client has said so (LSP's `exit`).
     pub fn exit(&self) -> Option<i32> {
         self.methods.exit()
+    }
+
+    /// What its methods sent of their own while taking the last line, to
+    /// be written before its reply.
+    pub fn said(&mut self) -> Vec<String> {
+        self.methods.said().iter().map(Value::to_string).collect()
     }
 
     /// The reply to one line, without its `\n`; `None` when nothing is
@@ -354,7 +367,9 @@ pub fn run_framed(
             Input::Unreadable => server.unreadable(),
         };
         exit.set(server.exit());
-        reply
+        let mut out = server.said();
+        out.extend(reply);
+        out
     };
     run_until(input, output, framing, reply, || exit.get())
 }
@@ -368,18 +383,21 @@ pub fn run_with(
     input: impl Read,
     output: impl Write,
     framing: Framing,
-    reply: impl FnMut(Input<'_>) -> Option<String>,
+    mut reply: impl FnMut(Input<'_>) -> Option<String>,
 ) -> io::Result<()> {
-    run_until(input, output, framing, reply, || None).map(|_| ())
+    let replies = move |input: Input<'_>| reply(input).into_iter().collect();
+    run_until(input, output, framing, replies, || None).map(|_| ())
 }
 
-/// [`run_with`], which also ends once `exit` says so (after writing what
-/// was answered before): the status it gives is returned.
+/// [`run_with`] with every message `reply` writes for each it reads
+/// (none, its reply, or what it says before that), which also ends once
+/// `exit` says so (after writing what was answered before): the status it
+/// gives is returned.
 pub fn run_until(
     mut input: impl Read,
     mut output: impl Write,
     framing: Framing,
-    mut reply: impl FnMut(Input<'_>) -> Option<String>,
+    mut reply: impl FnMut(Input<'_>) -> Vec<String>,
     exit: impl Fn() -> Option<i32>,
 ) -> io::Result<Option<i32>> {
     let mut capture = Capture::new(framing.clone());
@@ -407,7 +425,7 @@ pub fn run_until(
                 _ => return,
             },
         };
-        if let Some(text) = reply(input) {
+        for text in reply(input) {
             out.extend_from_slice(&framing.encode(text.as_bytes()));
         }
     };

@@ -80,6 +80,7 @@ pub const SERVING: Serving = Serving {
     params_always: true,
     answer: Some(answer),
     initialize_alone: true,
+    awaited: &[],
     silent_to_unreadable: false,
     initiated: Some(initiated),
     // With `"params": {}`: LSP servers built on pygls

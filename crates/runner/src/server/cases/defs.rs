@@ -109,6 +109,8 @@ pub(super) struct StepDef {
     pub(super) expect_any: bool,
     #[serde(default)]
     pub(super) alternatives: Vec<AltDef>,
+    #[serde(default)]
+    pub(super) keep: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -195,6 +197,18 @@ pub(super) fn step_from(def: StepDef) -> Result<Step, String> {
     if def.close && def.expect_exit.is_some() {
         return Err("a step closes stdin or expects the target to exit, not both".into());
     }
+    for (name, pointer) in &def.keep {
+        if !is_kept_name(name) {
+            return Err(format!(
+                "`keep` names `{name}`: a name is lower case letters, digits and `-`"
+            ));
+        }
+        if !pointer.starts_with('/') {
+            return Err(format!(
+                "`keep.{name}` is `{pointer}`: a JSON Pointer into the reply, starting with `/`"
+            ));
+        }
+    }
     Ok(Step {
         send,
         close: def.close,
@@ -202,12 +216,21 @@ pub(super) fn step_from(def: StepDef) -> Result<Step, String> {
         exit: def.expect_exit,
         expect,
         alternatives,
+        keep: def.keep.into_iter().collect(),
         source: Location {
             file: PathBuf::new(),
             line: 0,
             column: 0,
         },
     })
+}
+
+/// Whether `name` may name a kept value: `[a-z0-9-]+`.
+pub(super) fn is_kept_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// With `unescaped`, `\xNN` in expected messages is unescaped too (the

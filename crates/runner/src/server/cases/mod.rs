@@ -163,8 +163,36 @@ pub struct Step {
     pub expect: Expect,
     /// Other answers, graded differently.
     pub alternatives: Vec<Alternative>,
+    /// Values of its reply kept for later steps (`keep = { session =
+    /// "/result/sessionId" }`): each name and the JSON Pointer into the
+    /// reply to the step's request. A later step's `"$kept:session"` (the
+    /// string, quotes and all) is that value's JSON text; where no reply
+    /// gave it, the case is SKIPPED there.
+    pub keep: Vec<(String, String)>,
     /// Where the step is defined.
     pub source: Location,
+}
+
+/// The placeholder for a kept value, before its name: `"$kept:NAME"`.
+pub const KEPT: &str = "\"$kept:";
+
+impl Step {
+    /// The names of the kept values its lines use.
+    pub fn uses_kept(&self) -> Vec<String> {
+        let (Send::Lines(lines) | Send::Raw(lines)) = &self.send;
+        let mut out = Vec::new();
+        for line in lines {
+            let text = String::from_utf8_lossy(line);
+            let mut rest: &str = &text;
+            while let Some(at) = rest.find(KEPT) {
+                rest = &rest[at + KEPT.len()..];
+                let end = rest.find('"').unwrap_or(rest.len());
+                out.push(rest[..end].to_owned());
+                rest = &rest[end..];
+            }
+        }
+        out
+    }
 }
 
 // The bytes of a step, as the write plans take them.
@@ -277,30 +305,7 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
                     plans
                 }
             };
-        if def.step.is_empty() {
-            return Err(at(case_span, format!("case `{name}` has no [[case.step]]")));
-        }
-        if def.step.len() > MAX_STEPS {
-            return Err(at(
-                case_span,
-                format!(
-                    "case `{name}` has {} steps; at most {MAX_STEPS}",
-                    def.step.len()
-                ),
-            ));
-        }
-        let mut steps: Vec<Step> = Vec::new();
-        for step in def.step {
-            let span = step.span();
-            if steps.last().is_some_and(|s| s.close || s.exit.is_some()) {
-                return Err(at(
-                    span,
-                    "no step can follow one with `close = true` or `expect_exit`".into(),
-                ));
-            }
-            steps.push(step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?);
-            steps.last_mut().expect("just pushed").source = lines.locate(file, span.start);
-        }
+        let steps = case_steps(def.step, &name, case_span.clone(), &lines, file, text)?;
         let not_in_span = def.not_in.span();
         let not_in: Vec<(String, String)> = def.not_in.into_inner().into_iter().collect();
         if let Some((bad, _)) = not_in
@@ -366,6 +371,55 @@ fn load_file(file: &Path, text: &str) -> Result<(Vec<Case>, Vec<Preamble>), Load
     Ok((cases, preambles))
 }
 
+/// The steps of case `name` (at `case_span`), checked: at least one, at
+/// most [`MAX_STEPS`], none after one that ends the input, and each kept
+/// value a step uses kept by an earlier step.
+fn case_steps(
+    defs: Vec<Spanned<defs::StepDef>>,
+    name: &str,
+    case_span: std::ops::Range<usize>,
+    lines: &Lines,
+    file: &Path,
+    text: &str,
+) -> Result<Vec<Step>, LoadError> {
+    let at =
+        |span: std::ops::Range<usize>, message: String| LoadError::at(file, text, span, message);
+    if defs.is_empty() {
+        return Err(at(case_span, format!("case `{name}` has no [[case.step]]")));
+    }
+    if defs.len() > MAX_STEPS {
+        let why = format!(
+            "case `{name}` has {} steps; at most {MAX_STEPS}",
+            defs.len()
+        );
+        return Err(at(case_span, why));
+    }
+    let mut steps: Vec<Step> = Vec::new();
+    for step in defs {
+        let span = step.span();
+        if steps.last().is_some_and(|s| s.close || s.exit.is_some()) {
+            return Err(at(
+                span,
+                "no step can follow one with `close = true` or `expect_exit`".into(),
+            ));
+        }
+        let parsed = step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?;
+        if let Some(name) = parsed
+            .uses_kept()
+            .into_iter()
+            .find(|n| !steps.iter().any(|s| s.keep.iter().any(|(k, _)| k == n)))
+        {
+            return Err(at(
+                span,
+                format!("`\"$kept:{name}\"`: no earlier step of the case keeps `{name}`"),
+            ));
+        }
+        steps.push(parsed);
+        steps.last_mut().expect("just pushed").source = lines.locate(file, span.start);
+    }
+    Ok(steps)
+}
+
 /// The preambles declared in `file` (whose text is `text`), checked: a
 /// known dialect, one preamble per dialect, steps that state their answer
 /// and do not close stdin.
@@ -408,6 +462,12 @@ pub(crate) fn preambles_from(
         for step in def.step {
             let span = step.span();
             let mut parsed = step_from(step.into_inner()).map_err(|m| at(span.clone(), m))?;
+            if !parsed.keep.is_empty() || !parsed.uses_kept().is_empty() {
+                return Err(at(
+                    span.clone(),
+                    "a preamble step keeps no value and uses none".into(),
+                ));
+            }
             if parsed.close || parsed.exit.is_some() || !parsed.barrier {
                 return Err(at(
                     span,

@@ -268,6 +268,19 @@ impl Run<'_> {
         }
     }
 
+    /// After step k's barrier: waits for the answers to its requests, which
+    /// its dialect lets come after later ones ([`Serving::awaited`]), up
+    /// to the case deadline.
+    ///
+    /// [`Serving::awaited`]: crate::dialects::Serving::awaited
+    pub(super) fn await_slow(&mut self, k: usize) {
+        let done = self.step_answered(k);
+        self.pump(
+            &done,
+            "the answer to a request its dialect lets take its time (a session opened, a turn played)",
+        );
+    }
+
     /// After a step without a barrier (`barrier = false`): waits for the
     /// answers to its requests while the target keeps writing, at most its
     /// quiet period past its last output, so that the next step follows

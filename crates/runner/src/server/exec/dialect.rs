@@ -69,8 +69,19 @@ pub(super) fn batches_unnamed(case: &Case, why: &str) -> Case {
         r#"{"jsonrpc": "2.0", "error": {"code": "$integer", "message": "$string"}, "id": null}"#,
     )
     .expect("a valid pattern");
+    // Refused whole, an array of notifications draws the error an invalid
+    // request gets: no reply to a notification, but to the array.
+    let replied = crate::rules::SESSION_REPLY_TO_NOTIFICATION.id;
+    if !case.allow.iter().any(|a| a == replied) {
+        case.allow.push(replied.to_owned());
+    }
     for step in &mut case.steps {
         if matches!(step.expect, Expect::Nothing) {
+            step.alternatives.push(crate::cases::Alternative {
+                expect: Expect::Messages(vec![refused.clone()]),
+                grade: crate::cases::Grade::NonStrict,
+                why: why.to_owned(),
+            });
             continue;
         }
         for expect in [Expect::Messages(vec![refused.clone()]), Expect::Nothing] {

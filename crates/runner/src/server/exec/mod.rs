@@ -26,9 +26,11 @@ use rpcspec_matcher::{Dialect, Id, Session};
 mod barrier;
 mod dialect;
 mod grade;
+mod kept;
 mod observed;
 mod received;
 mod run;
+mod sends;
 
 use dialect::with_preamble;
 pub use dialect::{no_batches, not_applicable};

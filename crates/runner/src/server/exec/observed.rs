@@ -71,6 +71,45 @@ fn exit_asked(o: &Observed<'_>, wanted: i32) -> Option<Evidence> {
     })
 }
 
+/// The requests the case's steps send, whole lines only: each id and
+/// method.
+fn asked(case: &Case) -> Vec<(Id, String)> {
+    #[derive(serde::Deserialize)]
+    struct Request {
+        id: Option<serde_json::Value>,
+        method: Option<String>,
+    }
+    let mut out = Vec::new();
+    for step in &case.steps {
+        let crate::cases::Send::Lines(lines) = &step.send else {
+            continue;
+        };
+        for line in lines {
+            let Ok(Request {
+                id: Some(id),
+                method: Some(method),
+            }) = serde_json::from_slice::<Request>(line)
+            else {
+                continue;
+            };
+            if let Some(id) = Id::parse(&id.to_string()) {
+                out.push((id, method));
+            }
+        }
+    }
+    out
+}
+
+/// The method of the request among `asked` whose id is one of `ids`.
+fn answered_method<'a>(asked: &'a [(Id, String)], ids: &[Id]) -> Option<&'a str> {
+    ids.iter().find_map(|id| {
+        asked
+            .iter()
+            .find(|(a, _)| a.compare(id) == IdMatch::Same)
+            .map(|(_, m)| m.as_str())
+    })
+}
+
 /// Whether the barrier `id` was answered.
 fn answered(got: &[Got], id: &Id) -> bool {
     got.iter().any(|g| {
@@ -105,6 +144,7 @@ pub(super) fn grade(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
             let rule = e.rule.as_ref().map(|r| r.id.as_str());
             case.rule.is_some_and(|r| Some(r.id) == rule)
         };
+        let asked = asked(case);
         let wrote: Vec<Wrote<'_>> = o
             .got
             .iter()
@@ -112,6 +152,8 @@ pub(super) fn grade(case: &Case, o: &Observed<'_>) -> Vec<Evidence> {
                 text: g.text.as_deref(),
                 reply: g.reply,
                 ids: &g.ids,
+                answers: g.reply.then(|| answered_method(&asked, &g.ids)).flatten(),
+                window: g.window,
             })
             .collect();
         out.extend(initiated(&wrote).into_iter().filter(checked));

@@ -10,6 +10,7 @@ use crate::capture::{Capture, Framing};
 use rpcspec_framer::{BlankLines, Config, Event, ProblemKind};
 use rpcspec_matcher::{Classified, Direction, Finding, Id, IdKind, IdMatch, Kind, classify};
 
+use super::sends::{sends_initialize, sends_one_of};
 use super::{
     Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
     RunOptions, Sent, Session, Verdict, Write, describe_exit, request_ids,
@@ -121,15 +122,6 @@ impl Run<'_> {
     fn framed(&self) -> bool {
         matches!(self.opts.framing, Framing::ContentLength(_))
     }
-}
-
-/// Whether `send` holds an LSP `initialize` request (a method and an id).
-fn sends_initialize(send: &crate::cases::Send) -> bool {
-    let (crate::cases::Send::Lines(lines) | crate::cases::Send::Raw(lines)) = send;
-    lines.iter().any(|line| {
-        serde_json::from_slice::<serde_json::Value>(line)
-            .is_ok_and(|v| v["method"] == "initialize" && v.get("id").is_some())
-    })
 }
 
 /// How many replies that name no id a message, sent by the client, may
@@ -384,11 +376,19 @@ impl<'o> Run<'o> {
             // A handshake is written whole, so that every case on a process
             // shares one prologue.
             let plan = if k < self.preamble { Plan::Whole } else { plan };
+            let send = match self.with_kept(case, k) {
+                Ok(send) => send,
+                Err(why) => {
+                    self.stopped = true;
+                    self.evidence.push(Evidence::note(Verdict::Skipped, why));
+                    break;
+                }
+            };
             self.begin_step(k);
             let writes = if self.opts.quick_writes {
-                plan.writes_quick(&step.send, &self.opts.framing)
+                plan.writes_quick(&send, &self.opts.framing)
             } else {
-                plan.writes_in(&step.send, &self.opts.framing)
+                plan.writes_in(&send, &self.opts.framing)
             };
             self.send(writes, Some(k));
             // In LSP no barrier may follow an `initialize`, the handshake's
@@ -412,6 +412,13 @@ impl<'o> Run<'o> {
                 self.await_own(k);
             } else if self.sent_whole() && !self.running.stdin_closed() {
                 self.barrier(k + 1, plan);
+                // A request its dialect lets take its time (a session's
+                // creation, a prompt turn) is answered after later ones:
+                // its reply is awaited, up to the case deadline.
+                let slow = self.opts.descriptor().serve.awaited;
+                if !self.stopped && sends_one_of(&step.send, slow) {
+                    self.await_slow(k);
+                }
             }
             if self.stopped {
                 break;
