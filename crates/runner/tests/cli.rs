@@ -306,7 +306,7 @@ fn bad_usage_exits_2() {
     );
     usage(
         &["run", "--dialect", "mcp2"],
-        "(known: jsonrpc2, lenient, codex, codex-exec, mcp, mcp@REVISION, lsp, claude, events)",
+        "(known: jsonrpc2, lenient, codex, codex-exec, mcp, mcp@REVISION, lsp, acp, claude, events)",
     );
     usage(&["run", "--filter", "[unclosed"], "bad --filter");
     usage(&["bogus"], "unrecognized subcommand");
@@ -372,6 +372,7 @@ fn every_dialect_is_named_by_every_command_that_takes_one() {
         "mcp",
         "mcp@REVISION",
         "lsp",
+        "acp",
         "claude",
         "events",
     ];
@@ -382,6 +383,7 @@ fn every_dialect_is_named_by_every_command_that_takes_one() {
         "codex-exec:",
         "mcp, mcp@REVISION:",
         "lsp:",
+        "acp:",
         "claude:",
         "events:",
     ];
@@ -863,7 +865,7 @@ fn a_closed_stdout_is_not_an_error() {
         .read_line(&mut first)
         .unwrap();
     assert!(
-        ["codex/", "framing/", "jsonrpc/"]
+        ["acp/", "codex/", "framing/", "jsonrpc/"]
             .iter()
             .any(|area| first.starts_with(area)),
         "{first}"

@@ -184,6 +184,29 @@ fn the_mcp_reference_passes_every_case() {
     passes("mcp", &["jsonrpc/params/names-case-sensitive"]);
 }
 
+/// ACP has no request that takes params and succeeds on every agent
+/// without a session, so the cases that need one are SKIPPED (as in LSP);
+/// its own cases open a session and play a turn with the reference's echo
+/// model.
+#[test]
+fn the_acp_reference_passes_every_case() {
+    passes(
+        "acp",
+        &[
+            "jsonrpc/envelope/result-object-shape",
+            "jsonrpc/params/names-case-sensitive",
+            "jsonrpc/params/wrong-arity",
+        ],
+    );
+    let results = run("acp", "acp");
+    let passed = ids(&results, Verdict::Pass);
+    let own = passed.iter().filter(|id| id.starts_with("acp/")).count();
+    assert!(
+        own >= 20,
+        "only {own} of ACP's own cases passed: {passed:?}"
+    );
+}
+
 /// The N/A cases of MCP are the ones its protocol rules out: batches, the
 /// §7 example methods, ids that are not strings or integers, replies in
 /// flight at shutdown.
@@ -225,6 +248,9 @@ fn a_reference_fails_another_dialects_suite() {
         // No lifecycle: `initialize` is an unknown method.
         ("lsp", "jsonrpc2", cl(), 10),
         ("jsonrpc2", "lsp", cl(), 5),
+        // No `initialize`: every ACP case's session is refused.
+        ("acp", "jsonrpc2", Framing::ndjson(), 10),
+        ("acp", "mcp", Framing::ndjson(), 10),
     ] {
         let results = run_in(dialect, server, framing);
         let failed = ids(&results, Verdict::Fail);

@@ -16,6 +16,7 @@ use crate::{
     server::serve::{EXAMPLES, Reference},
 };
 
+pub mod acp;
 pub mod checking;
 pub mod claude;
 pub mod codex;
@@ -273,6 +274,22 @@ pub static DIALECTS: &[Descriptor] = &[
         serve: lsp::SERVING,
         play: Some(lsp::PLAYING),
         rules: Some(lsp::OWN),
+    },
+    Descriptor {
+        name: "acp",
+        about: "the Agent Client Protocol: an editor and a coding agent, both asking",
+        matcher: Some(|| Dialect::Jsonrpc2),
+        revisions: &[],
+        framing: Framed::Ndjson,
+        roles: Roles {
+            client: false,
+            ..BOTH
+        },
+        directions: Some(acp::directions),
+        check: acp::CHECKING,
+        serve: acp::SERVING,
+        play: None,
+        rules: Some(acp::OWN),
     },
     Descriptor {
         name: "claude",

@@ -12,7 +12,7 @@ fn names_are_unique_and_every_revision_is_a_name() {
     assert_eq!(sorted.len(), each.len(), "{each:?}");
     assert_eq!(
         names(),
-        "jsonrpc2, lenient, codex, codex-exec, mcp, mcp@REVISION, lsp, claude, events"
+        "jsonrpc2, lenient, codex, codex-exec, mcp, mcp@REVISION, lsp, acp, claude, events"
     );
     for r in Revision::ALL {
         let name = format!("mcp@{r}");
@@ -83,7 +83,7 @@ fn errors_name_every_dialect_or_the_role_that_takes_it() {
     let exec = unknown("codex-exec", |r| r.server, "this role");
     assert_eq!(
         exec,
-        "this role takes no `codex-exec` (it is for run --role client, serve --role client); it takes: jsonrpc2, lenient, codex, mcp, mcp@REVISION, lsp, claude, events"
+        "this role takes no `codex-exec` (it is for run --role client, serve --role client); it takes: jsonrpc2, lenient, codex, mcp, mcp@REVISION, lsp, acp, claude, events"
     );
     let help = help("The dialect.", |r| r.server);
     for d in DIALECTS {
