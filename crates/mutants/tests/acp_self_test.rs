@@ -1,0 +1,277 @@
+//! The `acp` suite must be able to fail: the reference agent
+//! (`rpcspec-mutant-acp reference`, on that binary's own loop) passes every
+//! case of the `acp` dialect under every plan, and every mutant agent (the
+//! reference with one bug seen in real ones) is caught by the cases written
+//! for its bug, whether cases share a process or each has its own. The
+//! whole table of which cases catch which mutant is a snapshot
+//! (`snapshots/acp_self_test__acp_catches.snap`).
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use support::mutants;
+
+use rpcspec::{
+    capture::Framing,
+    plan::{ALL_PLANS, Plan},
+    report::{CaseResult, Verdict},
+};
+
+const MUTANT: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-acp");
+
+/// A mutant, the cases it is run against, and the cases that must catch it.
+struct Mutant {
+    name: &'static str,
+    /// Case filters (empty: every case of the `acp` dialect).
+    filters: &'static [&'static str],
+    /// Each of these must not pass under at least one plan.
+    caught_by: &'static [&'static str],
+}
+
+/// ACP's own cases: each mutant's bug is in ACP's layer (the two that
+/// break the transport run on two cases, one of JSON-RPC's).
+const OWN: &[&str] = &["acp/"];
+
+const MUTANTS: &[Mutant] = &[
+    Mutant {
+        name: "update-before-session",
+        filters: OWN,
+        caught_by: &["acp/session/update-before-reply"],
+    },
+    Mutant {
+        name: "update-after-turn",
+        filters: OWN,
+        caught_by: &["acp/prompt/update-after-reply"],
+    },
+    Mutant {
+        name: "echo-version",
+        filters: OWN,
+        caught_by: &["acp/initialization/version-newer"],
+    },
+    Mutant {
+        name: "refuses-other-version",
+        filters: OWN,
+        caught_by: &[
+            "acp/initialization/version-newer",
+            "acp/initialization/version-older",
+        ],
+    },
+    Mutant {
+        name: "string-version",
+        filters: OWN,
+        caught_by: &["acp/initialization/version-same"],
+    },
+    Mutant {
+        name: "needs-client-capabilities",
+        filters: OWN,
+        caught_by: &["acp/initialization/minimal"],
+    },
+    Mutant {
+        name: "refuses-unknown-capability",
+        filters: OWN,
+        caught_by: &["acp/initialization/unknown-capability"],
+    },
+    Mutant {
+        name: "refuses-meta",
+        filters: OWN,
+        caught_by: &["acp/initialization/meta"],
+    },
+    Mutant {
+        name: "stdout-log",
+        filters: &["acp/session/new", "jsonrpc/ids/number"],
+        caught_by: &["acp/session/new", "jsonrpc/ids/number"],
+    },
+    Mutant {
+        name: "embedded-newline",
+        filters: &["acp/session/new", "jsonrpc/ids/number"],
+        caught_by: &["acp/session/new", "jsonrpc/ids/number"],
+    },
+    Mutant {
+        name: "same-session-id",
+        filters: OWN,
+        caught_by: &["acp/session/unique"],
+    },
+    Mutant {
+        name: "session-id-number",
+        filters: OWN,
+        caught_by: &["acp/session/new", "acp/initialization/shapes"],
+    },
+    Mutant {
+        name: "prompts-any-session",
+        filters: OWN,
+        caught_by: &["acp/session/prompt-unknown-session"],
+    },
+    Mutant {
+        name: "no-resource-link",
+        filters: OWN,
+        caught_by: &["acp/prompt/resource-link"],
+    },
+    Mutant {
+        name: "no-stop-reason",
+        filters: OWN,
+        caught_by: &["acp/prompt/text"],
+    },
+    Mutant {
+        name: "cancel-as-error",
+        filters: OWN,
+        caught_by: &["acp/prompt/cancel"],
+    },
+    Mutant {
+        name: "reads-undeclared-fs",
+        filters: OWN,
+        caught_by: &["acp/prompt/undeclared-capabilities"],
+    },
+    Mutant {
+        name: "answers-notifications",
+        filters: OWN,
+        caught_by: &["acp/session/cancel-unknown-session"],
+    },
+    Mutant {
+        name: "ignores-extension-requests",
+        filters: OWN,
+        caught_by: &["acp/session/extension-request"],
+    },
+    Mutant {
+        name: "errors-on-extension-notifications",
+        filters: OWN,
+        caught_by: &["acp/session/extension-notification"],
+    },
+    Mutant {
+        name: "drops-cancelled-request",
+        filters: OWN,
+        caught_by: &["acp/session/cancel-request-answered"],
+    },
+];
+
+/// The cases the reference agent cannot pass for want of a request that
+/// succeeds with params without a session (as for `serve --dialect acp`).
+const SKIPPED: &[&str] = &[
+    "jsonrpc/envelope/result-object-shape",
+    "jsonrpc/params/names-case-sensitive",
+    "jsonrpc/params/wrong-arity",
+];
+
+/// The `acp` suite (its cases under `filters`, every plan of NDJSON)
+/// against mutant `name`.
+fn run(name: &str, filters: &[&str], plans: &[Plan], fresh: bool) -> Vec<CaseResult> {
+    let acp = ("acp", Framing::ndjson());
+    mutants::run_dialect(MUTANT, name, acp, filters, plans, fresh)
+}
+
+/// Every plan of NDJSON.
+fn every_plan() -> Vec<Plan> {
+    let framing = Framing::ndjson();
+    ALL_PLANS
+        .into_iter()
+        .filter(|p| p.applies_to(&framing))
+        .collect()
+}
+
+/// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class
+/// (which of them a framing bug draws is the scheduler's choice), and a
+/// NON-STRICT catches a bug that breaks a SHOULD.
+fn class(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Fail | Verdict::Timeout | Verdict::Crash => "caught",
+        other => other.as_str(),
+    }
+}
+
+fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
+    results
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.verdict,
+                Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
+            )
+        })
+        .map(|r| r.id.as_str())
+        .collect()
+}
+
+#[test]
+fn the_reference_agent_passes_every_case_under_every_plan() {
+    let every = every_plan();
+    for fresh in [false, true] {
+        let results = run("reference", &[], &every, fresh);
+        let bad: Vec<String> = results
+            .iter()
+            .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::NotApplicable))
+            .filter(|r| !(r.verdict == Verdict::Skipped && SKIPPED.contains(&r.id.as_str())))
+            .map(|r| format!("{} [{}] {:?}: {:?}", r.id, r.plan, r.verdict, r.evidence))
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "the reference must pass (fresh: {fresh}):\n{}",
+            bad.join("\n")
+        );
+        let passed: BTreeSet<&str> = results
+            .iter()
+            .filter(|r| r.verdict == Verdict::Pass)
+            .map(|r| r.id.as_str())
+            .collect();
+        for area in ["jsonrpc/", "framing/lines/", "acp/"] {
+            let n = passed.iter().filter(|id| id.starts_with(area)).count();
+            assert!(n >= 8, "only {n} cases of {area} passed: {passed:?}");
+        }
+    }
+}
+
+#[test]
+fn every_acp_mutant_is_caught_by_the_cases_written_for_it() {
+    let (shared, shared_verdicts) = catch_table(false);
+    let (fresh, fresh_verdicts) = catch_table(true);
+    // Not only what is caught: every (case, plan) has the same verdict.
+    mutants::assert_same_verdicts(&shared_verdicts, &fresh_verdicts);
+    assert_eq!(shared, fresh);
+    insta::assert_snapshot!("acp_catches", shared);
+}
+
+/// The catch table, and every result as `mutant id [plan] class`.
+fn catch_table(fresh: bool) -> (String, Vec<String>) {
+    let mut table = String::new();
+    let mut verdicts = Vec::new();
+    for m in MUTANTS {
+        let results = run(m.name, m.filters, &every_plan(), fresh);
+        verdicts.extend(
+            results
+                .iter()
+                .map(|r| format!("{} {} [{}] {}", m.name, r.id, r.plan, class(r.verdict))),
+        );
+        mutants::assert_fails_name_rules(m.name, &results);
+        let caught = caught(&results);
+        for case in m.caught_by {
+            assert!(
+                caught.contains(case),
+                "mutant `{}` is not caught by `{case}` (fresh: {fresh}); caught by: {caught:?}",
+                m.name
+            );
+        }
+        let scope = if m.filters.is_empty() {
+            "all cases".to_owned()
+        } else {
+            format!("cases {}", m.filters.join(", "))
+        };
+        table.push_str(&format!("{} ({scope}): {} caught\n", m.name, caught.len()));
+        for case in &caught {
+            let how: BTreeSet<&str> = results
+                .iter()
+                .filter(|r| r.id == *case)
+                .map(|r| class(r.verdict))
+                .filter(|c| *c != "PASS")
+                .collect();
+            let how: Vec<&str> = how.into_iter().collect();
+            table.push_str(&format!("  {case} ({})\n", how.join(", ")));
+        }
+    }
+    (table, verdicts)
+}
+
+/// The list above and the binary's list of mutants are the same.
+#[test]
+fn every_acp_mutant_of_the_binary_is_tested() {
+    let tested: BTreeSet<String> = MUTANTS.iter().map(|m| m.name.to_owned()).collect();
+    assert_eq!(mutants::listed(MUTANT), tested);
+}
