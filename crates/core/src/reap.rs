@@ -73,7 +73,6 @@ pub fn end(root: i32, mark: &str) {
         root
     };
     let mut killed = BTreeSet::new();
-    let mut ours = BTreeSet::new();
     // A process may fork while its tree is killed: a second look catches
     // what the first missed, when the first found more than the root.
     for _ in 0..2 {
@@ -92,16 +91,16 @@ pub fn end(root: i32, mark: &str) {
         for &pid in &fresh {
             kill(pid);
             killed.insert(pid);
-            if pid != root && parents.get(&pid) == Some(&me) {
-                ours.insert(pid);
-            }
         }
         if fresh.iter().all(|&p| p == root) {
             break;
         }
     }
-    for pid in ours {
-        reap(pid);
+    // What was killed below the root is handed to this process once its
+    // own parent has died (a wrapper's child, killed with it): each is
+    // reaped here, so that none stays a zombie until rpcspec exits.
+    for &pid in killed.iter().filter(|&&p| p != root) {
+        reap(pid, me, &killed);
     }
 }
 
@@ -175,17 +174,32 @@ fn kill(pid: i32) {
     }
 }
 
-/// Waits for the orphan `pid` if it has ended (it was just killed: at most
-/// a short while), so that it leaves no zombie.
-fn reap(pid: i32) {
+/// Waits for the killed `pid` once it is this process's child (`me`, a
+/// subreaper, gets it when its parent dies, which was killed too: at most
+/// a short while), so that it leaves no zombie; a process some other
+/// parent keeps is that parent's to reap.
+fn reap(pid: i32, me: i32, killed: &BTreeSet<i32>) {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
         return;
     };
     for _ in 0..50 {
         match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG) {
-            Ok(Some(_)) | Err(_) => return,
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(2)),
+            Ok(Some(_)) => return,
+            Ok(None) => {}
+            // Not this process's child, or not yet: gone, someone else's,
+            // or its killed parent is still dying.
+            Err(_) => {
+                let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|stat| parent_in_stat(&stat));
+                match parent {
+                    Some(parent) if parent == me => continue,
+                    Some(parent) if killed.contains(&parent) => {}
+                    _ => return,
+                }
+            }
         }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 

@@ -110,6 +110,56 @@ fn no_descendant_survives_however_it_left_the_group() {
     }
 }
 
+/// A target that is a wrapper (`sh`, Node's `bin/*.js`) around the real
+/// server: when its case ends both are killed, and the server, whose
+/// parent died, is handed to rpcspec (a subreaper), which must reap it:
+/// no zombie piles up while a long run goes on (242 did in a run of an
+/// npm-wrapped agent before).
+#[test]
+fn a_wrapped_servers_killed_child_is_reaped_during_the_run() {
+    // `cat; :` keeps `sh` as the parent of `cat` (no exec).
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--fresh",
+            "--jobs",
+            "2",
+            "--timeout",
+            "1",
+            "--plans",
+            "whole",
+        ])
+        .args(["--filter", "jsonrpc/*", "--", "sh", "-c", "cat; :"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let me = child.id();
+    let zombies = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+            .filter(|stat| {
+                let rest = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+                let mut fields = rest.split_whitespace();
+                fields.next() == Some("Z")
+                    && fields.next().and_then(|p| p.parse::<u32>().ok()) == Some(me)
+            })
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut most = 0;
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        most = most.max(zombies());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    // A killed child may be a zombie for the moment it takes to reap.
+    assert!(most <= 4, "{most} zombies of rpcspec at once");
+}
+
 /// `rpcspec fuzz` spawns a target per execution: none of their escaped
 /// descendants outlives the run.
 #[test]
