@@ -933,3 +933,64 @@ fn an_unmarked_event_stream_is_the_producers() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("events.interrupted"), "{out}");
 }
+
+/// A real ACP session (`fixtures/check/acp-python-sdk.transcript`, an
+/// echo agent on the official Python SDK, captured by `capture-acp.py`):
+/// the handshake, a session, a turn with its update, an extension method
+/// refused with -32601, a cancel. Marked, it checks clean; unmarked, every
+/// sender is read from ACP's `meta.json` and from pairing as the marks
+/// give it, but the extension method's request, which either side may
+/// send (`_…`); and the diagram draws the client's and the agent's lanes
+/// the same either way.
+#[test]
+fn a_real_acp_session_is_read_with_its_directions() {
+    let transcript = include_str!("fixtures/check/acp-python-sdk.transcript");
+    let unmarked: String = transcript
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect();
+    let (code, out) = stdout_of(&["check", "--rpc", "acp", "-"], transcript.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(out.contains("4 paired; senders as marked"), "{out}");
+    let (code, out) = stdout_of(&["check", "--rpc", "acp", "-"], unmarked.as_bytes());
+    assert_eq!((code, rule_ids(&out)), (0, vec![]), "{out}");
+    assert!(
+        out.contains("senders from the protocol's method directions and pairing, but 1 message either side may send"),
+        "{out}"
+    );
+    let annotate = [
+        "check",
+        "--rpc",
+        "acp",
+        "--annotate",
+        "--format",
+        "json",
+        "-",
+    ];
+    let (_, marked) = stdout_of(&annotate, transcript.as_bytes());
+    let truth = senders_of(&marked);
+    assert_eq!(truth.len(), 10, "{marked}");
+    assert_eq!(truth.iter().filter(|s| *s == "server").count(), 5);
+    let (_, inferred) = stdout_of(&annotate, unmarked.as_bytes());
+    assert_eq!(senders_of(&inferred), truth);
+    let html = ["check", "--rpc", "acp", "--format", "html", "-"];
+    let (_, drawn) = stdout_of(&html, transcript.as_bytes());
+    let (_, drawn_unmarked) = stdout_of(&html, unmarked.as_bytes());
+    assert!(drawn.contains("<span>client</span><span>agent</span>"));
+    let lanes = |page: &str| {
+        (
+            page.matches("class=\"q c ").count(),
+            page.matches("class=\"q s ").count(),
+        )
+    };
+    assert_eq!(lanes(&drawn), (5, 5), "{drawn}");
+    assert_eq!(lanes(&drawn_unmarked), lanes(&drawn));
+    // A tampered reply that answers the agent's own id is a finding.
+    let wrong = transcript.replace(
+        r#"<-- {"jsonrpc":"2.0","id":2,"#,
+        r#"<-- {"jsonrpc":"2.0","id":7,"#,
+    );
+    let (code, out) = stdout_of(&["check", "--rpc", "acp", "-"], wrong.as_bytes());
+    assert_eq!(code, 1, "{out}");
+}

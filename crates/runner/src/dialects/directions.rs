@@ -26,6 +26,9 @@ pub struct Directions {
     /// (2025-06-18, 2025-11-25, 2026-07-28)`.
     pub source: &'static str,
     methods: HashMap<String, Sender>,
+    /// Prefixes of the names of methods either side may send that the
+    /// table cannot list: ACP's extension methods (`_…`).
+    pub open_prefixes: &'static [&'static str],
     /// A notification that withdraws a request of its sender: (method,
     /// JSON Pointer to the request's id).
     pub cancels: &'static [(&'static str, &'static str)],
@@ -68,7 +71,10 @@ impl Directions {
 
     /// Who sends `method`, if the table names it.
     pub fn sender(&self, method: &str) -> Option<Sender> {
-        self.methods.get(method).copied()
+        self.methods.get(method).copied().or_else(|| {
+            let open = self.open_prefixes.iter().any(|p| method.starts_with(p));
+            open.then_some(Sender::Either)
+        })
     }
 
     /// How many methods the table names.

@@ -44,6 +44,10 @@ pub fn directions() -> &'static Directions {
     TABLE.get_or_init(|| {
         let meta: Value = serde_json::from_str(META).expect("the vendored meta.json parses");
         let mut table = Directions::new("ACP schema/v1/meta.json (agentMethods, clientMethods)");
+        // "The protocol reserves any method name starting with an
+        // underscore (`_`) for custom extensions" (Extensibility), and
+        // either side may call them.
+        table.open_prefixes = &["_"];
         for (side, sender) in [
             ("agentMethods", Sender::Client),
             ("clientMethods", Sender::Server),
@@ -340,6 +344,7 @@ mod tests {
         assert_eq!(acp.sender("fs/read_text_file"), Some(Sender::Server));
         assert_eq!(acp.sender("$/cancel_request"), Some(Sender::Either));
         assert_eq!(acp.sender("no/such"), None);
+        assert_eq!(acp.sender("_zed.dev/workspace"), Some(Sender::Either));
         assert!(acp.len() >= 24, "{}", acp.len());
     }
 
