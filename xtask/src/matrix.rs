@@ -19,7 +19,8 @@
 //! `xtask/matrix/agents.toml` (Claude's SDKs against rpcspec playing
 //! Claude Code, Claude Code against rpcspec playing its SDK, Codex's SDKs
 //! against rpcspec playing `codex exec`, and the app-server's hosts against
-//! rpcspec playing `codex app-server`), into `docs/agents.md`.
+//! rpcspec playing `codex app-server`), into `docs/agents.md`; `--acp`
+//! for the ACP agents of `xtask/matrix/acp.toml`, into `docs/acp.md`.
 
 use std::{
     fs,
@@ -29,7 +30,7 @@ use std::{
 
 const MATRIX_USAGE: &str = "\
 usage: cargo xtask matrix --install
-       cargo xtask matrix [--decoders|--clients|--lsp|--agents] [--format md|html|json] [--output FILE]
+       cargo xtask matrix [--decoders|--clients|--lsp|--agents|--acp] [--format md|html|json] [--output FILE]
 
 --install   pip, npm and cargo install the pinned implementations of
             xtask/matrix/ into xtask/matrix/.deps/ (needs python3, pip, node, npm)
@@ -46,6 +47,8 @@ otherwise   build rpcspec (release) and run `rpcspec matrix xtask/matrix/manifes
             playing Claude Code; Claude Code, rpcspec playing its SDK; Codex's
             SDKs, rpcspec playing `codex exec`; the app-server's hosts, rpcspec
             playing `codex app-server`), into docs/agents.md (after --install)
+--acp       the ACP agents of xtask/matrix/acp.toml (the acp dialect: agents as they
+            ship, and echo agents on the official SDKs), into docs/acp.md (after --install)
 ";
 
 /// Which matrix: its manifest, the page its table goes into, what to build
@@ -125,6 +128,17 @@ const AGENTS: Which = Which {
     jobs: "1",
 };
 
+const ACP: Which = Which {
+    manifest: "acp.toml",
+    results: "docs/acp.md",
+    build: &["build", "--release", "-p", "rpcspec"],
+    needs_install: true,
+    // A Node agent takes seconds to start on a busy machine; a case whose
+    // request an agent never answers waits this out.
+    timeout: "10",
+    jobs: "1",
+};
+
 /// The published table lives between these two lines of its page.
 const BEGIN: &str = "<!-- matrix:begin (cargo xtask matrix writes this part) -->";
 const END: &str = "<!-- matrix:end -->";
@@ -142,6 +156,7 @@ pub fn matrix(root: &Path, args: &[String]) -> ExitCode {
             "--clients" => which = &CLIENTS,
             "--lsp" => which = &LSP,
             "--agents" => which = &AGENTS,
+            "--acp" => which = &ACP,
             "--format" => match it.next().map(String::as_str) {
                 Some(f @ ("md" | "html" | "json")) => format = f.to_owned(),
                 _ => return usage("--format takes md, html or json"),
@@ -242,8 +257,9 @@ fn install(dir: &Path) -> Result<(), String> {
     )?;
     // The Codex app-server keeps its state under $HOME/.codex: the
     // manifest points HOME at this empty folder, not at yours.
-    // Claude Code (agents.toml) likewise, under $HOME/.claude.
-    for home in [".deps/codex-home", ".deps/claude-home"] {
+    // Claude Code (agents.toml) likewise, under $HOME/.claude, and the ACP
+    // agents (acp.toml) under theirs.
+    for home in [".deps/codex-home", ".deps/claude-home", ".deps/acp-home"] {
         let home = dir.join(home);
         fs::create_dir_all(&home).map_err(|e| format!("cannot create {}: {e}", home.display()))?;
     }
