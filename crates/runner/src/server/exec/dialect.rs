@@ -69,11 +69,18 @@ pub(super) fn batches_unnamed(case: &Case, why: &str) -> Case {
         r#"{"jsonrpc": "2.0", "error": {"code": "$integer", "message": "$string"}, "id": null}"#,
     )
     .expect("a valid pattern");
-    // Refused whole, an array of notifications draws the error an invalid
-    // request gets: no reply to a notification, but to the array.
-    let replied = crate::rules::SESSION_REPLY_TO_NOTIFICATION.id;
-    if !case.allow.iter().any(|a| a == replied) {
-        case.allow.push(replied.to_owned());
+    // Refused whole, an array draws the error an invalid request gets, id
+    // null: of notifications, it is no reply to one of them but to the
+    // array; of requests, it answers none of their ids but the array's
+    // (a wrong id still fails the step: only the id-null refusal is an
+    // alternative).
+    for rule in [
+        &crate::rules::SESSION_REPLY_TO_NOTIFICATION,
+        &crate::rules::SESSION_UNKNOWN_ID,
+    ] {
+        if !case.allow.iter().any(|a| a == rule.id) {
+            case.allow.push(rule.id.to_owned());
+        }
     }
     for step in &mut case.steps {
         if matches!(step.expect, Expect::Nothing) {
