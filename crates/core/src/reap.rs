@@ -97,11 +97,48 @@ pub fn end(root: i32, mark: &str) {
         }
     }
     // What was killed below the root is handed to this process once its
-    // own parent has died (a wrapper's child, killed with it): each is
-    // reaped here, so that none stays a zombie until rpcspec exits.
-    for &pid in killed.iter().filter(|&&p| p != root) {
-        reap(pid, me, &killed);
-    }
+    // own parent has died (a wrapper's child, killed with it): it is reaped
+    // then, here or, if its parent is still dying, at a later `end`, so
+    // that none stays a zombie until rpcspec exits. Each is known by its
+    // pid and start time, so that a pid used again is never waited for.
+    // A child already dead when the tree was read (the process group was
+    // killed first) is this process's already, in the root's group.
+    let orphans = parents(from)
+        .into_iter()
+        .filter(|&(pid, parent)| parent == me && pid != root)
+        .filter(|&(pid, _)| group_of(pid) == Some(root))
+        .map(|(pid, _)| pid);
+    let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    pending.extend(
+        killed
+            .iter()
+            .copied()
+            .filter(|&p| p != root)
+            .chain(orphans)
+            .filter_map(|p| Some((p, started(p)?))),
+    );
+    let mut dying = killed;
+    dying.extend(pending.iter().map(|&(p, _)| p));
+    pending.retain(|&(pid, start)| !reap(pid, start, me, &dying));
+}
+
+/// Killed processes not reaped yet: pid and start time.
+static PENDING: std::sync::Mutex<BTreeSet<(i32, u64)>> = std::sync::Mutex::new(BTreeSet::new());
+
+/// The process group of `pid` (`/proc/PID/stat`, field 5), zombie or not.
+fn group_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(2)?.parse().ok()
+}
+
+/// When `pid` started (`/proc/PID/stat`, field 22, in clock ticks since
+/// boot), while it exists, zombie or not.
+fn started(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // After the command: state is field 3, start time field 22.
+    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// The mark in the environment of `pid`, if it has one.
@@ -174,33 +211,48 @@ fn kill(pid: i32) {
     }
 }
 
-/// Waits for the killed `pid` once it is this process's child (`me`, a
-/// subreaper, gets it when its parent dies, which was killed too: at most
-/// a short while), so that it leaves no zombie; a process some other
-/// parent keeps is that parent's to reap.
-fn reap(pid: i32, me: i32, killed: &BTreeSet<i32>) {
+/// Whether the killed `pid` (started at `start`) is done with: reaped
+/// here now that it is this process's child (`me`, a subreaper, gets it
+/// when its parent dies), gone, someone else's to reap, or a pid now used
+/// by another process. While its parent is among the `dying`, it is waited
+/// for a short while (a wrapper and its child, killed together), then left
+/// for a later call.
+fn reap(pid: i32, start: u64, me: i32, dying: &BTreeSet<i32>) -> bool {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
-        return;
+        return true;
     };
-    for _ in 0..50 {
-        match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG) {
-            Ok(Some(_)) => return,
-            Ok(None) => {}
-            // Not this process's child, or not yet: gone, someone else's,
-            // or its killed parent is still dying.
-            Err(_) => {
-                let parent = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .ok()
-                    .and_then(|stat| parent_in_stat(&stat));
-                match parent {
-                    Some(parent) if parent == me => continue,
-                    Some(parent) if killed.contains(&parent) => {}
-                    _ => return,
-                }
+    for _ in 0..25 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+        let parent = stat.as_deref().and_then(parent_in_stat);
+        if parent.is_none() || started(pid) != Some(start) {
+            return true;
+        }
+        match parent {
+            Some(parent) if parent == me => {
+                return !matches!(
+                    rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG),
+                    Ok(None)
+                ) || !wait_briefly(p);
             }
+            Some(parent) if dying.contains(&parent) => {}
+            _ => return true,
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
+    false
+}
+
+/// Waits a little for this process's child `p`, killed: `true` while it
+/// has not ended yet (kept for a later call).
+fn wait_briefly(p: rustix::process::Pid) -> bool {
+    for _ in 0..25 {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG) {
+            Ok(None) => {}
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
