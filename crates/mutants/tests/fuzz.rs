@@ -266,7 +266,12 @@ fn persistent_and_fresh_fuzzing_find_the_same() {
         opts.run.timeout = Duration::from_secs(1);
         let report = fuzz(&target(name), &seeds, &opts, &mut |_| {}).unwrap();
         assert_eq!(report.executions, EXECUTIONS, "{name}");
-        kinds(&report)
+        // A TIMEOUT on a large input is the machine's load as much as
+        // the target's (a fresh process starts on top of it): the findings
+        // compared are the ones graded from what the target wrote.
+        let mut found = kinds(&report);
+        found.retain(|(rule, _)| rule != "timeout");
+        found
     };
     for name in [
         "replies-to-notifications",
