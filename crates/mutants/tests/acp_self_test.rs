@@ -27,6 +27,9 @@ struct Mutant {
     filters: &'static [&'static str],
     /// Each of these must not pass under at least one plan.
     caught_by: &'static [&'static str],
+    /// The rule the bug breaks: some finding of those cases names it (a
+    /// case caught for another reason proves nothing of its grader).
+    rule: &'static str,
 }
 
 /// ACP's own cases: each mutant's bug is in ACP's layer (the two that
@@ -36,21 +39,25 @@ const OWN: &[&str] = &["acp/"];
 const MUTANTS: &[Mutant] = &[
     Mutant {
         name: "update-before-session",
+        rule: "acp.update-before-session",
         filters: OWN,
         caught_by: &["acp/session/update-before-reply"],
     },
     Mutant {
         name: "update-after-turn",
+        rule: "acp.update-after-turn",
         filters: OWN,
         caught_by: &["acp/prompt/update-after-reply"],
     },
     Mutant {
         name: "echo-version",
+        rule: "acp.version",
         filters: OWN,
         caught_by: &["acp/initialization/version-newer"],
     },
     Mutant {
         name: "refuses-other-version",
+        rule: "acp.version",
         filters: OWN,
         caught_by: &[
             "acp/initialization/version-newer",
@@ -59,86 +66,109 @@ const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         name: "string-version",
+        rule: "acp.version",
         filters: OWN,
         caught_by: &["acp/initialization/version-same"],
     },
     Mutant {
         name: "needs-client-capabilities",
+        rule: "acp.initialize",
         filters: OWN,
         caught_by: &["acp/initialization/minimal"],
     },
     Mutant {
         name: "refuses-unknown-capability",
+        rule: "acp.initialize",
         filters: OWN,
         caught_by: &["acp/initialization/unknown-capability"],
     },
     Mutant {
         name: "refuses-meta",
+        rule: "acp.initialize",
         filters: OWN,
         caught_by: &["acp/initialization/meta"],
     },
     Mutant {
         name: "stdout-log",
+        rule: "json.parse",
         filters: &["acp/session/new", "jsonrpc/ids/number"],
         caught_by: &["acp/session/new", "jsonrpc/ids/number"],
     },
     Mutant {
         name: "embedded-newline",
+        rule: "framing.multi-line",
         filters: &["acp/session/new", "jsonrpc/ids/number"],
         caught_by: &["acp/session/new", "jsonrpc/ids/number"],
     },
     Mutant {
         name: "same-session-id",
+        rule: "acp.session-new",
         filters: OWN,
         caught_by: &["acp/session/unique"],
     },
     Mutant {
         name: "session-id-number",
+        rule: "acp.schema",
         filters: OWN,
         caught_by: &["acp/session/new", "acp/initialization/shapes"],
     },
     Mutant {
         name: "prompts-any-session",
+        rule: "acp.never-offered",
         filters: OWN,
         caught_by: &["acp/session/prompt-unknown-session"],
     },
     Mutant {
         name: "no-resource-link",
+        rule: "acp.content-baseline",
         filters: OWN,
         caught_by: &["acp/prompt/resource-link"],
     },
     Mutant {
         name: "no-stop-reason",
+        rule: "acp.prompt",
         filters: OWN,
         caught_by: &["acp/prompt/text"],
     },
     Mutant {
+        name: "unlisted-stop-reason",
+        rule: "acp.schema",
+        filters: OWN,
+        caught_by: &["acp/prompt/shapes"],
+    },
+    Mutant {
         name: "cancel-as-error",
+        rule: "acp.cancelled",
         filters: OWN,
         caught_by: &["acp/prompt/cancel"],
     },
     Mutant {
         name: "reads-undeclared-fs",
+        rule: "acp.capabilities",
         filters: OWN,
         caught_by: &["acp/prompt/undeclared-capabilities"],
     },
     Mutant {
         name: "answers-notifications",
+        rule: "session.reply-to-notification",
         filters: OWN,
         caught_by: &["acp/session/cancel-unknown-session"],
     },
     Mutant {
         name: "ignores-extension-requests",
+        rule: "acp.extension-request",
         filters: OWN,
         caught_by: &["acp/session/extension-request"],
     },
     Mutant {
         name: "errors-on-extension-notifications",
+        rule: "acp.extension-notification",
         filters: OWN,
         caught_by: &["acp/session/extension-notification"],
     },
     Mutant {
         name: "drops-cancelled-request",
+        rule: "acp.cancel-request",
         filters: OWN,
         caught_by: &["acp/session/cancel-request-answered"],
     },
@@ -249,6 +279,16 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
                 m.name
             );
         }
+        let named = results
+            .iter()
+            .filter(|r| m.caught_by.contains(&r.id.as_str()))
+            .flat_map(|r| &r.evidence)
+            .any(|e| e.verdict != Verdict::Pass && e.rule.as_ref().is_some_and(|r| r.id == m.rule));
+        assert!(
+            named,
+            "mutant `{}`: no finding of {:?} names `{}` (fresh: {fresh})",
+            m.name, m.caught_by, m.rule
+        );
         let scope = if m.filters.is_empty() {
             "all cases".to_owned()
         } else {

@@ -986,11 +986,12 @@ fn a_real_acp_session_is_read_with_its_directions() {
     };
     assert_eq!(lanes(&drawn), (5, 5), "{drawn}");
     assert_eq!(lanes(&drawn_unmarked), lanes(&drawn));
-    // A tampered reply that answers the agent's own id is a finding.
+    // The turn's reply given an id no request had: the session finds it.
     let wrong = transcript.replace(
         r#"<-- {"jsonrpc":"2.0","id":2,"#,
         r#"<-- {"jsonrpc":"2.0","id":7,"#,
     );
     let (code, out) = stdout_of(&["check", "--rpc", "acp", "-"], wrong.as_bytes());
     assert_eq!(code, 1, "{out}");
+    assert!(rule_ids(&out).contains(&"session.unknown-id"), "{out}");
 }

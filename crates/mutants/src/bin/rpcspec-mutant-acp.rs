@@ -82,6 +82,10 @@ const MUTANTS: &[(&str, &str)] = &[
         "answers session/prompt with an empty result: Prompt Turn, \"the Agent MUST respond to the original session/prompt request with a StopReason\"",
     ),
     (
+        "unlisted-stop-reason",
+        "ends each turn with the stop reason \"done\": schema StopReason is one of end_turn, max_tokens, max_turn_requests, refusal, cancelled",
+    ),
+    (
         "cancel-as-error",
         "answers a turn cancelled while it runs with an error, not the `cancelled` stop reason: Prompt Turn, Cancellation, \"the Agent MUST respond to the original session/prompt request with the cancelled stop reason\"",
     ),
@@ -302,6 +306,9 @@ impl Agent {
                 result["sessionId"] = json!(1);
             }
             ("no-stop-reason", "session/prompt", Some(result)) => *result = json!({}),
+            ("unlisted-stop-reason", "session/prompt", Some(result)) => {
+                result["stopReason"] = json!("done");
+            }
             ("prompts-any-session", "session/prompt", None) => {
                 value["result"] = json!({"stopReason": "end_turn"});
                 if let Some(v) = value.as_object_mut() {

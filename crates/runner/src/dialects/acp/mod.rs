@@ -231,8 +231,8 @@ fn initiated(got: &[Wrote<'_>]) -> Vec<Evidence> {
 }
 
 /// The session a `session/prompt` reply's request named: it is not in the
-/// reply, so it is the session of the updates that came in its window, or
-/// of the only session opened.
+/// reply, so it is the session of the updates that came in its window
+/// (none came: nothing can come after the turn either, in that window).
 fn session_of(got: &[Wrote<'_>], reply: &Wrote<'_>) -> Option<String> {
     let session_in = |g: &Wrote<'_>| -> Option<String> {
         let value: Value = serde_json::from_str(g.text?).ok()?;
@@ -288,7 +288,7 @@ pub const OWN: OwnRules = OwnRules {
     table: || ACP,
     checked_on: |rule| {
         if rule.id == "acp.schema" {
-            "the server case `acp/initialization/shapes` (`rpcspec run --dialect acp`) on every message both ways, and `rpcspec check --rpc acp`"
+            "the server cases `acp/initialization/shapes` and `acp/prompt/shapes` (`rpcspec run --dialect acp`) on every message the agent writes in them, and `rpcspec check --rpc acp` on both sides"
         } else {
             "the `acp/…` server cases that name it (`rpcspec run --dialect acp`)"
         }
