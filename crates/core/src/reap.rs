@@ -73,10 +73,12 @@ pub fn end(root: i32, mark: &str) {
         root
     };
     let mut killed = BTreeSet::new();
+    let mut first: Option<BTreeMap<i32, i32>> = None;
     // A process may fork while its tree is killed: a second look catches
     // what the first missed, when the first found more than the root.
     for _ in 0..2 {
         let parents = parents(from);
+        first.get_or_insert_with(|| parents.clone());
         let mut doomed = vec![root];
         doomed.extend(
             parents
@@ -103,7 +105,8 @@ pub fn end(root: i32, mark: &str) {
     // pid and start time, so that a pid used again is never waited for.
     // A child already dead when the tree was read (the process group was
     // killed first) is this process's already, in the root's group.
-    let orphans = parents(from)
+    let orphans = first
+        .unwrap_or_default()
         .into_iter()
         .filter(|&(pid, parent)| parent == me && pid != root)
         .filter(|&(pid, _)| group_of(pid) == Some(root))
@@ -214,45 +217,25 @@ fn kill(pid: i32) {
 /// Whether the killed `pid` (started at `start`) is done with: reaped
 /// here now that it is this process's child (`me`, a subreaper, gets it
 /// when its parent dies), gone, someone else's to reap, or a pid now used
-/// by another process. While its parent is among the `dying`, it is waited
-/// for a short while (a wrapper and its child, killed together), then left
-/// for a later call.
+/// by another process. One look, no wait: while it or its parent (among
+/// the `dying`) is still dying, it is left for a later call.
 fn reap(pid: i32, start: u64, me: i32, dying: &BTreeSet<i32>) -> bool {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
         return true;
     };
-    for _ in 0..25 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-        let parent = stat.as_deref().and_then(parent_in_stat);
-        if parent.is_none() || started(pid) != Some(start) {
-            return true;
-        }
-        match parent {
-            Some(parent) if parent == me => {
-                return !matches!(
-                    rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG),
-                    Ok(None)
-                ) || !wait_briefly(p);
-            }
-            Some(parent) if dying.contains(&parent) => {}
-            _ => return true,
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
+    let parent = stat.as_deref().and_then(parent_in_stat);
+    if parent.is_none() || started(pid) != Some(start) {
+        return true;
     }
-    false
-}
-
-/// Waits a little for this process's child `p`, killed: `true` while it
-/// has not ended yet (kept for a later call).
-fn wait_briefly(p: rustix::process::Pid) -> bool {
-    for _ in 0..25 {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG) {
-            Ok(None) => {}
-            _ => return false,
-        }
+    match parent {
+        Some(parent) if parent == me => !matches!(
+            rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG),
+            Ok(None)
+        ),
+        Some(parent) => !dying.contains(&parent),
+        None => true,
     }
-    true
 }
 
 #[cfg(test)]
