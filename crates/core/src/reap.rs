@@ -109,16 +109,14 @@ pub fn end(root: i32, mark: &str) {
         .unwrap_or_default()
         .into_iter()
         .filter(|&(pid, parent)| parent == me && pid != root)
-        .filter(|&(pid, _)| group_of(pid) == Some(root))
-        .map(|(pid, _)| pid);
+        .filter_map(|(pid, _)| Some((pid, stat_of(pid).filter(|s| s.group == root)?.start)));
     let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
     pending.extend(
         killed
             .iter()
-            .copied()
-            .filter(|&p| p != root)
-            .chain(orphans)
-            .filter_map(|p| Some((p, started(p)?))),
+            .filter(|&&p| p != root)
+            .filter_map(|&p| Some((p, stat_of(p)?.start)))
+            .chain(orphans),
     );
     let mut dying = killed;
     dying.extend(pending.iter().map(|&(p, _)| p));
@@ -127,22 +125,6 @@ pub fn end(root: i32, mark: &str) {
 
 /// Killed processes not reaped yet: pid and start time.
 static PENDING: std::sync::Mutex<BTreeSet<(i32, u64)>> = std::sync::Mutex::new(BTreeSet::new());
-
-/// The process group of `pid` (`/proc/PID/stat`, field 5), zombie or not.
-fn group_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(2)?.parse().ok()
-}
-
-/// When `pid` started (`/proc/PID/stat`, field 22, in clock ticks since
-/// boot), while it exists, zombie or not.
-fn started(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // After the command: state is field 3, start time field 22.
-    rest.split_whitespace().nth(19)?.parse().ok()
-}
 
 /// The mark in the environment of `pid`, if it has one.
 fn marked(pid: i32) -> Option<String> {
@@ -185,8 +167,32 @@ fn parents(from: i32) -> BTreeMap<i32, i32> {
 /// The parent pid in a `/proc/PID/stat` line: the second field after the
 /// command, which is in parentheses and may hold any byte.
 fn parent_in_stat(stat: &str) -> Option<i32> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
+    fields(stat)?.nth(1)?.parse().ok()
+}
+
+/// The fields of a `/proc/PID/stat` line after the command: the state
+/// (field 3) first.
+fn fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace())
+}
+
+/// What `/proc/PID/stat` says of `pid`, zombie or not: its parent, its
+/// process group and when it started (fields 4, 5 and 22; clock ticks
+/// since boot).
+struct Stat {
+    parent: i32,
+    group: i32,
+    start: u64,
+}
+
+fn stat_of(pid: i32) -> Option<Stat> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let f: Vec<&str> = fields(&stat)?.collect();
+    Some(Stat {
+        parent: f.get(1)?.parse().ok()?,
+        group: f.get(2)?.parse().ok()?,
+        start: f.get(19)?.parse().ok()?,
+    })
 }
 
 /// `roots` and everything below them in `parents`.
@@ -223,18 +229,17 @@ fn reap(pid: i32, start: u64, me: i32, dying: &BTreeSet<i32>) -> bool {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
         return true;
     };
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok();
-    let parent = stat.as_deref().and_then(parent_in_stat);
-    if parent.is_none() || started(pid) != Some(start) {
+    // Gone, or its pid is another process's now.
+    let Some(now) = stat_of(pid).filter(|s| s.start == start) else {
         return true;
-    }
-    match parent {
-        Some(parent) if parent == me => !matches!(
+    };
+    if now.parent == me {
+        !matches!(
             rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG),
             Ok(None)
-        ),
-        Some(parent) => !dying.contains(&parent),
-        None => true,
+        )
+    } else {
+        !dying.contains(&now.parent)
     }
 }
 
