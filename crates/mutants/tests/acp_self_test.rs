@@ -10,7 +10,7 @@ mod support;
 
 use std::collections::BTreeSet;
 
-use support::mutants;
+use support::mutants::{self, caught, class};
 
 use rpcspec::{
     capture::Framing,
@@ -195,29 +195,6 @@ fn every_plan() -> Vec<Plan> {
     ALL_PLANS
         .into_iter()
         .filter(|p| p.applies_to(&framing))
-        .collect()
-}
-
-/// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class
-/// (which of them a framing bug draws is the scheduler's choice), and a
-/// NON-STRICT catches a bug that breaks a SHOULD.
-fn class(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Fail | Verdict::Timeout | Verdict::Crash => "caught",
-        other => other.as_str(),
-    }
-}
-
-fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
-    results
-        .iter()
-        .filter(|r| {
-            !matches!(
-                r.verdict,
-                Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
-            )
-        })
-        .map(|r| r.id.as_str())
         .collect()
 }
 

@@ -106,3 +106,28 @@ pub fn assert_same_verdicts(shared: &[String], fresh: &[String]) {
         differ.join("\n")
     );
 }
+
+/// What a verdict says of a mutant: FAIL, TIMEOUT and CRASH are one class
+/// (which of them a framing bug draws is the scheduler's choice), and a
+/// NON-STRICT catches a bug that breaks a SHOULD.
+pub fn class(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Fail | Verdict::Timeout | Verdict::Crash => "caught",
+        other => other.as_str(),
+    }
+}
+
+/// The cases that did not pass under some plan (SKIPPED and N/A are no
+/// catch).
+pub fn caught(results: &[CaseResult]) -> BTreeSet<&str> {
+    results
+        .iter()
+        .filter(|r| {
+            !matches!(
+                r.verdict,
+                Verdict::Pass | Verdict::Skipped | Verdict::NotApplicable
+            )
+        })
+        .map(|r| r.id.as_str())
+        .collect()
+}
