@@ -19,7 +19,7 @@ pub enum Body {
 
 impl Body {
     /// An error object with `code` and `message`.
-    pub(super) fn error(code: i64, message: &str) -> Body {
+    pub fn error(code: i64, message: &str) -> Body {
         Body::Error(
             serde_json::json!({"code": code, "message": message})
                 .to_string()

@@ -81,6 +81,7 @@ fn scenario(
         ask: d.ask.clone(),
         ask_params: d.ask_params.as_ref().map(|s| at.json(s)).transpose()?,
         ask_if: d.ask_if.as_ref().map(|s| s.get_ref().clone()),
+        ask_on: d.ask_on.as_ref().map(|c| at.call(c, "")).transpose()?,
         version: d.version.clone(),
         twist,
         protocol,
@@ -365,6 +366,9 @@ fn others_fields(
         ("twist", d.twist.as_ref().map(Spanned::span)),
     ];
     for (field, span) in set.into_iter().filter_map(|(f, s)| Some((f, s?))) {
+        if protocol.play().fields.contains(&field) {
+            continue;
+        }
         let owner = crate::dialects::DIALECTS
             .iter()
             .filter_map(|d| d.play.as_ref())

@@ -319,10 +319,15 @@ pub struct Scenario {
     pub ask: Option<String>,
     /// The ask's params, as JSON text.
     pub ask_params: Option<Vec<u8>>,
-    /// LSP: the ask is made only to a client whose `initialize` params
-    /// hold `true` (or an object) at this JSON pointer: the capability
-    /// that lets the server ask (`/capabilities/window/workDoneProgress`).
+    /// LSP, ACP: the ask is made only to a client whose `initialize`
+    /// params hold `true` (or an object) at this JSON pointer: the
+    /// capability that lets the server ask
+    /// (`/capabilities/window/workDoneProgress`, `/clientCapabilities/terminal`).
     pub ask_if: Option<String>,
+    /// The call the scenario's request goes out before (`None`: the first
+    /// the dialect lets it); a call the dialect answers late (ACP's held
+    /// turn) is asked before and still answered late.
+    pub ask_on: Option<CallMatch>,
     /// MCP: the version the server's `initialize` result names instead of
     /// the one it would choose.
     pub version: Option<String>,
@@ -402,6 +407,7 @@ struct ScenarioDef {
     ask: Option<String>,
     ask_params: Option<Spanned<String>>,
     ask_if: Option<Spanned<String>>,
+    ask_on: Option<Spanned<CallDef>>,
     version: Option<String>,
     twist: Option<Spanned<String>>,
     framing: Option<Spanned<String>>,

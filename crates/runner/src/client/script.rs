@@ -85,8 +85,8 @@ pub struct Log {
     pub messages: usize,
     /// How many of them had come when the `initialize` reply went out.
     pub initialize_replied: Option<usize>,
-    /// LSP: ids (as JSON text) of the requests the client cancelled with
-    /// `$/cancelRequest`.
+    /// Ids (as JSON text) of the waiting requests a cancel notification
+    /// answered (LSP's `$/cancelRequest`, ACP's `session/cancel`).
     pub cancelled: Vec<String>,
 }
 
@@ -392,21 +392,22 @@ impl<'a> Server<'a> {
             }
             return true;
         }
-        let Some((_, code)) = answers.cancel.filter(|(cancel, _)| *cancel == method) else {
-            return false;
-        };
-        let id = params.get("id").map(Value::to_string).unwrap_or_default();
-        self.log.cancelled.push(id.clone());
-        let at = self
-            .delayed
-            .iter()
-            .position(|(_, i)| self.log.answers[*i].id == id);
-        if let Some(at) = at {
-            let (_, i) = self.delayed.remove(at);
-            self.log.answers[i].body = Body::error(code, "cancelled");
-            self.reply(i, out);
+        let mut cancelled = false;
+        let mut n = 0;
+        while n < self.delayed.len() {
+            let i = self.delayed[n].1;
+            match (answers.cancels)(method, params, &self.log.answers[i]) {
+                Some(body) => {
+                    self.delayed.remove(n);
+                    self.log.cancelled.push(self.log.answers[i].id.clone());
+                    self.log.answers[i].body = body;
+                    self.reply(i, out);
+                    cancelled = true;
+                }
+                None => n += 1,
+            }
         }
-        true
+        cancelled
     }
 
     fn notification(&mut self, out: &mut Vec<ToPeer>) {
@@ -436,6 +437,11 @@ impl<'a> Server<'a> {
         let i = self.record(method, params, id, false);
         if self.log.stop.is_some() {
             return;
+        }
+        if let Some(own) = self.sc.protocol.play().answers {
+            let a = &self.log.answers[i];
+            let lines = (own.on_request)(&a.method, &a.params);
+            self.emit(lines, out);
         }
         if self.backend.is_some() {
             let a = &self.log.answers[i];
@@ -522,15 +528,17 @@ impl<'a> Server<'a> {
             return;
         }
         let own = self.sc.protocol.play().answers;
-        if let Some(d) = own.and_then(|own| (own.delay)(&a.method, &a.params)) {
-            // Until its time, or its `$/cancelRequest`.
-            self.delayed.push((now + d, i));
-            return;
-        }
-        if let Some(method) = self.sc.ask.clone()
-            && self.log.asks.is_empty()
-            && self.may_ask(i, &method)
-        {
+        let delay = own.and_then(|own| (own.delay)(&a.method, &a.params));
+        let asks = self.sc.ask.clone().filter(|method| {
+            self.log.asks.is_empty()
+                && self
+                    .sc
+                    .ask_on
+                    .as_ref()
+                    .is_none_or(|c| c.matches(&a.method, &a.params))
+                && self.may_ask(i, method)
+        });
+        if let Some(method) = asks {
             self.log.asks.push(Ask {
                 method: method.clone(),
                 answer: None,
@@ -546,7 +554,15 @@ impl<'a> Server<'a> {
                 Value::from(method)
             );
             self.emit(vec![line.into_bytes()], out);
-            self.waiting = Some((now + ASK_WAIT, vec![i]));
+            match delay {
+                // A slow call: answered in its time (or at its cancel).
+                Some(d) => self.delayed.push((now + d, i)),
+                None => self.waiting = Some((now + ASK_WAIT, vec![i])),
+            }
+            return;
+        }
+        if let Some(d) = delay {
+            self.delayed.push((now + d, i));
             return;
         }
         self.reply(i, out);
@@ -678,7 +694,8 @@ impl<'a> Server<'a> {
         // A 2026-07-28 server sends no log a request did not ask for
         // (server/utilities/logging: "MUST NOT emit notifications/message
         // for a request that does not include" a log level).
-        let mut lines = if modern(&a.params) {
+        let own = self.sc.protocol.play().answers;
+        let mut lines = if modern(&a.params) || own.is_some_and(|own| !(own.before)(&a.method)) {
             Vec::new()
         } else {
             self.sc.before.clone()

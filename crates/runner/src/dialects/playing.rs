@@ -21,7 +21,7 @@ use crate::{
         agent::AgentCli,
         grade::{Observed, Outcome},
         reference::Quirk,
-        script::{Backend, Body},
+        script::{Answer, Backend, Body},
     },
     report::Evidence,
     rules::Rule,
@@ -76,9 +76,31 @@ pub struct Answers {
     /// refused), and the notification that ends it: status 0 after that
     /// request, else 1.
     pub shutdown: Option<(&'static str, &'static str)>,
-    /// The notification that cancels a request still waiting (its
-    /// `params.id`), and the error code the request is then answered with.
-    pub cancel: Option<(&'static str, i64)>,
+    /// What a notification `method` with `params` does to a request still
+    /// waiting (`waiting`): the reply it now gets at once (LSP's
+    /// `$/cancelRequest` of its id: -32800; ACP's `session/cancel` of its
+    /// session: the `cancelled` stop reason), or `None`: nothing.
+    pub cancels: fn(method: &str, params: &Value, waiting: &Answer) -> Option<Body>,
+    /// The notifications the server writes as soon as it reads a request
+    /// of `method` (ACP: a turn's first `session/update`), before anything
+    /// else it does with it.
+    pub on_request: fn(method: &str, params: &Value) -> Vec<Vec<u8>>,
+    /// Whether the scenario's `before` lines may go ahead of the reply to
+    /// `method` (ACP: only a turn's; an update before `session/new` is
+    /// answered would name a session the client does not know).
+    pub before: fn(method: &str) -> bool,
+}
+
+impl Answers {
+    /// No cancellation notification.
+    pub fn cancels_nothing(_: &str, _: &Value, _: &Answer) -> Option<Body> {
+        None
+    }
+
+    /// Nothing written on reading a request.
+    pub fn nothing_on_request(_: &str, _: &Value) -> Vec<Vec<u8>> {
+        Vec::new()
+    }
 }
 
 /// Everything the client role asks of a dialect.

@@ -437,7 +437,7 @@ fn without_ref_tool(o: &Observed<'_>, method: &str, names: &Value) -> Option<Val
 }
 
 /// Whether `id` is the id whose JSON text is `text`.
-fn same_id(id: &Value, text: &str) -> bool {
+pub(crate) fn same_id(id: &Value, text: &str) -> bool {
     serde_json::from_str::<Value>(text).is_ok_and(|t| t == *id)
 }
 

@@ -53,7 +53,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Writes `bytes` to the child's stdin (`to` names the child, for the
 /// error), flushed.
-fn send(stdin: &Mutex<Option<ChildStdin>>, bytes: &[u8], to: &str) -> Result<(), String> {
+pub(crate) fn send(
+    stdin: &Mutex<Option<ChildStdin>>,
+    bytes: &[u8],
+    to: &str,
+) -> Result<(), String> {
     let mut guard = lock(stdin);
     let s = guard.as_mut().ok_or("stdin is closed")?;
     s.write_all(bytes)
@@ -66,9 +70,21 @@ fn by_name<Q: Copy>(all: &[(&str, Q)], name: &str) -> Option<Q> {
     all.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
 }
 
+/// What a dialect's reference client does with what its server sends of
+/// its own accord (ACP's agent: permission requests, session updates).
+/// Called on the reader's thread, in the order the messages came.
+pub(crate) trait Hooks: Send + Sync {
+    /// The answer to the server's request `method`: `Ok(result)` or
+    /// `Err(error)`; `None`: the JSON-RPC client's own table.
+    fn request(&self, method: &str, params: &Value) -> Option<Result<Value, Value>>;
+
+    /// A notification from the server.
+    fn notification(&self, method: &str, params: &Value);
+}
+
 /// What a call came to.
 #[derive(Debug, Clone)]
-enum Outcome {
+pub(crate) enum Outcome {
     Result(Value),
     Error(Value),
     Failed(String),
@@ -86,11 +102,11 @@ struct State {
     closed: Option<String>,
 }
 
-struct Client {
-    quirk: Quirk,
+pub(crate) struct Client {
+    pub(crate) quirk: Quirk,
     framing: Framing,
     state: Arc<Mutex<State>>,
-    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    pub(crate) stdin: Arc<Mutex<Option<ChildStdin>>>,
     next_id: u64,
     /// MCP 2026-07-28: the `_meta` of every request, and members added
     /// to every request's params.
@@ -101,6 +117,16 @@ struct Client {
 /// Starts `server` (argv) and a reader thread on its stdout, both ways
 /// framed as `framing` says.
 fn connect(server: &[OsString], quirk: Quirk, framing: &Framing) -> io::Result<(Child, Client)> {
+    connect_with(server, quirk, framing, None)
+}
+
+/// [`connect`], with the dialect's [`Hooks`].
+pub(crate) fn connect_with(
+    server: &[OsString],
+    quirk: Quirk,
+    framing: &Framing,
+    hooks: Option<Arc<dyn Hooks>>,
+) -> io::Result<(Child, Client)> {
     let Some((program, args)) = server.split_first() else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -119,7 +145,9 @@ fn connect(server: &[OsString], quirk: Quirk, framing: &Framing) -> io::Result<(
     {
         let (state, stdin) = (Arc::clone(&state), Arc::clone(&stdin));
         let framing = framing.clone();
-        thread::spawn(move || read_loop(stdout, quirk, &framing, &state, &stdin));
+        thread::spawn(move || {
+            read_loop(stdout, quirk, &framing, &state, &stdin, hooks.as_deref());
+        });
     }
     let client = Client {
         quirk,
@@ -135,7 +163,7 @@ fn connect(server: &[OsString], quirk: Quirk, framing: &Framing) -> io::Result<(
 
 /// Ends the session: stdin closed, the server given 2 s to exit, then
 /// killed (with [`Quirk::KillsServer`], killed at once).
-fn close(mut child: Child, client: &Client) -> io::Result<i32> {
+pub(crate) fn close(mut child: Child, client: &Client) -> io::Result<i32> {
     if client.quirk == Quirk::KillsServer {
         let _ = child.kill();
         let _ = child.wait();
@@ -222,12 +250,12 @@ pub fn run(
 }
 
 impl Client {
-    fn id(&mut self) -> u64 {
+    pub(crate) fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    fn message(&self, method: &str, params: &Value, id: Option<u64>) -> Value {
+    pub(crate) fn message(&self, method: &str, params: &Value, id: Option<u64>) -> Value {
         let mut m = json!({"method": method});
         // JSON-RPC 2.0 §4.2: params, when there, are structured.
         if !params.is_null() {
@@ -250,13 +278,13 @@ impl Client {
         m
     }
 
-    fn write(&self, line: &Value) -> Result<(), String> {
+    pub(crate) fn write(&self, line: &Value) -> Result<(), String> {
         let bytes = self.framing.encode(line.to_string().as_bytes());
         send(&self.stdin, &bytes, "the server")
     }
 
     /// Registers a call awaiting the reply with `id`.
-    fn expect(&self, id: u64) -> Result<Receiver<Outcome>, String> {
+    pub(crate) fn expect(&self, id: u64) -> Result<Receiver<Outcome>, String> {
         let mut state = lock(&self.state);
         if let Some(why) = &state.closed
             && self.quirk != Quirk::HangsOnExit
@@ -273,7 +301,7 @@ impl Client {
         Ok(rx)
     }
 
-    fn wait(&self, rx: &Receiver<Outcome>, until: Instant) -> Outcome {
+    pub(crate) fn wait(&self, rx: &Receiver<Outcome>, until: Instant) -> Outcome {
         if self.quirk == Quirk::HangsOnExit {
             return rx
                 .recv()
@@ -325,7 +353,7 @@ impl Client {
         state.pending.retain(|p| p.key != key);
     }
 
-    fn call(&mut self, method: &str, params: Value) -> Outcome {
+    pub(crate) fn call(&mut self, method: &str, params: Value) -> Outcome {
         let id = self.id();
         self.call_as(id, method, params)
     }
@@ -342,14 +370,18 @@ impl Client {
         self.wait(&rx, Instant::now() + CALL_TIMEOUT)
     }
 
-    fn notify(&mut self, method: &str, params: Value) -> Result<(), String> {
+    pub(crate) fn notify(&mut self, method: &str, params: Value) -> Result<(), String> {
         let id = (self.quirk == Quirk::NotificationWithId).then(|| self.id());
         self.write(&self.message(method, &params, id))
     }
 
     /// Several calls in flight at once (or as one batch, with the batch
     /// notification), each reported under its name.
-    fn together(&mut self, calls: &[(&str, String, Value)], batch: bool) -> Vec<(String, Outcome)> {
+    pub(crate) fn together(
+        &mut self,
+        calls: &[(&str, String, Value)],
+        batch: bool,
+    ) -> Vec<(String, Outcome)> {
         let shared = self.id();
         let mut waits = Vec::new();
         let mut messages = Vec::new();
@@ -396,6 +428,7 @@ fn read_loop(
     framing: &Framing,
     state: &Mutex<State>,
     stdin: &Mutex<Option<ChildStdin>>,
+    hooks: Option<&dyn Hooks>,
 ) {
     let content_length = matches!(framing, Framing::ContentLength(_));
     let mut capture = Capture::new(framing.clone());
@@ -471,7 +504,7 @@ fn read_loop(
             if quirk == Quirk::LineLimit && line.len() > 64 * 1024 {
                 continue;
             }
-            on_message(&line, quirk, framing, state, stdin);
+            on_message(&line, quirk, framing, state, stdin, hooks);
         }
     }
     if quirk == Quirk::HangsOnExit {
@@ -491,6 +524,7 @@ fn on_message(
     framing: &Framing,
     state: &Mutex<State>,
     stdin: &Mutex<Option<ChildStdin>>,
+    hooks: Option<&dyn Hooks>,
 ) {
     let Ok(value) = serde_json::from_slice::<Value>(line) else {
         return;
@@ -502,12 +536,31 @@ fn on_message(
     for m in members {
         let Value::Object(o) = m else { continue };
         if o.get("method").is_some() {
-            if let Some(id) = o.get("id")
+            let method = o.get("method").and_then(Value::as_str).unwrap_or_default();
+            let params = o.get("params").cloned().unwrap_or(Value::Null);
+            if let (Some(hooks), None) = (hooks, o.get("id")) {
+                hooks.notification(method, &params);
+            }
+            let own = hooks
+                .zip(o.get("id"))
+                .and_then(|(h, _)| h.request(method, &params));
+            if let (Some(id), Some(answer)) = (o.get("id"), own)
+                && quirk != Quirk::IgnoresServerRequests
+            {
+                let answer = match answer {
+                    Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+                    Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+                };
+                let _ = send(
+                    stdin,
+                    &framing.encode(answer.to_string().as_bytes()),
+                    "the server",
+                );
+            } else if let Some(id) = o.get("id")
                 && quirk != Quirk::IgnoresServerRequests
             {
                 // MCP's `ping` and `roots/list` (declared), LSP's requests
                 // of what the LSP series declares; -32601 else.
-                let method = o.get("method").and_then(Value::as_str).unwrap_or_default();
                 let items = o
                     .get("params")
                     .and_then(|p| p.get("items"))

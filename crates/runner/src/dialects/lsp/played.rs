@@ -9,6 +9,7 @@ use crate::{
         answers::{self, may_ask_lsp},
         grade::lsp_session,
         reference::{Quirk, run_lsp},
+        script::Body,
     },
     dialects::{Answers, Framed, Peer, Playing},
 };
@@ -37,8 +38,14 @@ pub const PLAYING: Playing = Playing {
         body: answers::lsp,
         delay: answers::lsp_delay,
         shutdown: Some(("shutdown", "exit")),
-        // RequestCancelled.
-        cancel: Some(("$/cancelRequest", -32800)),
+        // `$/cancelRequest` of a request still waiting: RequestCancelled.
+        cancels: |method, params, waiting| {
+            let id = params.get("id").map(Value::to_string);
+            (method == "$/cancelRequest" && id.as_deref() == Some(waiting.id.as_str()))
+                .then(|| Body::error(-32800, "cancelled"))
+        },
+        on_request: Answers::nothing_on_request,
+        before: |_| true,
     }),
     may_ask: Some(|init, method, _, ask_if| may_ask_lsp(init, method, ask_if)),
     reference: |server, framing, _, out| run_lsp(server, Quirk::None, framing, out),
