@@ -281,14 +281,11 @@ pub static DIALECTS: &[Descriptor] = &[
         matcher: Some(|| Dialect::Jsonrpc2),
         revisions: &[],
         framing: Framed::Ndjson,
-        roles: Roles {
-            client: false,
-            ..BOTH
-        },
+        roles: BOTH,
         directions: Some(acp::directions),
         check: acp::CHECKING,
         serve: acp::SERVING,
-        play: None,
+        play: Some(acp::played::PLAYING),
         rules: Some(acp::OWN),
     },
     Descriptor {

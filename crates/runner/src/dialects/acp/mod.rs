@@ -26,8 +26,11 @@ use crate::{
     report::{Evidence, FINDINGS_PER_RULE, RuleRef},
 };
 
+pub mod client;
+pub mod played;
 pub mod reference;
 pub mod schema;
+pub mod series;
 
 pub use reference::REFERENCE;
 
@@ -286,12 +289,17 @@ impl Findings {
 /// ACP's own rules, and where each is checked.
 pub const OWN: OwnRules = OwnRules {
     table: || ACP,
-    checked_on: |rule| {
-        if rule.id == "acp.schema" {
-            "the server cases `acp/initialization/shapes` and `acp/prompt/shapes` (`rpcspec run --dialect acp`) on every message the agent writes in them, and `rpcspec check --rpc acp` on both sides"
-        } else {
-            "the `acp/…` server cases that name it (`rpcspec run --dialect acp`)"
+    checked_on: |rule| match rule.id {
+        "acp.schema" => {
+            "the server cases `acp/initialization/shapes` and `acp/prompt/shapes` (`rpcspec run --dialect acp`) on every message the agent writes in them, every client scenario of `client/acp/` (`rpcspec run --role client --dialect acp`) on every message the client writes, and `rpcspec check --rpc acp` on both sides"
         }
+        "acp.extension-request" => {
+            "the server case `acp/session/extension-request` and the client scenario `client/acp/session/extension-request`"
+        }
+        id if id.starts_with("acp.client-") => {
+            "every client scenario of `client/acp/` (`rpcspec run --role client --dialect acp`), the agent's requests in those that send them"
+        }
+        _ => "the `acp/…` server cases that name it (`rpcspec run --dialect acp`)",
     },
 };
 
@@ -322,6 +330,16 @@ rpcspec_matcher::rule_table! { ACP;
         "a custom (`_…`) notification it does not know draws nothing, and the session goes on";
     ACP_CANCEL_REQUEST = "acp.cancel-request", Must, "ACP v1 Cancellation, `$/cancel_request` (\"MUST send one of these responses for the original request: A valid response with appropriate data … An error response with code -32800 (Request Cancelled)\")",
         "a request withdrawn with `$/cancel_request` still gets its response: its result, or an error (-32800)";
+    ACP_CLIENT_INITIALIZE = "acp.client-initialize", Must, "ACP v1 Initialization (\"Before a Session can be created, Clients MUST initialize the connection by calling the `initialize` method\"); Session Setup (\"Before creating a session, Clients MUST first complete the initialization phase\")",
+        "the client opens no session before its `initialize` is answered";
+    ACP_CLIENT_SESSION = "acp.client-session", Must, "ACP v1 Prompt Turn (\"Before sending prompts, Clients MUST first complete the initialization phase and session setup\"); Session Setup (\"The Agent MUST respond with a unique Session ID that identifies this conversation\")",
+        "every `session/prompt` and `session/cancel` of the client names a session a `session/new` reply gave it";
+    ACP_CLIENT_CWD = "acp.client-cwd", Must, "ACP v1 Session Setup, Working Directory (the `cwd` \"MUST be an absolute path\")",
+        "`session/new` carries an absolute `cwd`";
+    ACP_CLIENT_PERMISSION = "acp.client-permission", Must, "ACP v1 Prompt Turn, Cancellation (\"The Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome\"); Tool Calls, Requesting Permission (\"If the current prompt turn gets cancelled, the Client MUST respond with the \\\"cancelled\\\" outcome\"; `optionId`: \"The ID of the option the user selected\")",
+        "a permission request is answered with one of the options it offered, and with `cancelled` once the client has cancelled its turn";
+    ACP_CLIENT_ANSWERS = "acp.client-answers", Must, "JSON-RPC 2.0 §4 (\"The Server MUST reply with a Response, except for in the case of Notifications\": the client serves the agent's requests); ACP v1 Extensibility (\"Upon receiving a custom request, implementations MUST respond accordingly with the provided `id`\")",
+        "every request of the agent's (a permission, a file, a custom method) gets a response with its id";
     ACP_NEVER_OFFERED = "acp.never-offered", Should, "ACP v1 Session Setup, Session ID (\"The session ID returned by `session/new` is a unique identifier for the conversation context\"); Authentication (`methodId`: \"The ID of an advertised authentication method\"); ACP does not say how a request naming what was never offered is answered",
         "a request naming a session the agent never opened, or a mode or login method it never offered, is answered with an error, not a result";
 }
