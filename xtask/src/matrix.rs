@@ -284,8 +284,13 @@ fn install(dir: &Path) -> Result<(), String> {
 }
 
 /// The Rust targets of the matrix (manifests relative to xtask/matrix/):
-/// jsonrpc-core behind an NDJSON loop, and an MCP server on rmcp.
-const RUST_TARGETS: &[&str] = &["rust-jsonrpc-core/Cargo.toml", "rust-rmcp/Cargo.toml"];
+/// jsonrpc-core behind an NDJSON loop, an MCP server on rmcp, and an ACP
+/// client on agent-client-protocol.
+const RUST_TARGETS: &[&str] = &[
+    "rust-jsonrpc-core/Cargo.toml",
+    "rust-rmcp/Cargo.toml",
+    "rust-acp/Cargo.toml",
+];
 
 fn run(
     root: &Path,
