@@ -4,9 +4,18 @@
 // series against the agent `{server}` and reporting each step on stdout.
 //
 //     rpcspec run --role client --dialect acp -- node node-acp-sdk.mjs {server}
+//
+// ES imports ignore NODE_PATH, so the SDK is resolved with require.resolve
+// (which reads it: the manifest sets it) and imported by path.
 import { spawn, spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import { Readable, Writable } from "node:stream";
-import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+
+const require = createRequire(import.meta.url);
+const { client, methods, ndJsonStream } = await import(
+  pathToFileURL(require.resolve("@agentclientprotocol/sdk")).href
+);
 
 const TIMEOUT_MS = 3000;
 const CANCEL_ME = "rpcspec: cancel me";
