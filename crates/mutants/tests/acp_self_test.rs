@@ -1,16 +1,23 @@
-//! The `acp` suite must be able to fail: the reference agent
+//! The `acp` suites must be able to fail. Agents: the reference agent
 //! (`rpcspec-mutant-acp reference`, on that binary's own loop) passes every
 //! case of the `acp` dialect under every plan, and every mutant agent (the
 //! reference with one bug seen in real ones) is caught by the cases written
 //! for its bug, whether cases share a process or each has its own. The
 //! whole table of which cases catch which mutant is a snapshot
-//! (`snapshots/acp_self_test__acp_catches.snap`).
+//! (`snapshots/acp_self_test__acp_catches.snap`). Clients: the reference
+//! ACP client (`rpcspec-mutant-editor reference`) passes every scenario of
+//! `client/acp/`, and each mutant editor (its own bugs and the JSON-RPC
+//! client's) is caught by the scenarios written for it, with the rules
+//! that caught it (`…__acp_client_catches.snap`).
 
 mod support;
 
-use std::collections::BTreeSet;
+use std::{collections::BTreeSet, time::Duration};
 
-use support::mutants::{self, caught, class};
+use support::{
+    clients::self_test,
+    mutants::{self, caught, class},
+};
 
 use rpcspec::{
     capture::Framing,
@@ -291,4 +298,72 @@ fn catch_table(fresh: bool) -> (String, Vec<String>) {
 fn every_acp_mutant_of_the_binary_is_tested() {
     let tested: BTreeSet<String> = MUTANTS.iter().map(|m| m.name.to_owned()).collect();
     assert_eq!(mutants::listed(MUTANT), tested);
+}
+
+const EDITOR: &str = env!("CARGO_BIN_EXE_rpcspec-mutant-editor");
+
+/// Each mutant editor, and the scenarios (under `client/acp/session/`)
+/// that must catch it: the editor's own bugs, then the JSON-RPC client's
+/// that an ACP session shows.
+const EDITORS: &[(&str, &[&str])] = &[
+    ("acp-permission-after-cancel", &["permission-cancelled"]),
+    ("acp-unoffered-option", &["permission"]),
+    ("acp-relative-cwd", &["baseline"]),
+    ("acp-eager-session", &["baseline"]),
+    ("acp-no-cancel", &["baseline"]),
+    ("acp-answers-extensions", &["extension-request"]),
+    ("acp-version-string", &["baseline"]),
+    ("arrival-order", &["out-of-order", "unknown-id"]),
+    ("read-is-message", &["coalesced", "split", "bytewise"]),
+    ("drops-split-line", &["split", "bytewise"]),
+    ("retyped-id-matches", &["retyped-id"]),
+    (
+        "ignores-server-requests",
+        &[
+            "permission",
+            "permission-cancelled",
+            "read-text-file",
+            "write-text-file",
+            "terminal",
+            "extension-request",
+        ],
+    ),
+    ("hangs-on-exit", &["exit-mid-turn", "close-stdout"]),
+    ("reuses-id", &["out-of-order"]),
+    ("crashes-on-unknown-id", &["unknown-id", "duplicate-reply"]),
+    ("cr-is-line-end", &["cr-whitespace"]),
+    ("notification-with-id", &["baseline"]),
+    ("no-jsonrpc", &["baseline"]),
+    ("line-limit", &["long-line"]),
+    ("splitlines", &["u2028-in-result"]),
+];
+
+#[test]
+fn the_reference_editor_passes_and_every_mutant_editor_is_caught() {
+    use rpcspec::dialects::acp::client::Bug;
+    // Every bug of the editor's own has its row; every row is a bug.
+    let names: Vec<&str> = std::iter::once("reference")
+        .chain(EDITORS.iter().map(|(n, _)| *n))
+        .collect();
+    for (own, _) in Bug::OWN {
+        assert!(names.contains(&own), "`{own}` without its row");
+    }
+    for name in &names {
+        assert!(Bug::named(name).is_some(), "no mutant editor `{name}`");
+    }
+    // A series of 3 s calls: a deadline well past it whatever the load;
+    // a client that hangs ends in TIMEOUT.
+    let table = self_test(
+        EDITOR,
+        rpcspec::client::Protocol::named("acp").unwrap(),
+        &names,
+        EDITORS,
+        (20, Duration::from_secs(20), 4),
+        &|id| {
+            id.strip_prefix("client/acp/session/")
+                .unwrap_or(id)
+                .to_owned()
+        },
+    );
+    insta::assert_snapshot!("acp_client_catches", table);
 }

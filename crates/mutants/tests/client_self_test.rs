@@ -153,64 +153,6 @@ const EXPECTED_LSP: &[(&str, &[&str])] = &[
     ("no-root-uri", &["lsp/session/baseline"]),
 ];
 
-/// Each mutant that shows in an ACP session, and the ACP scenarios that
-/// must catch it (the others' bugs are of scenarios ACP has no twin of, or
-/// of Content-Length).
-const EXPECTED_ACP: &[(&str, &[&str])] = &[
-    (
-        "acp-permission-after-cancel",
-        &["acp/session/permission-cancelled"],
-    ),
-    ("acp-unoffered-option", &["acp/session/permission"]),
-    ("acp-relative-cwd", &["acp/session/baseline"]),
-    ("acp-eager-session", &["acp/session/baseline"]),
-    ("acp-no-cancel", &["acp/session/baseline"]),
-    ("acp-answers-extensions", &["acp/session/extension-request"]),
-    ("acp-version-string", &["acp/session/baseline"]),
-    (
-        "arrival-order",
-        &["acp/session/out-of-order", "acp/session/unknown-id"],
-    ),
-    (
-        "read-is-message",
-        &[
-            "acp/session/coalesced",
-            "acp/session/split",
-            "acp/session/bytewise",
-        ],
-    ),
-    (
-        "drops-split-line",
-        &["acp/session/split", "acp/session/bytewise"],
-    ),
-    ("retyped-id-matches", &["acp/session/retyped-id"]),
-    (
-        "ignores-server-requests",
-        &[
-            "acp/session/permission",
-            "acp/session/permission-cancelled",
-            "acp/session/read-text-file",
-            "acp/session/write-text-file",
-            "acp/session/terminal",
-            "acp/session/extension-request",
-        ],
-    ),
-    (
-        "hangs-on-exit",
-        &["acp/session/exit-mid-turn", "acp/session/close-stdout"],
-    ),
-    ("reuses-id", &["acp/session/baseline"]),
-    (
-        "crashes-on-unknown-id",
-        &["acp/session/unknown-id", "acp/session/duplicate-reply"],
-    ),
-    ("cr-is-line-end", &["acp/session/cr-whitespace"]),
-    ("notification-with-id", &["acp/session/baseline"]),
-    ("no-jsonrpc", &["acp/session/baseline"]),
-    ("line-limit", &["acp/session/long-line"]),
-    ("splitlines", &["acp/session/u2028-in-result"]),
-];
-
 /// Each mutant that shows in an MCP session, and the MCP scenarios that
 /// must catch it (`hangs-on-exit` is left to the JSON-RPC table: in MCP
 /// every scenario would wait out the deadline on its abandoned call).
@@ -305,17 +247,6 @@ const LSP_ONLY: [&str; 6] = [
     "no-root-uri",
 ];
 
-/// The ACP client's own mutants.
-const ACP_ONLY: [&str; 7] = [
-    "acp-permission-after-cancel",
-    "acp-unoffered-option",
-    "acp-relative-cwd",
-    "acp-eager-session",
-    "acp-no-cancel",
-    "acp-answers-extensions",
-    "acp-version-string",
-];
-
 /// The mutants of one protocol only.
 const JSONRPC_ONLY: [&str; 6] = [
     "retyped-id-matches",
@@ -400,8 +331,6 @@ fn run_some(
     }
     if protocol == Protocol::named("lsp").unwrap() {
         argv.push("--lsp".into());
-    } else if protocol == Protocol::named("acp").unwrap() {
-        argv.push("--acp".into());
     } else if matches!(framing, Framing::ContentLength(_)) {
         argv.push("--content-length".into());
     }
@@ -456,21 +385,9 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             .filter(|n| !out.iter().any(|o| o.contains(n)))
             .collect()
     };
-    let jsonrpc = without(&[
-        &MCP_ONLY,
-        &MODERN_ONLY,
-        &CONTENT_LENGTH_ONLY,
-        &LSP_ONLY,
-        &ACP_ONLY,
-    ]);
-    let content_length = without(&[&MCP_ONLY, &MODERN_ONLY, &NDJSON_ONLY, &LSP_ONLY, &ACP_ONLY]);
-    let mcp = without(&[
-        &JSONRPC_ONLY,
-        &MODERN_ONLY,
-        &CONTENT_LENGTH_ONLY,
-        &LSP_ONLY,
-        &ACP_ONLY,
-    ]);
+    let jsonrpc = without(&[&MCP_ONLY, &MODERN_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
+    let content_length = without(&[&MCP_ONLY, &MODERN_ONLY, &NDJSON_ONLY, &LSP_ONLY]);
+    let mcp = without(&[&JSONRPC_ONLY, &MODERN_ONLY, &CONTENT_LENGTH_ONLY, &LSP_ONLY]);
     let mcp_modern: Vec<&str> = std::iter::once("reference").chain(MODERN_ONLY).collect();
     // LSP's table names its mutants: most bugs of the others have no LSP
     // scenario (their rows would be empty), every LSP-only one has a row.
@@ -540,34 +457,6 @@ fn the_reference_passes_and_every_mutant_is_caught() {
             "lsp_client_catches",
         );
     });
-}
-
-#[test]
-fn the_acp_reference_passes_and_every_acp_mutant_is_caught() {
-    let names: Vec<&str> = Quirk::ALL.iter().map(|(n, _)| *n).collect();
-    // ACP's table names its mutants: every ACP-only one has a row, and
-    // every row names a mutant.
-    let acp: Vec<&str> = std::iter::once("reference")
-        .chain(EXPECTED_ACP.iter().map(|(n, _)| *n))
-        .collect();
-    assert!(
-        acp.iter().all(|n| names.contains(n)),
-        "an ACP row names no mutant"
-    );
-    assert!(
-        ACP_ONLY.iter().all(|n| acp.contains(n)),
-        "an ACP mutant without its row"
-    );
-    check(
-        Protocol::named("acp").unwrap(),
-        &Framing::ndjson(),
-        &acp,
-        EXPECTED_ACP,
-        // Four at a time: a bug that leaves a call unanswered waits out
-        // its 3 s in most scenarios.
-        4,
-        "acp_client_catches",
-    );
 }
 
 /// Runs the reference and the mutants `names` in `protocol` and `framing`:

@@ -1,11 +1,10 @@
-//! `rpcspec-mutant-client NAME [--mcp | --mcp-modern | --lsp | --acp |
-//! --content-length] SERVER...`: the reference client (`rpcspec serve --role client
+//! `rpcspec-mutant-client NAME [--mcp | --mcp-modern | --lsp | --content-length]
+//! SERVER...`: the reference client (`rpcspec serve --role client
 //! [--dialect mcp|lsp | --framing content-length]`) with one realistic bug,
 //! run against the server SERVER (in `rpcspec run --role client`,
 //! `{server}`); with `--mcp`, the MCP series; with `--mcp-modern`, the
 //! MCP series as a 2026-07-28 client; with `--lsp`, the LSP series
-//! (the `LSP:` bugs are its lifecycle's); with `--acp`, the ACP series
-//! as an editor (the `ACP:` bugs are its session's); with `--content-length`, the
+//! (the `LSP:` bugs are its lifecycle's); with `--content-length`, the
 //! JSON-RPC series in Content-Length framing (the `Content-Length:` bugs
 //! are that framing's, the line-ending ones NDJSON's).
 //! `reference` has none. Each bug breaks one sentence; the scenarios of
@@ -51,13 +50,6 @@
 //! | `no-client-info` | MCP 2026-07-28: no `clientInfo` in `_meta` | basic/index: "Clients SHOULD include io.modelcontextprotocol/clientInfo on every request" |
 //! | `no-version-retry` | MCP 2026-07-28: gives up on -32022 | basic/versioning: "The client SHOULD select a mutually supported version from the supported list and retry the request" |
 //! | `fetches-ref` | MCP 2026-07-28: fetches the `http://` `$ref`s of tools' input schemas | basic/index, `$ref` Resolution: "Implementations MUST NOT automatically dereference $ref values that resolve to a network URI" |
-//! | `acp-permission-after-cancel` | ACP (`--acp`): answers a permission request with an option after it cancelled the turn | ACP v1 Prompt Turn, Cancellation: "The Client MUST respond to all pending `session/request_permission` requests with the `cancelled` outcome" |
-//! | `acp-unoffered-option` | ACP: selects the option `allow`, which the request did not offer | ACP v1 Tool Calls: `optionId` is "The ID of the option the user selected" |
-//! | `acp-relative-cwd` | ACP: opens its session with the cwd `.` | ACP v1 Session Setup, Working Directory: the `cwd` "MUST be an absolute path" |
-//! | `acp-eager-session` | ACP: sends `session/new` with `initialize`, before its reply | ACP v1 Session Setup: "Before creating a session, Clients MUST first complete the initialization phase" |
-//! | `acp-no-cancel` | ACP: never cancels the turn the contract cancels | rpcspec client contract (the `cancel` step); ACP v1 Prompt Turn, Cancellation |
-//! | `acp-answers-extensions` | ACP: answers a custom request it does not know with `null` | ACP v1 Extensibility: "If the receiving end doesn't recognize the custom method name, it should respond with the standard \"Method not found\" error" (NON-STRICT) |
-//! | `acp-version-string` | ACP: sends the protocol version as `"1"` | ACP v1 Initialization: the protocol version is an integer (schema `ProtocolVersion`) |
 
 use std::{ffi::OsString, io, process::ExitCode};
 
@@ -85,16 +77,6 @@ fn main() -> ExitCode {
     let modern = server.first().is_some_and(|a| a == "--mcp-modern");
     if modern {
         server.remove(0);
-    }
-    if server.first().is_some_and(|a| a == "--acp") {
-        server.remove(0);
-        return match rpcspec::dialects::acp::client::run(&server, quirk, &mut io::stdout().lock()) {
-            Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-            Err(e) => {
-                eprintln!("rpcspec-mutant-client: {e}");
-                ExitCode::from(1)
-            }
-        };
     }
     let lsp = server.first().is_some_and(|a| a == "--lsp");
     if lsp {

@@ -91,27 +91,11 @@ pub enum Quirk {
     NoVersionRetry,
     /// MCP 2026-07-28: fetches the network `$ref`s of tools' schemas.
     FetchesRef,
-    /// ACP: answers a permission request with an option after it has
-    /// cancelled the turn.
-    AcpPermissionAfterCancel,
-    /// ACP: answers a permission request with an option it was not
-    /// offered (`allow`).
-    AcpUnofferedOption,
-    /// ACP: opens its session with the cwd `.`.
-    AcpRelativeCwd,
-    /// ACP: sends `session/new` with `initialize`, before its reply.
-    AcpEagerSession,
-    /// ACP: never cancels the turn it means to cancel.
-    AcpNoCancel,
-    /// ACP: answers a custom (`_…`) request it does not know with `null`.
-    AcpAnswersExtensions,
-    /// ACP: sends the protocol version as the string `"1"`.
-    AcpVersionString,
 }
 
 impl Quirk {
     /// Every quirk by name, the reference (`reference`) first.
-    pub const ALL: [(&'static str, Quirk); 45] = [
+    pub const ALL: [(&'static str, Quirk); 38] = [
         ("reference", Quirk::None),
         ("arrival-order", Quirk::ArrivalOrder),
         ("read-is-message", Quirk::ReadIsMessage),
@@ -153,16 +137,6 @@ impl Quirk {
         ("no-client-info", Quirk::NoClientInfo),
         ("no-version-retry", Quirk::NoVersionRetry),
         ("fetches-ref", Quirk::FetchesRef),
-        (
-            "acp-permission-after-cancel",
-            Quirk::AcpPermissionAfterCancel,
-        ),
-        ("acp-unoffered-option", Quirk::AcpUnofferedOption),
-        ("acp-relative-cwd", Quirk::AcpRelativeCwd),
-        ("acp-eager-session", Quirk::AcpEagerSession),
-        ("acp-no-cancel", Quirk::AcpNoCancel),
-        ("acp-answers-extensions", Quirk::AcpAnswersExtensions),
-        ("acp-version-string", Quirk::AcpVersionString),
     ];
 
     /// Whether the quirk is a bug of Content-Length framing (the others,

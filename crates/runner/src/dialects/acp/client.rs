@@ -8,8 +8,8 @@
 //! once its turn is cancelled; the turn [`CANCEL_ME`] is cancelled when
 //! its first update or permission request arrives.
 //!
-//! Each ACP [`Quirk`] is one realistic client bug
-//! (`rpcspec-mutant-client NAME --acp AGENT...`).
+//! Each [`Bug`] is one realistic client bug, the JSON-RPC client's or the
+//! editor's own (`rpcspec-mutant-client NAME --acp AGENT...`).
 
 use std::{
     ffi::OsString,
@@ -30,6 +30,63 @@ use crate::{
         reference::{Client, Hooks, Outcome, Quirk, close, connect_with, send},
     },
 };
+
+/// One realistic bug of an ACP client: the JSON-RPC client's ([`Quirk`],
+/// `Rpc(Quirk::None)` for none) or the editor's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bug {
+    /// The JSON-RPC client's.
+    Rpc(Quirk),
+    /// Answers a permission request with an option after it has cancelled
+    /// the turn.
+    PermissionAfterCancel,
+    /// Answers a permission request with an option it was not offered
+    /// (`allow`).
+    UnofferedOption,
+    /// Opens its session with the cwd `.`.
+    RelativeCwd,
+    /// Sends `session/new` with `initialize`, before its reply.
+    EagerSession,
+    /// Never cancels the turn it means to cancel.
+    NoCancel,
+    /// Answers a custom (`_…`) request it does not know with `null`.
+    AnswersExtensions,
+    /// Sends the protocol version as the string `"1"`.
+    VersionString,
+}
+
+impl Bug {
+    /// The reference: no bug.
+    pub const NONE: Bug = Bug::Rpc(Quirk::None);
+
+    /// The editor's own bugs by name.
+    pub const OWN: [(&'static str, Bug); 7] = [
+        ("acp-permission-after-cancel", Bug::PermissionAfterCancel),
+        ("acp-unoffered-option", Bug::UnofferedOption),
+        ("acp-relative-cwd", Bug::RelativeCwd),
+        ("acp-eager-session", Bug::EagerSession),
+        ("acp-no-cancel", Bug::NoCancel),
+        ("acp-answers-extensions", Bug::AnswersExtensions),
+        ("acp-version-string", Bug::VersionString),
+    ];
+
+    /// The bug called `name`: the editor's own, or the JSON-RPC client's.
+    pub fn named(name: &str) -> Option<Bug> {
+        Bug::OWN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, b)| *b)
+            .or_else(|| Quirk::named(name).map(Bug::Rpc))
+    }
+
+    /// The JSON-RPC client's bug it is, if any.
+    fn rpc(self) -> Quirk {
+        match self {
+            Bug::Rpc(q) => q,
+            _ => Quirk::None,
+        }
+    }
+}
 
 /// The text a `fs/read_text_file` of any path gives.
 pub const FILE_TEXT: &str = "rpcspec: a file\n";
@@ -173,7 +230,7 @@ struct Editor {
 
 /// The editor's answers and its cancel, on the reader's thread.
 struct AcpHooks {
-    quirk: Quirk,
+    bug: Bug,
     editor: Mutex<Editor>,
     /// The client's stdin, once it is started.
     stdin: OnceLock<Arc<Mutex<Option<ChildStdin>>>>,
@@ -187,7 +244,7 @@ impl AcpHooks {
 
     /// Cancels the armed turn of `session`, once.
     fn cancel(&self, session: Option<&Value>) {
-        if self.quirk == Quirk::AcpNoCancel {
+        if self.bug == Bug::NoCancel {
             return;
         }
         let mut editor = self.editor();
@@ -201,7 +258,7 @@ impl AcpHooks {
         editor.cancelled = true;
         let mut line = json!({"jsonrpc": "2.0", "method": "session/cancel",
             "params": {"sessionId": editor.cancel.clone()}});
-        if self.quirk == Quirk::NotificationWithId {
+        if self.bug == Bug::Rpc(Quirk::NotificationWithId) {
             line["id"] = json!(1000);
         }
         if let Some(stdin) = self.stdin.get() {
@@ -220,8 +277,7 @@ impl Hooks for AcpHooks {
         match method {
             "session/request_permission" => {
                 self.cancel(session);
-                let cancelled =
-                    self.editor().cancelled && self.quirk != Quirk::AcpPermissionAfterCancel;
+                let cancelled = self.editor().cancelled && self.bug != Bug::PermissionAfterCancel;
                 let options = params
                     .get("options")
                     .and_then(Value::as_array)
@@ -237,7 +293,7 @@ impl Hooks for AcpHooks {
                     .or(options.first())
                     .and_then(|o| o.get("optionId").cloned());
                 let outcome = match (cancelled, allow) {
-                    (false, Some(_)) if self.quirk == Quirk::AcpUnofferedOption => {
+                    (false, Some(_)) if self.bug == Bug::UnofferedOption => {
                         json!({"outcome": "selected", "optionId": "allow"})
                     }
                     (false, Some(id)) => json!({"outcome": "selected", "optionId": id}),
@@ -283,9 +339,7 @@ impl Hooks for AcpHooks {
             }
             "fs/read_text_file" => Some(Ok(json!({ "content": FILE_TEXT }))),
             "fs/write_text_file" => Some(Ok(json!({}))),
-            m if m.starts_with('_') && self.quirk == Quirk::AcpAnswersExtensions => {
-                Some(Ok(Value::Null))
-            }
+            m if m.starts_with('_') && self.bug == Bug::AnswersExtensions => Some(Ok(Value::Null)),
             _ => Some(Err(json!({"code": -32601, "message": "Method not found"}))),
         }
     }
@@ -308,24 +362,24 @@ impl Hooks for AcpHooks {
     }
 }
 
-/// Runs the ACP series against `agent` (argv) with `quirk`'s bug,
+/// Runs the ACP series against `agent` (argv) with `bug`,
 /// reporting to `out`; returns the exit status.
-pub fn run(agent: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<i32> {
+pub fn run(agent: &[OsString], bug: Bug, out: &mut dyn Write) -> io::Result<i32> {
     let framing = Framing::ndjson();
     let hooks = Arc::new(AcpHooks {
-        quirk,
+        bug,
         editor: Mutex::new(Editor::default()),
         stdin: OnceLock::new(),
         framing: framing.clone(),
     });
-    let (child, mut client) = connect_with(agent, quirk, &framing, Some(hooks.clone()))?;
+    let (child, mut client) = connect_with(agent, bug.rpc(), &framing, Some(hooks.clone()))?;
     // The hooks' cancel goes where the client writes (nothing comes from
     // the agent before the client's first message).
     let _ = hooks.stdin.set(Arc::clone(&client.stdin));
     let step = |name: &str| STEPS.iter().find(|s| s.name == name).expect("a step");
     let params =
         |name: &str| -> Value { serde_json::from_str(step(name).params).unwrap_or(json!({})) };
-    let version = if quirk == Quirk::AcpVersionString {
+    let version = if bug == Bug::VersionString {
         json!("1")
     } else {
         json!(1)
@@ -335,13 +389,13 @@ pub fn run(agent: &[OsString], quirk: Quirk, out: &mut dyn Write) -> io::Result<
         "clientCapabilities": {"fs": {"readTextFile": true, "writeTextFile": true}, "terminal": true},
         "clientInfo": {"name": "rpcspec-reference-client", "version": env!("CARGO_PKG_VERSION")},
     });
-    let cwd = if quirk == Quirk::AcpRelativeCwd {
+    let cwd = if bug == Bug::RelativeCwd {
         ".".to_owned()
     } else {
         std::env::current_dir().map_or_else(|_| "/".to_owned(), |d| d.display().to_string())
     };
     let new = json!({"cwd": cwd, "mcpServers": []});
-    let (opened, session) = if quirk == Quirk::AcpEagerSession {
+    let (opened, session) = if bug == Bug::EagerSession {
         // `session/new` written with `initialize`, before its reply.
         let (i, s) = (client.id(), client.id());
         let waits = (client.expect(i), client.expect(s));

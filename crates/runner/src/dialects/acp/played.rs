@@ -66,9 +66,7 @@ pub const PLAYING: Playing = Playing {
             method == "session/prompt" && ask_if.is_none_or(|p| declares(init, p))
         })
     }),
-    reference: |server, _, _, out| {
-        super::client::run(server, crate::client::reference::Quirk::None, out)
-    },
+    reference: |server, _, _, out| super::client::run(server, super::client::Bug::NONE, out),
 };
 
 /// How long the scripted agent takes to answer `method`: the turn the
