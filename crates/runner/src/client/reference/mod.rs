@@ -47,7 +47,7 @@ pub use modern::run_mcp_modern;
 pub use quirk::Quirk;
 
 /// `m` locked, even if a thread panicked holding it.
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn send(
 }
 
 /// The quirk called `name` in a table of them.
-fn by_name<Q: Copy>(all: &[(&str, Q)], name: &str) -> Option<Q> {
+pub(crate) fn by_name<Q: Copy>(all: &[(&str, Q)], name: &str) -> Option<Q> {
     all.iter().find(|(n, _)| *n == name).map(|(_, q)| *q)
 }
 

@@ -27,7 +27,7 @@ use crate::{
     capture::Framing,
     client::{
         StepKind,
-        reference::{Client, Hooks, Outcome, Quirk, close, connect_with, send},
+        reference::{Client, Hooks, Outcome, Quirk, by_name, close, connect_with, lock, send},
     },
 };
 
@@ -72,11 +72,7 @@ impl Bug {
 
     /// The bug called `name`: the editor's own, or the JSON-RPC client's.
     pub fn named(name: &str) -> Option<Bug> {
-        Bug::OWN
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, b)| *b)
-            .or_else(|| Quirk::named(name).map(Bug::Rpc))
+        by_name(&Bug::OWN, name).or_else(|| Quirk::named(name).map(Bug::Rpc))
     }
 
     /// The JSON-RPC client's bug it is, if any.
@@ -146,7 +142,7 @@ impl Terminal {
             thread::spawn(move || {
                 let mut buf = [0; 8192];
                 while let Ok(n @ 1..) = pipe.read(&mut buf) {
-                    let mut o = output.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut o = lock(&output);
                     o.0.extend_from_slice(&buf[..n]);
                     if o.0.len() > TERMINAL_OUTPUT {
                         let mut cut = o.0.len() - TERMINAL_OUTPUT;
@@ -172,7 +168,7 @@ impl Terminal {
     fn output(&mut self) -> Value {
         let status = self.status();
         let (text, truncated) = {
-            let o = self.output.lock().unwrap_or_else(|e| e.into_inner());
+            let o = lock(&self.output);
             (String::from_utf8_lossy(&o.0).into_owned(), o.1)
         };
         let mut v = json!({"output": text, "truncated": truncated});
@@ -239,7 +235,7 @@ struct AcpHooks {
 
 impl AcpHooks {
     fn editor(&self) -> std::sync::MutexGuard<'_, Editor> {
-        self.editor.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.editor)
     }
 
     /// Cancels the armed turn of `session`, once.
