@@ -37,10 +37,13 @@
 //!   id null, no more than it may draw), the oldest, since a reader
 //!   answers its batches in turn: first one whose members could get no
 //!   other reply, then one that only may draw them, then one whose
-//!   invalid requests may yet get their replies by id. If it went to one
-//!   that only may draw them and a later batch awaiting as many gets no
-//!   array, the array may have been the later one's: [`Session::close`]
-//!   reads it so.
+//!   invalid requests may yet get their replies by id. Which batch it
+//!   answered is settled over the whole conversation, as a bipartite
+//!   matching is: a later array that fits no batch still open, or a batch
+//!   left awaiting at [`Session::close`], takes the batch of an earlier
+//!   array that can move to another it answers whole (down a chain of
+//!   them), so no order in which a reader sends its batches' arrays is
+//!   misread. The last 64 such arrays of each side are remembered.
 //! * **Codex ids are strings or integers**
 //!   ([`Session::silent_to_unreadable`]): a message whose id is `1.5` or
 //!   `null` is owed nothing, yet a reader that reads it anyway may answer

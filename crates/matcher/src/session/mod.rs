@@ -9,6 +9,7 @@ use crate::id::{Id, IdKind, IdMatch, Key};
 use crate::limits::Limit;
 use crate::rules as r;
 
+mod arrays;
 mod readings;
 mod refusal;
 mod reply;
@@ -166,11 +167,9 @@ struct Side {
     /// How many requests were fed as an unterminated tail
     /// ([`Entry::droppable`]).
     tails: usize,
-    /// For each array of id-null errors given to a batch that only may
-    /// draw them (the oldest it fits), their number: a batch left
-    /// awaiting as many at the end takes it back
-    /// ([`Session::close`](super::Session::close)).
-    spare: Vec<usize>,
+    /// The latest arrays of id-null errors alone that answered a batch
+    /// whole, and which one ([`arrays`]).
+    arrays: VecDeque<arrays::Given>,
 }
 
 /// What a message that is not a reply may draw besides a reply by its id.

@@ -8,9 +8,31 @@ use super::{
 
 impl Session {
     pub(super) fn reply_array(&mut self, from: Direction, kinds: &[Kind], out: &mut Vec<Finding>) {
+        let requester = from.reverse();
+        let (batch, whole) = self.array_batch(requester, kinds);
+        // An array of id-null errors alone that answers no batch whole now
+        // may answer one an earlier array was given ([`Session::repair`]).
+        if whole.is_none() && self.repair(requester, kinds) {
+            return;
+        }
+        self.settle_array(from, kinds, batch, out);
+        if let (Some(b), Some(w)) = (batch, whole) {
+            self.remember_array(requester, kinds, b, w);
+        }
+    }
+
+    /// Pairs each member of an array sent `from` one side with what it
+    /// answers, in `batch` first; the array is that batch's whole answer:
+    /// what it left out will not come.
+    pub(super) fn settle_array(
+        &mut self,
+        from: Direction,
+        kinds: &[Kind],
+        batch: Option<usize>,
+        out: &mut Vec<Finding>,
+    ) {
         let message = self.messages;
         let requester = from.reverse();
-        let (batch, spare) = self.array_batch(requester, kinds);
         for (i, kind) in kinds.iter().enumerate() {
             let ctx = ReplyCtx {
                 array: true,
@@ -23,15 +45,6 @@ impl Session {
             }
         }
         let Some(b) = batch else { return };
-        if let Some(nulls) = spare {
-            let side = &mut self.sides[requester.index()];
-            // As many as the window holds batches.
-            if self.window.is_some_and(|n| side.spare.len() >= n) {
-                side.spare.remove(0);
-            }
-            side.spare.push(nulls);
-        }
-        // The one array is the whole answer: what it left out will not come.
         // Findings carry member indexes of the message fed (the reply), so
         // the request batch's member indexes go in the detail.
         let side = &mut self.sides[requester.index()];
@@ -70,15 +83,14 @@ impl Session {
         }
     }
 
-    /// The batch an array sent to `requester` answers, and, when it went
-    /// to one that only may draw its id-null errors, their number (a
-    /// spare, [`Side::spare`]).
-    fn array_batch(&self, requester: Direction, kinds: &[Kind]) -> (Option<usize>, Option<usize>) {
+    /// The batch an array sent to `requester` answers, and, when its
+    /// id-null errors answer that batch whole, how ([`Whole`]).
+    fn array_batch(&self, requester: Direction, kinds: &[Kind]) -> (Option<usize>, Option<Whole>) {
         // The batch this array answers: that of its first member that pairs,
         // else the oldest its id-null errors answer whole, else the oldest
         // with a member that awaits or may draw one.
         let side = &self.sides[requester.index()];
-        let mut spare = None;
+        let mut answered = None;
         let batch = kinds
             .iter()
             .filter_map(|k| k.id().filter(|id| id.kind() != IdKind::Null))
@@ -99,18 +111,16 @@ impl Session {
                 // First a batch this array's id-null members can answer
                 // whole ([`Side::answerable_whole`]), by [`Whole::tier`],
                 // then the oldest: a reader answers its batches in turn.
-                // Given to one that only may draw them, the array is
-                // spare: a batch left awaiting as many at the end may
-                // have been what it answered.
+                // Which of several it answered cannot be told yet: the
+                // array is remembered, and a later one may take its place
+                // ([`Session::repair`]).
                 let nulls = kinds
                     .iter()
                     .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
                     .count();
                 let fits = side.answerable_whole(nulls);
                 let whole = (0..3).find_map(|tier| fits.iter().find(|w| w.tier() == tier));
-                if whole.is_some_and(|w| w.awaited == 0) {
-                    spare = Some(nulls);
-                }
+                answered = whole.copied();
                 whole
                     .map(|w| Some(w.batch))
                     .or_else(|| in_batch(false, false).map(|n| n.batch))
@@ -121,7 +131,7 @@ impl Session {
                     .map(Some)
             })
             .flatten();
-        (batch, spare)
+        (batch, answered)
     }
 
     /// Pairs one reply sent `from` one side with a request of the other:
@@ -618,6 +628,8 @@ pub(super) struct Whole {
     pub(super) batch: usize,
     /// How many of the array's errors the batch awaits.
     pub(super) awaited: usize,
+    /// How many of the array's errors it may draw at most.
+    pub(super) may: usize,
     /// How many of those go to members whose id could not be read.
     unkeyed: usize,
 }
@@ -627,7 +639,7 @@ impl Whole {
     /// oldest): 0, one whose members awaiting the errors can get no other
     /// reply; 1, one that only may draw them; 2, one with invalid requests
     /// whose ids could be read, which may yet be answered by id.
-    fn tier(&self) -> u8 {
+    pub(super) fn tier(&self) -> u8 {
         match self.awaited {
             0 => 1,
             n if n == self.unkeyed => 0,
@@ -654,7 +666,7 @@ impl Side {
 
     /// Batch `b` as an array of `nulls` id-null errors answers it whole;
     /// `None`: it does not fit, or a request of it only its id can answer.
-    fn answers_whole(&self, b: usize, nulls: usize) -> Option<Whole> {
+    pub(super) fn answers_whole(&self, b: usize, nulls: usize) -> Option<Whole> {
         let mut due = 0;
         for e in self.ids.values() {
             // (A request of a batch read with U+FFFD, or of a tail, is
@@ -674,6 +686,7 @@ impl Side {
         (awaited <= nulls && nulls <= may).then_some(Whole {
             batch: b,
             awaited,
+            may,
             unkeyed,
         })
     }

@@ -6,28 +6,6 @@ use crate::classify::Finding;
 use crate::dialect::Dialect;
 use crate::rules as r;
 
-/// An array of id-null errors given to the oldest batch it fitted, one
-/// that only may draw them, may have answered a later batch that got no
-/// array: such a batch, awaiting as many, takes it back.
-fn take_back_spares(side: &mut Side) {
-    for nulls in std::mem::take(&mut side.spare) {
-        let fits = side.answerable_whole(nulls);
-        let Some(b) = fits.iter().find(|w| w.awaited > 0).map(|w| w.batch) else {
-            continue;
-        };
-        side.nulls.retain(|n| {
-            if n.batch != Some(b) {
-                return true;
-            }
-            if let Some(e) = n.key.as_ref().and_then(|k| side.ids.get_mut(k)) {
-                side.due -= e.due as usize;
-                e.due = 0;
-            }
-            false
-        });
-    }
-}
-
 impl Session {
     /// Ends the session: every request still awaiting a reply is reported
     /// (`session.unanswered`), and in the `events` dialect a stream without
@@ -36,8 +14,8 @@ impl Session {
     pub fn close(&mut self) -> Vec<Finding> {
         let mut out = Vec::new();
         for from in [Direction::ClientToServer, Direction::ServerToClient] {
+            self.repair_at_close(from);
             let side = &mut self.sides[from.index()];
-            take_back_spares(side);
             let mut left: Vec<(usize, Option<usize>, String)> = Vec::new();
             for e in side
                 .ids

@@ -629,3 +629,75 @@ fn an_array_goes_past_a_batch_whose_reading_it_does_not_answer() {
     ];
     assert_eq!(session_rules(&script), Vec::<&str>::new());
 }
+
+/// Every permutation of `0..n`, in lexicographic order.
+fn permutations(n: usize) -> Vec<Vec<usize>> {
+    if n == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for rest in permutations(n - 1) {
+        for at in 0..=rest.len() {
+            let mut p = rest.clone();
+            p.insert(at, n - 1);
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A server that answers its batches in any order, each with an array of
+/// id-null errors only, is never misread: an array names no batch, so the
+/// session pairs them over the whole conversation. Members that must get
+/// an id-null -32600 (`R`, their id unreadable) and members that only may
+/// draw one (`O`, a notification a strict reader refuses), in batches of
+/// several sizes; a strict reader refuses every `O` and a lenient one
+/// none (and sends nothing for a batch it answers with nothing, §6).
+#[test]
+fn batches_answered_in_any_order_with_id_null_errors_are_never_misread() {
+    const R: &str = r#"{"foo":"boo"}"#;
+    const O: &str = r#"{"jsonrpc":"2.0","method":"n","params":42}"#;
+    let batches: [&[&str]; 4] = [&[R, O], &[R, R], &[O], &[R, R, O]];
+    let mut misread = Vec::new();
+    for strict in [true, false] {
+        let answers: Vec<Option<String>> = batches
+            .iter()
+            .map(|members| {
+                let n = members.iter().filter(|m| strict || **m == R).count();
+                (n > 0).then(|| format!("< [{}]", vec![REFUSAL; n].join(",")))
+            })
+            .collect();
+        for order in permutations(batches.len()) {
+            let mut script: Vec<String> = batches
+                .iter()
+                .map(|members| format!("> [{}]", members.join(",")))
+                .collect();
+            script.extend(order.iter().filter_map(|&b| answers[b].clone()));
+            let got = session_rules(&script);
+            if !got.is_empty() {
+                misread.push(format!(
+                    "strict: {strict}, batches answered {order:?}: {got:?}"
+                ));
+            }
+        }
+    }
+    assert!(misread.is_empty(), "{}", misread.join("\n"));
+
+    // Still, three batches that each await an error and two arrays, in
+    // either order, leave one unanswered.
+    let script = |first: &str, second: &str| {
+        let mut script: Vec<String> = batches
+            .iter()
+            .map(|members| format!("> [{}]", members.join(",")))
+            .collect();
+        script.push(format!("< [{first}]"));
+        script.push(format!("< [{second}]"));
+        script
+    };
+    let two = format!("{REFUSAL},{REFUSAL}");
+    for (first, second) in [(REFUSAL, two.as_str()), (two.as_str(), REFUSAL)] {
+        let got = session_rules(&script(first, second));
+        assert!(got.contains(&"session.unanswered"), "{got:?}");
+    }
+}
