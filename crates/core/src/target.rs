@@ -28,7 +28,7 @@ use std::{
     process::{Child, ChildStdin, Command, ExitStatus, Stdio},
     sync::{
         Arc, Mutex, RwLock,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
         mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender},
     },
     thread,
@@ -229,6 +229,22 @@ struct Stdin {
     pipe: Mutex<Option<ChildStdin>>,
     /// Commands sent to the writer thread and not yet carried out.
     queued: AtomicUsize,
+    /// When the target last took a write ([`Running::taken`]): nanoseconds
+    /// since `started`, plus one; 0 for never.
+    taken: AtomicU64,
+    started: Instant,
+}
+
+impl Stdin {
+    /// The target took what was written so far.
+    fn took(&self) {
+        let at = self
+            .started
+            .elapsed()
+            .as_nanos()
+            .min(u128::from(u64::MAX - 1)) as u64;
+        self.taken.fetch_max(at + 1, Ordering::AcqRel);
+    }
 }
 
 /// Held for reading while a target is spawned, and for writing while a
@@ -301,6 +317,8 @@ impl Running {
         let stdin = Arc::new(Stdin {
             pipe: Mutex::new(child.stdin.take()),
             queued: AtomicUsize::new(0),
+            taken: AtomicU64::new(0),
+            started,
         });
         let (writer, commands) = mpsc::channel();
         let to_case = tx.clone();
@@ -371,6 +389,17 @@ impl Running {
     /// Time since the target was started.
     pub fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// When the target last took a write: the pipe took it, after the
+    /// target had read everything before it where the write was paused
+    /// (one after a pause the target did not read up to is not counted).
+    /// `None` if it never took one.
+    pub fn taken(&self) -> Option<Instant> {
+        match self.stdin.taken.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(self.started + Duration::from_nanos(n - 1)),
+        }
     }
 
     /// Writes, in order after every earlier write; [`Msg::Wrote`] or
@@ -449,6 +478,9 @@ impl Running {
         }
         rustix::fs::fcntl_setfl(&*fd, flags)?;
         result?;
+        if done > 0 {
+            self.stdin.took();
+        }
         writes.drain(..done);
         Ok(writes.is_empty())
     }
@@ -569,7 +601,7 @@ fn write_loop(stdin: &Stdin, commands: Receiver<WriterCommand>, to_case: SyncSen
             (_, None) => return,
             (WriterCommand::Write(writes, reported), Some(fd)) => {
                 report = reported;
-                write_all(fd, writes)
+                write_all(fd, writes, stdin)
             }
             (WriterCommand::Stream(path, writes, open_within), Some(fd)) => {
                 let mut line = path.as_os_str().as_bytes().to_vec();
@@ -577,7 +609,7 @@ fn write_loop(stdin: &Stdin, commands: Receiver<WriterCommand>, to_case: SyncSen
                 fd.write_all(&line)
                     .and_then(|()| fd.flush())
                     .and_then(|()| open_pipe(&path, open_within))
-                    .and_then(|mut pipe| write_all(&mut pipe, writes))
+                    .and_then(|mut pipe| write_all(&mut pipe, writes, stdin))
             }
         };
         drop(pipe);
@@ -594,20 +626,28 @@ fn write_loop(stdin: &Stdin, commands: Receiver<WriterCommand>, to_case: SyncSen
 }
 
 /// Writes `writes` to `to`, pausing where they say; stops at the first
-/// failure.
-fn write_all(to: &mut (impl io::Write + AsFd), writes: Vec<Write>) -> io::Result<()> {
+/// failure. Each write the target took is noted in `stdin`.
+fn write_all(
+    to: &mut (impl io::Write + AsFd),
+    writes: Vec<Write>,
+    stdin: &Stdin,
+) -> io::Result<()> {
     for w in writes {
+        let mut read_up = true;
         if !w.pause.is_zero() {
             // A pause marks a boundary the plan wants the target to see:
             // the bytes before it must be read on their own, not with the
             // next write.
-            drain(&*to);
+            read_up = drain(&*to);
             if w.pause > DRAIN {
                 thread::sleep(w.pause);
             }
         }
         to.write_all(&w.bytes)?;
         to.flush()?;
+        if read_up {
+            stdin.took();
+        }
     }
     Ok(())
 }
@@ -653,13 +693,16 @@ pub const DRAIN_MAX: Duration = Duration::from_secs(2);
 
 /// Waits until the target has read everything written to `pipe` so far
 /// (the pipe holds nothing unread), at most [`DRAIN_MAX`]: a target that
-/// does not read gets the next write anyway.
-fn drain(pipe: impl AsFd) {
+/// does not read gets the next write anyway. Whether it read everything.
+fn drain(pipe: impl AsFd) -> bool {
     let until = Instant::now() + DRAIN_MAX;
     // A target in its read loop takes the bytes within tens of
     // microseconds: look again at once a few times, then less often.
     let mut looks = 0u32;
-    while rustix::io::ioctl_fionread(&pipe).is_ok_and(|n| n > 0) && Instant::now() < until {
+    while rustix::io::ioctl_fionread(&pipe).is_ok_and(|n| n > 0) {
+        if Instant::now() >= until {
+            return false;
+        }
         looks += 1;
         if looks <= 16 {
             thread::yield_now();
@@ -667,6 +710,7 @@ fn drain(pipe: impl AsFd) {
             thread::sleep(Duration::from_micros(if looks <= 32 { 20 } else { 200 }));
         }
     }
+    true
 }
 
 /// `exit status 3` or `killed by signal 9 (SIGKILL)`.

@@ -207,7 +207,7 @@ fn a_target_that_never_answers_times_out() {
         .stdout(predicate::str::contains(format!("TIMEOUT    {ONE}  ")))
         .stdout(predicate::str::contains("\n  whole: "))
         .stdout(predicate::str::contains(
-            "the case deadline (500ms from the start of its own steps) passed",
+            "the case deadline (500ms from its last write the target took) passed",
         ))
         .stdout(predicate::str::ends_with(
             "0 passed, 0 non-strict, 0 failed, 1 timeout, 0 crash, 0 skipped\n",

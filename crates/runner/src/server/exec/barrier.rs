@@ -34,7 +34,7 @@ impl Run<'_> {
         let id = self.send_barrier_as("fence", Plan::Whole);
         let grace =
             (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
-        let until = self.deadline.min(Instant::now() + grace);
+        let until = self.deadline().min(Instant::now() + grace);
         self.wait(|r| r.answered(&id), until) && self.reusable()
     }
 
@@ -69,7 +69,7 @@ impl Run<'_> {
         } else {
             (self.opts.timeout / 10).min(Duration::from_millis(250))
         };
-        let until = self.deadline.min(Instant::now() + most);
+        let until = self.deadline().min(Instant::now() + most);
         let named = id.raw().trim_matches('"').to_owned();
         let sign = move |r: &Run<'_>| {
             r.answered(&id)
@@ -331,7 +331,7 @@ impl Run<'_> {
         let quiet = self.quiet();
         if self.wait_quiet(|r| r.answered(id), quiet, Instant::now())
             || self.timed_out
-            || Instant::now() >= self.deadline
+            || Instant::now() >= self.deadline()
         {
             return true;
         }
@@ -343,7 +343,7 @@ impl Run<'_> {
             return true;
         }
         if self.answered(&again) {
-            let until = self.deadline.min(Instant::now() + LOST_GRACE.max(quiet));
+            let until = self.deadline().min(Instant::now() + LOST_GRACE.max(quiet));
             if self.wait(|r| r.answered(id), until) {
                 return true;
             }

@@ -6,8 +6,11 @@
 //! (barrier 0, or the dialect's handshake), and that prologue is recorded
 //! and replayed into each later case on the process, so every case is
 //! graded on what a process of its own would have shown it. A case's
-//! deadline runs from the end of the prologue; the prologue has the
-//! start-up limit.
+//! deadline runs from the end of the prologue or from the last write the
+//! target took, whichever is later, at most three deadlines later
+//! ([`wait::MOVES`]): rpcspec's own pacing of its writes, slower on a
+//! loaded machine, is not the target's time. The prologue has the start-up
+//! limit.
 //!
 //! Every byte the target writes goes through the reference framer and the
 //! matcher's session, so framing and envelope rules are checked on every
@@ -31,6 +34,7 @@ mod observed;
 mod received;
 mod run;
 mod sends;
+mod wait;
 
 use dialect::with_preamble;
 pub use dialect::{no_batches, not_applicable};

@@ -12,8 +12,8 @@ use rpcspec_matcher::{Classified, Direction, Finding, Id, IdKind, IdMatch, Kind,
 
 use super::sends::{sends_initialize, sends_one_of};
 use super::{
-    Bytes, Case, Drive, EXIT_GRACE, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RuleRef,
-    RunOptions, Sent, Session, Verdict, Write, describe_exit, request_ids,
+    Bytes, Case, Drive, Evidence, Gather, Live, Msg, Plan, Received, Recorded, RunOptions, Sent,
+    Session, Verdict, Write, describe_exit, request_ids,
 };
 
 /// One line the target wrote, with what the runner made of it.
@@ -38,6 +38,8 @@ pub(super) struct Got {
 pub(super) struct Run<'o> {
     pub(super) running: Drive,
     pub(super) opts: &'o RunOptions,
+    /// The start-up limit while `starting`; then the case deadline from
+    /// the start of the case's own steps, which [`Run::deadline`] moves.
     pub(super) deadline: Instant,
     pub(super) server: Capture,
     pub(super) client: Capture,
@@ -574,121 +576,6 @@ impl<'o> Run<'o> {
         self.running.close_stdin();
     }
 
-    /// Waits a little for the replies still due before the runner closes
-    /// stdin, which ends many servers at once with their work in flight.
-    /// JSON-RPC does not order the replies to separate requests, so one may
-    /// come after the barrier's (the Codex app-server answers
-    /// `account/read` after a later unknown method): the wait is ten
-    /// barrier round trips, at least 100 ms and at most 1 s, and never past
-    /// the case deadline. A server that answers in order has answered
-    /// everything by then and costs nothing; one that drops requests costs
-    /// the wait once per case.
-    pub(super) fn await_replies(&mut self) {
-        // Also the id-null errors the session awaits (to unreadable
-        // requests): a server may send one after later replies, and it must
-        // not reach the next case. One that never comes is silence, which
-        // some dialects allow, so it does not keep the process from the
-        // next case.
-        let due =
-            |r: &Run<'_>| r.replies_due() || r.session.outstanding(Direction::ClientToServer) > 0;
-        if !due(self) {
-            return;
-        }
-        let grace =
-            (self.barrier_rtt * 10).clamp(Duration::from_millis(100), Duration::from_secs(1));
-        let until = self.deadline.min(Instant::now() + grace);
-        self.wait(|r| !due(r), until);
-    }
-
-    /// A TIMEOUT before the deadline, saying why.
-    pub(super) fn give_up(&mut self, why: String) {
-        self.timed_out = true;
-        self.stopped = true;
-        self.evidence.push(Evidence::note(Verdict::Timeout, why));
-    }
-
-    pub(super) fn ended(&self) -> bool {
-        self.stdout_closed && self.exit.is_some()
-    }
-
-    /// [`Run::wait`] that also gives up (false) once the target has written
-    /// nothing for `quiet` since `since`.
-    pub(super) fn wait_quiet(
-        &mut self,
-        done: impl Fn(&Run<'_>) -> bool,
-        quiet: Duration,
-        since: Instant,
-    ) -> bool {
-        loop {
-            if done(self) || self.ended() {
-                return true;
-            }
-            let until = self.deadline.min(self.last_output.max(since) + quiet);
-            if self.timed_out || Instant::now() >= until {
-                return false;
-            }
-            self.handle_next(until);
-        }
-    }
-
-    /// Handles the target's events until `done` holds, the case deadline
-    /// passes (a TIMEOUT), or nothing more can come.
-    pub(super) fn pump(&mut self, done: impl Fn(&Run<'_>) -> bool, waiting_for: &str) {
-        let deadline = self.deadline;
-        if !self.wait(done, deadline) && !self.timed_out {
-            self.timed_out = true;
-            self.stopped = true;
-            let limit = if self.starting {
-                format!("the start-up limit ({:?})", self.opts.startup)
-            } else {
-                format!(
-                    "the case deadline ({:?} from the start of its own steps)",
-                    self.opts.timeout
-                )
-            };
-            self.evidence.push(Evidence::note(
-                Verdict::Timeout,
-                format!(
-                    "{limit} passed while waiting for {waiting_for}{}",
-                    if self.stdout_closed {
-                        "; the target had closed its stdout"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-    }
-
-    /// Handles events until `done` holds (true), `until` passes (false), or
-    /// nothing more can come (true). The deadline is checked before every
-    /// event, so a target that never stops writing cannot hold the case.
-    pub(super) fn wait(&mut self, done: impl Fn(&Run<'_>) -> bool, until: Instant) -> bool {
-        loop {
-            if done(self) || (self.stdout_closed && self.exit.is_some()) {
-                return true;
-            }
-            if self.timed_out || Instant::now() >= until {
-                return false;
-            }
-            self.handle_next(until);
-        }
-    }
-
-    /// Handles the target's next message by `until`, if one comes. One
-    /// that wrote past the budget was stopped by the drive, its output cut
-    /// at the cap: its FAIL is taken here, and any output after ignored.
-    pub(super) fn handle_next(&mut self, until: Instant) {
-        if let Some(msg) = self.running.next(until) {
-            self.handle(msg);
-        }
-        if let Some(flood) = self.running.take_flood() {
-            self.evidence.push(flood);
-            self.flooded = true;
-            self.stopped = true;
-        }
-    }
-
     pub(super) fn handle(&mut self, msg: Msg) {
         let at = self.now();
         match msg {
@@ -744,55 +631,5 @@ impl<'o> Run<'o> {
         let mut server = std::mem::replace(&mut self.server, fresh);
         server.push(bytes, at, |a| self.take(a));
         self.server = server;
-    }
-
-    /// After a step that tells the target to exit (`expect_exit`, LSP's
-    /// `exit`), it gets the exit grace to end by itself, stdin still open;
-    /// one still running then is left to the case's end, which closes
-    /// stdin and kills it. The grader compares how it ended.
-    pub(super) fn await_own_exit(&mut self) {
-        self.exit_expected = true;
-        let grace = self
-            .opts
-            .readiness
-            .exit_grace(self.started_in.unwrap_or_default());
-        let until = self.deadline.min(Instant::now() + grace);
-        self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
-    }
-
-    /// After its stdin closed, the target gets [`EXIT_GRACE`] to finish
-    /// writing and exit. Neither JSON-RPC nor NDJSON requires exiting at
-    /// EOF (MCP clients send SIGTERM next), so staying alive is NON-STRICT,
-    /// not a TIMEOUT, where the end of stdin is the case's input
-    /// ([`Run::eof_is_input`]); it is then killed.
-    pub(super) fn await_exit(&mut self) {
-        let grace = self
-            .opts
-            .readiness
-            .exit_grace(self.started_in.unwrap_or_default());
-        let until = self.deadline.min(Instant::now() + grace);
-        if self.wait(|r| r.stdout_closed && r.exit.is_some(), until) || self.timed_out {
-            return;
-        }
-        if !self.eof_is_input {
-            self.running.kill();
-            let until = Instant::now() + Duration::from_millis(500);
-            self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
-            return;
-        }
-        self.evidence.push(Evidence {
-            rule: Some(RuleRef::from_rule(&crate::rules::PROCESS_EXIT_ON_EOF)),
-            ..Evidence::note(
-                Verdict::NonStrict,
-                format!(
-                    "the target was still running {grace:.1?} after its stdin closed ({EXIT_GRACE:?}, \
-                     or twice the slowest start-up of the run if longer); killed"
-                ),
-            )
-        });
-        self.running.kill();
-        // Collect what it wrote and its exit.
-        let until = Instant::now() + Duration::from_millis(500);
-        self.wait(|r| r.stdout_closed && r.exit.is_some(), until);
     }
 }
