@@ -43,7 +43,7 @@ const CI_STEPS: &[Step] = &[
             "warnings",
         ],
     },
-    // `cargo test --workspace`, two test binaries at a time (`test.rs`).
+    // `cargo test --workspace`, three test binaries at a time (`test.rs`).
     Step {
         name: "test",
         program: "xtask",
@@ -119,8 +119,8 @@ commands:
   ci      run every check CI runs (fmt, clippy, tests, bench smoke, package, fuzz smoke,
           cflite build),
           stopping at the first failure
-  test    the workspace's tests (`cargo test --workspace`), two test binaries at a time,
-          those that time a scripted peer alone
+  test    the workspace's tests (`cargo test --workspace`), three test binaries at a time,
+          never two that keep a core busy
   rules   regenerate docs/rules.md from the rule registry (every role) and docs/mcp.md
   fuzz [TARGET] [--time SECS] [--jobs N] [--asan] [--dev]
           run the cargo-fuzz targets (all, 60 s each by default, N at a time)
