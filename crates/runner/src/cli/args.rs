@@ -226,7 +226,7 @@ pub(crate) struct RunArgs {
     pub(crate) cases: Option<PathBuf>,
     /// Deadline per case: `5`, `2.5`, `5s`, `500ms` (at most an hour;
     /// default 5 s, or the target file's). Server role: it runs from the
-    /// last write the target took, at most 4 times it from the case's
+    /// last write the target took, at most 10 times it from the case's
     /// start, so rpcspec's own pacing of its writes is not counted.
     #[arg(long, value_name = "DURATION", value_parser = duration_upto(3600.0))]
     pub(crate) timeout: Option<Duration>,

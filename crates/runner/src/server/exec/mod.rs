@@ -7,7 +7,7 @@
 //! and replayed into each later case on the process, so every case is
 //! graded on what a process of its own would have shown it. A case's
 //! deadline runs from the end of the prologue or from the last write the
-//! target took, whichever is later, at most three deadlines later
+//! target took, whichever is later, at most nine deadlines later
 //! ([`wait::MOVES`]): rpcspec's own pacing of its writes, slower on a
 //! loaded machine, is not the target's time. The prologue has the start-up
 //! limit.
