@@ -62,12 +62,17 @@ fn id_null_errors(kinds: &[Kind]) -> bool {
 }
 
 /// The batch still open that `n` id-null errors answer whole, as an
-/// array goes to one ([`Whole::tier`], then the oldest).
+/// array goes to one ([`Side::best_whole`]).
 fn open_for(side: &Side, n: usize) -> Option<Place> {
-    let fits = side.answerable_whole(n);
-    (0..3)
-        .find_map(|tier| fits.iter().find(|w| w.tier() == tier))
-        .map(Place::of)
+    side.best_whole(n).as_ref().map(Place::of)
+}
+
+/// Remembers `given`, forgetting the oldest beyond [`REMEMBERED`].
+fn remember(arrays: &mut VecDeque<Given>, given: Given) {
+    if arrays.len() >= REMEMBERED {
+        arrays.pop_front();
+    }
+    arrays.push_back(given);
 }
 
 /// A chain of remembered arrays (their indexes) for `n` errors that fit
@@ -125,14 +130,13 @@ impl Session {
         if !id_null_errors(kinds) || whole.batch != batch {
             return;
         }
-        let arrays = &mut self.sides[requester.index()].arrays;
-        if arrays.len() >= REMEMBERED {
-            arrays.pop_front();
-        }
-        arrays.push_back(Given {
-            kinds: kinds.to_vec(),
-            place: Place::of(&whole),
-        });
+        remember(
+            &mut self.sides[requester.index()].arrays,
+            Given {
+                kinds: kinds.to_vec(),
+                place: Place::of(&whole),
+            },
+        );
     }
 
     /// An array of id-null errors alone, sent to `requester`, that answers
@@ -158,13 +162,13 @@ impl Session {
         for &i in chain.iter().rev() {
             std::mem::swap(&mut arrays[i].place, &mut place);
         }
-        if arrays.len() >= REMEMBERED {
-            arrays.pop_front();
-        }
-        arrays.push_back(Given {
-            kinds: kinds.to_vec(),
-            place,
-        });
+        remember(
+            arrays,
+            Given {
+                kinds: kinds.to_vec(),
+                place,
+            },
+        );
         true
     }
 
@@ -175,7 +179,7 @@ impl Session {
     pub(super) fn repair_at_close(&mut self, requester: Direction) {
         loop {
             let side = &self.sides[requester.index()];
-            let Some((batch, taken, chain)) = open_batches(side).into_iter().find_map(|b| {
+            let Some((batch, taken, chain)) = side.null_batches().into_iter().find_map(|b| {
                 side.arrays.iter().enumerate().rev().find_map(|(i, given)| {
                     let fit = side.answers_whole(b, given.kinds.len())?;
                     if fit.awaited == 0 {
@@ -199,15 +203,4 @@ impl Session {
             }
         }
     }
-}
-
-/// The batches with members still awaiting id-null errors, oldest first.
-fn open_batches(side: &Side) -> VecDeque<usize> {
-    let mut batches = VecDeque::new();
-    for b in side.nulls.iter().filter_map(|n| n.batch) {
-        if !batches.contains(&b) {
-            batches.push_back(b);
-        }
-    }
-    batches
 }

@@ -118,9 +118,8 @@ impl Session {
                     .iter()
                     .filter(|k| k.id().is_none_or(|id| id.kind() == IdKind::Null))
                     .count();
-                let fits = side.answerable_whole(nulls);
-                let whole = (0..3).find_map(|tier| fits.iter().find(|w| w.tier() == tier));
-                answered = whole.copied();
+                let whole = side.best_whole(nulls);
+                answered = whole;
                 whole
                     .map(|w| Some(w.batch))
                     .or_else(|| in_batch(false, false).map(|n| n.batch))
@@ -652,6 +651,22 @@ impl Side {
     /// The batches, oldest first, that an array of `nulls` id-null errors
     /// can answer whole ([`Whole`]).
     pub(super) fn answerable_whole(&self, nulls: usize) -> Vec<Whole> {
+        self.null_batches()
+            .into_iter()
+            .filter_map(|b| self.answers_whole(b, nulls))
+            .collect()
+    }
+
+    /// The batch an array of `nulls` id-null errors goes to of those it
+    /// answers whole: by [`Whole::tier`], then the oldest.
+    pub(super) fn best_whole(&self, nulls: usize) -> Option<Whole> {
+        let fits = self.answerable_whole(nulls);
+        (0..3).find_map(|tier| fits.iter().find(|w| w.tier() == tier).copied())
+    }
+
+    /// The batches with members still awaiting id-null errors, oldest
+    /// first.
+    pub(super) fn null_batches(&self) -> Vec<usize> {
         let mut batches: Vec<usize> = Vec::new();
         for b in self.nulls.iter().filter_map(|n| n.batch) {
             if !batches.contains(&b) {
@@ -659,9 +674,6 @@ impl Side {
             }
         }
         batches
-            .into_iter()
-            .filter_map(|b| self.answers_whole(b, nulls))
-            .collect()
     }
 
     /// Batch `b` as an array of `nulls` id-null errors answers it whole;
