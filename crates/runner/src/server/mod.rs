@@ -51,10 +51,14 @@ pub fn run_suite(
     // case, or a job's end, may hand back earlier ones' results, run again.
     let case_of = |j: usize| (work[j].1, work[j].2);
     let mut again = Vec::new();
+    // The plans of a case go to one job in turn: a case that is not a PASS
+    // on a shared process is run again on a new one, which then takes the
+    // case's other plans (see `run_reusing`).
     let reused = run_parallel_jobs(
         &work,
         jobs,
         progress,
+        |a, b| std::ptr::eq(a.1, b.1),
         Job::default,
         |job, &(i, case, plan)| run_reusing(i, case, plan, target, opts, job, case_of),
         |job| Some(job.finish(target, opts, case_of)),

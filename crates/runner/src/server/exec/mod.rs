@@ -204,9 +204,12 @@ pub struct Reused {
 /// - each case on it ends with a fence (`Run::fence`), so what the target
 ///   answers late to the case's input, before the fence's answer, is the
 ///   case's, as it would be on a process of its own before it exited;
-/// - any result but a PASS on a process that ran cases before it is run
-///   again on a new process, and that verdict stands (with a note when the
-///   two differ);
+/// - any result but a PASS on a process that ran other cases before it is
+///   run again on a new process, and that verdict stands (with a note when
+///   the two differ); a process that ran only this case, under other plans,
+///   counts as new for it (the suite hands a job the plans of a case in
+///   turn, so a case the target gets wrong costs one new process, not one
+///   per plan);
 /// - output that a later case on the process cannot have drawn
 ///   (`Run::foreign`), or that comes after the last fence when the job
 ///   ends ([`Job::finish`]), is some earlier case's, come after its fence:
@@ -252,7 +255,15 @@ pub fn run_reusing<'c>(
     } else {
         job.live = run.live;
     }
-    if earlier.is_empty() || (run.result.verdict == Verdict::Pass && !run.foreign) {
+    // A process that ran nothing but this case's other plans is as good
+    // as a new one for it: the same messages, cut another way, and never
+    // a case that depends on how the work was shared out (a suite hands a
+    // job every plan of a case in turn). The same case is the same object
+    // in the work, so that inputs that only share an id (a fuzzer's) are
+    // never taken for it.
+    let own_plans_only = earlier.iter().all(|&i| std::ptr::eq(work(i).0, case));
+    let stands = own_plans_only || run.result.verdict == Verdict::Pass;
+    if earlier.is_empty() || stands && !run.foreign {
         if job.live.is_some() {
             job.since = earlier.into_iter().chain([index]).collect();
         }
