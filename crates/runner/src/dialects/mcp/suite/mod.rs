@@ -35,9 +35,11 @@ use table::{
 };
 pub use table::{CHECKS, Check};
 
+pub use open::run_every;
 use open::{speaks_legacy, unknown_version_legacy};
 
 use std::{
+    sync::mpsc,
     thread,
     time::{Duration, Instant},
 };
@@ -127,30 +129,20 @@ pub struct Outcome {
     pub revision: Option<Revision>,
 }
 
-/// [`run`] in the revision the server negotiates and, when that is
-/// 2026-07-28 and the server also opens a session with `initialize`
-/// (a dual-era server), again pinned at 2025-11-25: by default every
-/// revision a server speaks is checked, each result's plan naming its
-/// revision. A pinned run (`mcp@REVISION`) is one session.
-pub fn run_every(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let mut outcome = run(target, opts, selected);
-    let dual = opts.pinned.is_none()
-        && outcome.revision.is_some_and(|r| !r.has_initialize())
-        && outcome.has_initialize == Some(true);
-    if dual {
-        let legacy = Options {
-            pinned: Some(Revision::V2025_11_25),
-            ..opts.clone()
-        };
-        outcome
-            .results
-            .extend(run(target, &legacy, selected).results);
-    }
-    outcome
-}
-
 /// The checks whose id `selected` takes, run against `target`.
 pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> Outcome {
+    run_signalling(target, opts, selected, None)
+}
+
+/// [`run`], sending on `dual` once the server shows it is a dual-era one:
+/// a 2026-07-28 session, and a second process that opened one with
+/// `initialize` (the sender is dropped unsent otherwise).
+pub(super) fn run_signalling(
+    target: &Target,
+    opts: &Options,
+    selected: &dyn Fn(&str) -> bool,
+    dual: Option<mpsc::Sender<()>>,
+) -> Outcome {
     let chosen: Vec<&Check> = CHECKS.iter().copied().filter(|c| selected(c.id)).collect();
     if chosen.is_empty() {
         // Still: whether the JSON-RPC cases' handshake can work.
@@ -185,60 +177,18 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
             if legacy {
                 (Some(unknown_version_legacy(&target, &opts)), true)
             } else {
-                (None, speaks_legacy(&target, &opts))
+                let speaks = speaks_legacy(&target, &opts);
+                if speaks && let Some(dual) = dual {
+                    // The receiver may be gone; the outcome says the same.
+                    let _ = dual.send(());
+                }
+                (None, speaks)
             }
         })
     });
     match session.broken.clone() {
         None => session.run_checks(&wanted),
-        Some(why) => {
-            // Every check that needs the session says why there is none.
-            for check in &chosen {
-                if [
-                    STDIO.id,
-                    SCHEMA.id,
-                    SERVER_DECLARED.id,
-                    CLIENT_DECLARED.id,
-                    SHUTDOWN.id,
-                ]
-                .contains(&check.id)
-                    || session.results.iter().any(|r| r.id == check.id)
-                {
-                    continue;
-                }
-                // What the revision does not have stays N/A.
-                let asks = ASK_CHECKS.iter().any(|c| c.id == check.id);
-                let missing = if asks {
-                    session.revision != Revision::V2025_11_25
-                } else if session.revision.has_initialize() {
-                    [DISCOVER.id].contains(&check.id)
-                        || MRTR_CHECKS.iter().any(|c| c.id == check.id)
-                } else {
-                    [
-                        INITIALIZE.id,
-                        BEFORE_INITIALIZED.id,
-                        PING.id,
-                        SECOND_INITIALIZE.id,
-                        SET_LEVEL.id,
-                        SERVER_REQUESTS.id,
-                        RESOURCES_SUBSCRIBE.id,
-                        FX_LOGGING.id,
-                    ]
-                    .contains(&check.id)
-                };
-                if missing {
-                    session
-                        .results
-                        .push(session.not_in_revision(check, "not in this revision"));
-                    continue;
-                }
-                session.results.push(result_with(
-                    check,
-                    session.revision.as_str(),
-                    vec![why.clone()],
-                ));
-            }
-        }
+        Some(why) => session.none_for(&chosen, &why),
     }
     // Not found out when no session could be had.
     let mut has_initialize = (!broken).then_some(legacy);
@@ -268,6 +218,56 @@ pub fn run(target: &Target, opts: &Options, selected: &dyn Fn(&str) -> bool) -> 
         results,
         has_initialize,
         revision: (!broken).then_some(session.revision),
+    }
+}
+
+impl Session {
+    /// Every check of `chosen` that needs the session says `why` there is
+    /// none (what the revision does not have stays N/A).
+    fn none_for(&mut self, chosen: &[&Check], why: &Evidence) {
+        for check in chosen {
+            if [
+                STDIO.id,
+                SCHEMA.id,
+                SERVER_DECLARED.id,
+                CLIENT_DECLARED.id,
+                SHUTDOWN.id,
+            ]
+            .contains(&check.id)
+                || self.results.iter().any(|r| r.id == check.id)
+            {
+                continue;
+            }
+            // What the revision does not have stays N/A.
+            let asks = ASK_CHECKS.iter().any(|c| c.id == check.id);
+            let missing = if asks {
+                self.revision != Revision::V2025_11_25
+            } else if self.revision.has_initialize() {
+                [DISCOVER.id].contains(&check.id) || MRTR_CHECKS.iter().any(|c| c.id == check.id)
+            } else {
+                [
+                    INITIALIZE.id,
+                    BEFORE_INITIALIZED.id,
+                    PING.id,
+                    SECOND_INITIALIZE.id,
+                    SET_LEVEL.id,
+                    SERVER_REQUESTS.id,
+                    RESOURCES_SUBSCRIBE.id,
+                    FX_LOGGING.id,
+                ]
+                .contains(&check.id)
+            };
+            if missing {
+                let result = self.not_in_revision(check, "not in this revision");
+                self.results.push(result);
+                continue;
+            }
+            self.results.push(result_with(
+                check,
+                self.revision.as_str(),
+                vec![why.clone()],
+            ));
+        }
     }
 }
 

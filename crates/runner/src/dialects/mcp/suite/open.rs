@@ -1,13 +1,14 @@
 //! Opening the session: version negotiation, the handshake, and the
 //! processes of their own for what a session can be asked once.
 
-use std::time::Instant;
+use std::{sync::mpsc, thread, time::Instant};
 
 use serde_json::{Value, json};
 
 use super::{
-    CaseResult, Conn, Evidence, MAX_REOPENS, Mark, Options, Reply, Revision, Session, Target,
-    ToolCalls, Verdict, finding, initialize_params, result_with, short,
+    CaseResult, Conn, Evidence, MAX_REOPENS, Mark, Options, Outcome, Reply, Revision, Session,
+    Target, ToolCalls, Verdict, finding, initialize_params, result_with, run, run_signalling,
+    short,
     table::{DISCOVER, INITIALIZE, UNKNOWN_VERSION},
 };
 use crate::dialects::mcp::rules::{MCP_DISCOVER, MCP_INITIALIZE_RESULT, MCP_VERSION_UNSUPPORTED};
@@ -512,4 +513,38 @@ fn silence(
     }
     let halt = opts.readiness.halted()?;
     Some(Evidence::note(halt.verdict, halt.message.clone()))
+}
+
+/// [`run`] in the revision the server negotiates and, when that is
+/// 2026-07-28 and the server also opens a session with `initialize`
+/// (a dual-era server), again pinned at 2025-11-25: by default every
+/// revision a server speaks is checked, each result's plan naming its
+/// revision. A pinned run (`mcp@REVISION`) is one session.
+pub fn run_every(
+    target: &Target,
+    opts: &Options,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+) -> Outcome {
+    if opts.pinned.is_some() {
+        return run(target, opts, selected);
+    }
+    // The 2025-11-25 session of a dual-era server starts as soon as the
+    // 2026-07-28 session's second process has opened one with
+    // `initialize`, beside the rest of the 2026-07-28 checks.
+    let (dual, is_dual) = mpsc::channel();
+    thread::scope(|scope| {
+        let legacy = scope.spawn(move || {
+            is_dual.recv().ok()?;
+            let legacy = Options {
+                pinned: Some(Revision::V2025_11_25),
+                ..opts.clone()
+            };
+            Some(run(target, &legacy, selected))
+        });
+        let mut outcome = run_signalling(target, opts, selected, Some(dual));
+        if let Some(legacy) = legacy.join().expect("the MCP checks do not panic") {
+            outcome.results.extend(legacy.results);
+        }
+        outcome
+    })
 }
