@@ -92,6 +92,10 @@ pub struct MatrixArgs {
     /// every run.
     #[arg(long = "filter", value_name = "GLOB")]
     pub filters: Vec<String>,
+    /// Run only the manifest's target of this name (repeatable): its
+    /// column alone, as when one implementation is retested.
+    #[arg(long = "only", value_name = "NAME")]
+    pub only: Vec<String>,
 }
 
 /// The formats of `rpcspec matrix`.

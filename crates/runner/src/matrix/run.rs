@@ -185,10 +185,29 @@ fn build(args: &MatrixArgs) -> Result<Matrix, u8> {
         return Err(usage("--jobs must be at least 1"));
     }
     crate::compile_filters(&args.filters).map_err(|e| usage(&e))?;
-    let manifest = match &args.manifest {
+    let mut manifest = match &args.manifest {
         Some(path) => Some(load_manifest(path).map_err(|e| usage(&e.to_string()))?),
         None => None,
     };
+    if !args.only.is_empty() {
+        let Some(m) = manifest.as_mut().filter(|_| args.merge.is_empty()) else {
+            return Err(usage(
+                "--only picks targets of a MANIFEST to run: not with --merge",
+            ));
+        };
+        if let Some(name) = args
+            .only
+            .iter()
+            .find(|n| !m.targets.iter().any(|t| &t.name == *n))
+        {
+            let names: Vec<&str> = m.targets.iter().map(|t| t.name.as_str()).collect();
+            return Err(usage(&format!(
+                "--only {name}: the manifest has no such target (it has {})",
+                names.join(", ")
+            )));
+        }
+        m.targets.retain(|t| args.only.contains(&t.name));
+    }
     let inputs = if args.merge.is_empty() {
         let manifest = manifest.expect("clap requires MANIFEST without --merge");
         run_manifest(&manifest, args)?
@@ -207,14 +226,16 @@ fn run_manifest(manifest: &Manifest, args: &MatrixArgs) -> Result<Vec<Input>, u8
     };
     let total = manifest.targets.len();
     let runs = crate::run_parallel(&manifest.targets, args.jobs, &|_, _| {}, |spec| {
+        let started = std::time::Instant::now();
         let run = run_target(&exe, &manifest.dir, spec, &settings);
+        let took = started.elapsed().as_secs_f64();
         match &run {
             Ok(r) => {
                 let mut c = Counts::default();
                 r.results.iter().for_each(|x| c.add(Some(x.verdict)));
                 let unrun = c.skipped + c.not_applicable;
                 eprintln!(
-                    "rpcspec matrix: {}: {} results, {} pass, {} not passing, {} not run (skipped or N/A)",
+                    "rpcspec matrix: {}: {} results in {took:.1} s, {} pass, {} not passing, {} not run (skipped or N/A)",
                     spec.name,
                     r.results.len(),
                     c.pass,
