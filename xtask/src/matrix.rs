@@ -236,7 +236,10 @@ fn install(dir: &Path) -> Result<(), String> {
             "requirements.txt",
         ],
     )?;
-    // npm ci installs exactly the lock file, in the folder that holds it.
+    // `npm install` beside a copy of the lock file installs the locked
+    // versions. Not `npm ci`: it refuses a lock that lacks the other
+    // platforms' optional packages (opencode's, qwen-code's), which a
+    // registry that holds only this platform's never resolves.
     let node = dir.join(".deps/node");
     fs::create_dir_all(&node).map_err(|e| format!("cannot create {}: {e}", node.display()))?;
     for file in ["package.json", "package-lock.json"] {
@@ -247,7 +250,7 @@ fn install(dir: &Path) -> Result<(), String> {
         dir,
         "npm",
         &[
-            "ci",
+            "install",
             "--prefix",
             ".deps/node",
             "--ignore-scripts",
