@@ -126,6 +126,9 @@ commands:
           run the cargo-fuzz targets (all, 60 s each by default, N at a time)
   bench [--mib N] [--runs N] [--reuse]
           criterion benches, whole run and memory: the bars of BENCHMARKS.md
+  bench --real [--runs N] [--busy] [--only NAME] [--lists DIR]
+          one full default run of each real implementation of the 20 s bar, timed,
+          its verdicts compared across runs (after `matrix --install`)
   fuzz-bench [--seconds N] [--runs N]
           `rpcspec fuzz` with processes kept against a process per execution, two
           servers, one job: executions per second and their ratio (BENCHMARKS.md)

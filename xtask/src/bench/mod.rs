@@ -17,6 +17,7 @@ use std::{
 
 mod campaign;
 mod fuzz;
+mod real;
 mod speed;
 
 pub use campaign::fuzz_matrix;
@@ -26,6 +27,7 @@ use speed::{Speeds, check_speed, side_by_side_rows};
 
 const BENCH_USAGE: &str = "\
 usage: cargo xtask bench [--mib N] [--runs N] [--reuse]
+       cargo xtask bench --real [--help]: real implementations' full runs against the 20 s bar
 
 Runs `cargo bench -p rpcspec-framer -p rpcspec-matcher` on N MiB workloads
 (default 64), times `rpcspec run` against the built-in server (median of
@@ -52,6 +54,9 @@ const GROUPS: &[&str] = &[
 const WORKLOADS: &[&str] = &["tokens", "rpc", "large"];
 
 pub fn bench(root: &Path, args: &[String]) -> ExitCode {
+    if args.first().is_some_and(|a| a == "--real") {
+        return real::real(root, &args[1..]);
+    }
     let mut mib = 64u64;
     let mut runs = 5usize;
     let mut reuse = false;
