@@ -259,8 +259,8 @@ pub(crate) struct RunArgs {
     #[arg(skip)]
     pub(crate) loaded: Option<Box<rpcspec::target_file::TargetFile>>,
     /// Cases run in parallel, 1 to 256 (default: twice the number of cores
-    /// for a server, whose cases mostly wait on it; the number of cores
-    /// for a producer or decoder).
+    /// for a server or a client, whose cases mostly wait on it; the number
+    /// of cores for a producer or decoder).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub(crate) jobs: Option<u16>,
     /// Write plans to use, comma-separated (default: all a case allows); for

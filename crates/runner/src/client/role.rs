@@ -99,6 +99,12 @@ impl Role for Clients {
         case.listing()
     }
 
+    /// A scenario mostly waits on the client (its start, its calls' own
+    /// timeouts): twice as many jobs as cores keep both busy.
+    fn default_jobs(&self, cores: usize) -> usize {
+        2 * cores
+    }
+
     fn run(
         &self,
         cases: &[Scenario],
