@@ -446,3 +446,62 @@ fn verdicts_are_the_same_on_every_run_even_under_load() {
         }
     });
 }
+
+/// A case that is not a PASS on a process shared with another case is run
+/// again on a new process, and its other plans then run on that one: a
+/// case the target gets wrong costs one new process, not one per plan. One
+/// job, so the order is fixed: `notification` (a PASS) five times on the
+/// first process, `method-not-found` (a wrong code: FAIL) on the same one,
+/// confirmed on a second, which takes its four other plans.
+#[test]
+fn a_case_the_target_gets_wrong_costs_one_new_process() {
+    let log = std::env::temp_dir().join(format!("rpcspec-spawns-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let cases: Vec<Case> = cases::builtin()
+        .unwrap()
+        .into_iter()
+        .filter(|c| {
+            [
+                "jsonrpc/examples/notification",
+                "jsonrpc/examples/method-not-found",
+            ]
+            .contains(&c.meta.id.as_str())
+        })
+        .collect();
+    assert_eq!(cases.len(), 2);
+    // Each start of the target appends a line to `log`.
+    let target = Target {
+        argv: vec![
+            "sh".into(),
+            "-c".into(),
+            r#"echo >> "$0"; exec "$1" wrong-code-method-not-found"#.into(),
+            log.clone().into(),
+            MUTANT.into(),
+        ],
+    };
+    let spawns = |fresh: bool| {
+        let _ = std::fs::remove_file(&log);
+        let opts = RunOptions {
+            timeout: Duration::from_secs(5),
+            startup: Duration::from_secs(5),
+            fresh,
+            ..RunOptions::default()
+        };
+        let results = run_suite(&cases, &ALL_PLANS, &target, &opts, 1, &|_, _| {});
+        let verdicts: Vec<(&str, Verdict)> = results
+            .iter()
+            .map(|r| (r.id.rsplit('/').next().unwrap(), r.verdict))
+            .collect();
+        let mut expected = vec![("notification", Verdict::Pass); 5];
+        expected.extend([("method-not-found", Verdict::Fail); 5]);
+        assert_eq!(verdicts, expected, "fresh: {fresh}");
+        std::fs::read_to_string(&log).unwrap().lines().count()
+    };
+    assert_eq!(
+        spawns(false),
+        2,
+        "a process per job, and one for the case that failed"
+    );
+    assert_eq!(spawns(true), 10, "--fresh: a process per (case, plan)");
+    let _ = std::fs::remove_file(&log);
+}
