@@ -260,17 +260,13 @@ fn verdict_list(json: &[u8]) -> Result<Vec<String>, String> {
     let mut lines = Vec::new();
     for row in model["rows"].as_array().into_iter().flatten() {
         let id = row["id"].as_str().unwrap_or("?");
-        let Some(cell) = row["cells"][0].as_object() else {
+        let cell = &row["cells"][0];
+        if !cell.is_object() {
             continue;
-        };
+        }
         // The rules of each plan's evidence.
         let mut rules: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-        for e in cell
-            .get("evidence")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for e in cell["evidence"].as_array().into_iter().flatten() {
             let plan = e["plan"].as_str().unwrap_or("?");
             let ids = e["evidence"]
                 .as_array()
@@ -279,12 +275,7 @@ fn verdict_list(json: &[u8]) -> Result<Vec<String>, String> {
                 .filter_map(|x| x["rule"]["id"].as_str());
             rules.entry(plan).or_default().extend(ids);
         }
-        for p in cell
-            .get("plans")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for p in cell["plans"].as_array().into_iter().flatten() {
             let plan = p["plan"].as_str().unwrap_or("?");
             let verdict = p["verdict"].as_str().unwrap_or("?");
             let mut r = rules.get(plan).cloned().unwrap_or_default();
