@@ -164,6 +164,10 @@ pub struct Answer {
     pub batch: bool,
     /// MCP: the reference server has not replied yet.
     pub awaiting: bool,
+    /// When its request was read.
+    pub asked: Duration,
+    /// When its reply was queued, once it was.
+    pub answered: Option<Duration>,
 }
 
 impl Answer {

@@ -111,6 +111,8 @@ pub struct Server<'a> {
     shut_down: bool,
     /// MCP: the canary's URL, for [`twist::Twist::NetworkRef`].
     canary: Option<String>,
+    /// The time of the event being played (given by the caller).
+    now: Duration,
 }
 
 /// A reference server behind the script (MCP's): it answers what the
@@ -151,11 +153,13 @@ impl<'a> Server<'a> {
             content_length: matches!(framing, Framing::ContentLength(_)),
             shut_down: false,
             canary: None,
+            now: Duration::ZERO,
         }
     }
 
     /// One line from the client (without its terminator), at `now`.
     pub fn on_line(&mut self, line: &[u8], now: Duration) -> Vec<ToPeer> {
+        self.now = now;
         let mut out = Vec::new();
         self.log.messages += 1;
         if self
@@ -224,6 +228,7 @@ impl<'a> Server<'a> {
 
     /// The client closed the server's stdin, at `now`: the server exits.
     pub fn on_eof(&mut self, now: Duration) -> Vec<ToPeer> {
+        self.now = now;
         self.log.eof.get_or_insert(now);
         if let Some((backend, _)) = &mut self.backend {
             backend.on_eof();
@@ -336,6 +341,7 @@ impl<'a> Server<'a> {
 
     /// Writes what has fallen due by `now`.
     pub fn on_tick(&mut self, now: Duration) -> Vec<ToPeer> {
+        self.now = now;
         let mut out = Vec::new();
         if self.log.stop.is_some() {
             return out;
@@ -621,6 +627,7 @@ impl<'a> Server<'a> {
                 }
                 line.extend(self.encode(&self.log.answers[i].id, &self.log.answers[i].body));
                 self.log.answers[i].sent = true;
+                self.log.answers[i].answered = Some(self.now);
             }
             line.push(b']');
             lines.push(line);
@@ -648,6 +655,8 @@ impl<'a> Server<'a> {
             replaced: false,
             batch,
             awaiting: false,
+            asked: self.now,
+            answered: None,
         });
         self.log.answers.len() - 1
     }
@@ -730,6 +739,7 @@ impl<'a> Server<'a> {
             lines.push(line);
         }
         self.log.answers[i].sent = true;
+        self.log.answers[i].answered = Some(self.now);
         lines
     }
 

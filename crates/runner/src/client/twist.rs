@@ -256,6 +256,8 @@ mod tests {
             replaced: false,
             batch: false,
             awaiting: false,
+            asked: std::time::Duration::ZERO,
+            answered: Some(std::time::Duration::ZERO),
         }];
         assert!(scripted(Twist::VersionUnsupported, &earlier, "tools/list", &params).is_none());
         // A legacy request carries no version: nothing to refuse.

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::{Observed, Outcome, capped, short};
 use crate::{
     client::{
-        CALL_TIMEOUT, CODEX_STEPS,
+        CODEX_STEPS,
         codex::{
             ASK_WAIT, REPLY, THREAD, USER_AGENT, decision,
             script::{Asked, Log},
@@ -187,7 +187,7 @@ fn steps(
                     (Some(status), Some(done)) => Expected::Result(
                         json!({"text": REPLY, "status": status}),
                         status == "failed",
-                        done.saturating_sub(t.asked) > CALL_TIMEOUT,
+                        super::late(t.asked, done),
                     ),
                     _ => Expected::Unanswered("the server exited before the turn completed"),
                 },

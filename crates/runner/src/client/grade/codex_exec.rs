@@ -209,8 +209,9 @@ fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'stat
             ),
         ),
         Got::Failed(why) if clean => match log.exited {
-            // The CLI itself took longer than the step's timeout.
-            Some(exited) if exited.saturating_sub(began) > CALL_TIMEOUT => {}
+            // The CLI itself took longer than the step's timeout, as far
+            // as rpcspec can tell (`UNSEEN`).
+            Some(exited) if exited.saturating_sub(began) + super::UNSEEN > CALL_TIMEOUT => {}
             Some(exited) => push(
                 &rules::CODEX_EXEC_OUTCOME,
                 format!(

@@ -2,14 +2,14 @@
 //! (what the client wrote to its server, what the script answered, what
 //! the adapter reported, how it ended).
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use rpcspec_framer::ProblemKind;
 use rpcspec_matcher::{Level, classify};
 use serde_json::Value;
 
 use super::{
-    Decoy, Limits, Scenario, Step, StepKind, holds, pattern,
+    CALL_TIMEOUT, Decoy, Limits, Scenario, Step, StepKind, holds, pattern,
     script::{ASK_ID, Body, Log, Stop},
 };
 mod claude;
@@ -61,6 +61,22 @@ pub struct Observed<'a> {
     pub canary: Option<(usize, &'a [String])>,
     /// How the server's process ended, as far as the client went.
     pub server_end: ServerEnd,
+}
+
+/// What rpcspec cannot see of a call's time, as its client measures it:
+/// the request's way from the client through the peer to rpcspec, and the
+/// answer's from rpcspec through the peer into the client's read. Each
+/// takes microseconds on an idle machine and up to hundreds of
+/// milliseconds on a loaded runner.
+pub(crate) const UNSEEN: Duration = Duration::from_secs(1);
+
+/// Whether a call rpcspec read at `asked`, answered by what the script
+/// queued at `answered`, may have taken its client longer than the step's
+/// [`CALL_TIMEOUT`]: the answer was queued later than the timeout less
+/// [`UNSEEN`] after the request was read. A client may give up on such a
+/// call; one that gives up on an answer queued sooner is graded.
+pub(crate) fn late(asked: Duration, answered: Duration) -> bool {
+    answered.saturating_sub(asked) + UNSEEN > CALL_TIMEOUT
 }
 
 /// How the server's process ended.
@@ -342,7 +358,11 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 // A result without `resultType` the library did not take:
                 // 2026-07-28's rule, not pairing.
                 let rule = result_rule(o, answer, body);
-                if !ok {
+                // A client may give up on a reply that reached it past the
+                // step's timeout (a byte-a-write reply on a loaded runner).
+                let late = matches!(got, Outcome::Failed(_))
+                    && answer.is_some_and(|a| a.answered.is_none_or(|q| late(a.asked, q)));
+                if !ok && !late {
                     let mut e = scoped(
                         rule,
                         level,
@@ -684,5 +704,24 @@ fn messages(o: &Observed<'_>, out: &mut Vec<Evidence>) {
                 )
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_call_is_late_past_the_timeout_less_what_rpcspec_cannot_see() {
+        // Answered 1.9 s after the request was read: in time; 2.1 s: a
+        // client may have seen it past its 3 s.
+        assert!(!late(ms(1000), ms(2900)));
+        assert!(late(ms(1000), ms(3100)));
+        assert!(late(ms(0), ms(8000)));
+        assert!(!late(ms(5000), ms(5000)));
     }
 }

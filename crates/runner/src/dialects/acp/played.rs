@@ -431,6 +431,8 @@ mod tests {
             replaced: false,
             batch: false,
             awaiting: false,
+            asked: std::time::Duration::ZERO,
+            answered: None,
         };
         let cancelled = cancels("session/cancel", &json!({"sessionId": SESSION_ID}), &turn);
         assert_eq!(
