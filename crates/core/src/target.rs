@@ -694,7 +694,7 @@ pub const DRAIN_MAX: Duration = Duration::from_secs(2);
 /// Waits until the target has read everything written to `pipe` so far
 /// (the pipe holds nothing unread), at most [`DRAIN_MAX`]: a target that
 /// does not read gets the next write anyway. Whether it read everything.
-fn drain(pipe: impl AsFd) -> bool {
+pub fn drain(pipe: impl AsFd) -> bool {
     let until = Instant::now() + DRAIN_MAX;
     // A target in its read loop takes the bytes within tens of
     // microseconds: look again at once a few times, then less often.

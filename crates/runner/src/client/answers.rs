@@ -176,3 +176,17 @@ impl Answer {
         (self.sent && !self.replaced).then_some(&self.body)
     }
 }
+
+/// `id` as JSON text of the other type: `7` → `"7"`, `"7"` → `7`; `None`
+/// for a string that is not a plain integer, or anything else.
+pub fn retype(id: &str) -> Option<String> {
+    if let Some(inner) = id.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        let digits = inner.strip_prefix('-').unwrap_or(inner);
+        let plain = !digits.is_empty()
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        return plain.then(|| inner.to_owned());
+    }
+    let number = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+    number.then(|| format!("\"{id}\""))
+}

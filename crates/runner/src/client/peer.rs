@@ -15,7 +15,7 @@
 //! | peer | `E` | — | the peer's stdin reached its end (the client closed it) |
 //! | peer | `Q` | exit status, decimal | it carries out an `X` now: every order before it was carried out |
 //! | runner | `W` | bytes | write these to stdout in one write |
-//! | runner | `P` | milliseconds, decimal | wait until the client has read stdout (at most [`DRAIN_MAX`]), then pause |
+//! | runner | `P` | milliseconds, decimal | wait until the client has read stdout ([`Drains`]), then pause |
 //! | runner | `S` | bytes | write these to stderr (blocking, as a process does, while the client does not read it) |
 //! | runner | `C` | — | close stdout (stdin stays open) |
 //! | runner | `X` | exit status, decimal | exit now |
@@ -34,16 +34,12 @@ use std::{
     path::{Path, PathBuf},
     sync::mpsc::{self, Receiver, Sender},
     thread,
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 /// The longest a frame may be: a write of the scenario's (its longest line
 /// is 16 MiB of `$pad`) or a read of the client's (64 KiB).
 const MAX_FRAME: usize = 32 << 20;
-
-/// The longest the peer waits for the client to read its stdout before a
-/// pause: a client that does not read gets the next write anyway.
-pub const DRAIN_MAX: Duration = Duration::from_millis(500);
 
 /// Writes one frame.
 fn frame(to: &mut impl Write, tag: u8, payload: &[u8]) -> io::Result<()> {
@@ -118,6 +114,7 @@ pub fn serve(socket: &Path, args: &[String]) -> i32 {
     else {
         return 70;
     };
+    let mut drains = Drains::default();
     loop {
         let (tag, payload) = match read_frame(&mut stream) {
             Ok(Some(f)) => f,
@@ -133,7 +130,7 @@ pub fn serve(socket: &Path, args: &[String]) -> i32 {
             }
             b'P' => {
                 if let Some(out) = &stdout {
-                    drain(out.as_fd());
+                    drains.drain(out.as_fd());
                 }
                 thread::sleep(Duration::from_millis(text().parse().unwrap_or(0)));
             }
@@ -161,12 +158,25 @@ pub fn serve(socket: &Path, args: &[String]) -> i32 {
     }
 }
 
-/// Waits until the pipe on `fd` holds nothing unread, at most
-/// [`DRAIN_MAX`].
-fn drain(fd: std::os::fd::BorrowedFd<'_>) {
-    let until = Instant::now() + DRAIN_MAX;
-    while rustix::io::ioctl_fionread(fd).is_ok_and(|n| n > 0) && Instant::now() < until {
-        thread::sleep(Duration::from_micros(200));
+/// The peer's waits for the client to read its stdout before a pause
+/// (a line, a byte, a piece: each read alone): each as long as the client
+/// takes, up to core's `DRAIN_MAX` (a loaded machine may keep a client
+/// from reading for longer than a moment: two replies then came in one
+/// read, by chance). Once a client let one run out, the next do not wait
+/// on it until it has read everything again: a client that stopped
+/// reading gets the rest without a wait a write.
+#[derive(Debug, Default)]
+struct Drains {
+    stalled: bool,
+}
+
+impl Drains {
+    fn drain(&mut self, fd: std::os::fd::BorrowedFd<'_>) {
+        let unread = || rustix::io::ioctl_fionread(fd).is_ok_and(|n| n > 0);
+        if self.stalled && unread() {
+            return;
+        }
+        self.stalled = !crate::target::drain(fd);
     }
 }
 

@@ -727,7 +727,7 @@ impl<'a> Server<'a> {
         match self.sc.decoy {
             Some(Decoy::UnknownId) => lines.push(self.encode(UNKNOWN_ID, &decoy)),
             Some(Decoy::RetypedId) => {
-                if let Some(other) = retype(&a.id) {
+                if let Some(other) = answers::retype(&a.id) {
                     lines.push(self.encode(&other, &decoy));
                     self.log.retyped += 1;
                 }
@@ -792,18 +792,4 @@ fn reply_of(line: &str) -> Option<(String, Body)> {
         (None, Some(e)) => Some((id, Body::Error(e.to_string().into_bytes()))),
         _ => None,
     }
-}
-
-/// `id` as JSON text of the other type: `7` → `"7"`, `"7"` → `7`; `None`
-/// for a string that is not a plain integer, or anything else.
-pub fn retype(id: &str) -> Option<String> {
-    if let Some(inner) = id.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        let digits = inner.strip_prefix('-').unwrap_or(inner);
-        let plain = !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && (digits == "0" || !digits.starts_with('0'));
-        return plain.then(|| inner.to_owned());
-    }
-    let number = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit() || b == b'-');
-    number.then(|| format!("\"{id}\""))
 }

@@ -3,8 +3,9 @@ use std::path::Path;
 use crate::capture::Framing;
 
 use super::{
+    answers::retype,
     peer::ToPeer,
-    script::{HOLD_WAIT, Server, retype},
+    script::{HOLD_WAIT, Server},
     *,
 };
 
