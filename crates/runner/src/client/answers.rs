@@ -156,8 +156,8 @@ pub struct Answer {
     pub id: String,
     /// What the server would reply.
     pub body: Body,
-    /// Whether that reply was written (a line holding it, valid).
-    pub sent: bool,
+    /// When that reply was queued (a line holding it, valid), if it was.
+    pub sent: Option<Duration>,
     /// Whether another line was written in its place (`replace`).
     pub replaced: bool,
     /// Whether it came in a batch.
@@ -166,14 +166,12 @@ pub struct Answer {
     pub awaiting: bool,
     /// When its request was read.
     pub asked: Duration,
-    /// When its reply was queued, once it was.
-    pub answered: Option<Duration>,
 }
 
 impl Answer {
     /// The reply the client was given, if a valid one was written.
     pub fn given(&self) -> Option<&Body> {
-        (self.sent && !self.replaced).then_some(&self.body)
+        (self.sent.is_some() && !self.replaced).then_some(&self.body)
     }
 }
 

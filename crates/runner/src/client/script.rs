@@ -436,7 +436,7 @@ impl<'a> Server<'a> {
             .log
             .answers
             .iter()
-            .any(|a| a.id == id && !a.sent && !a.replaced)
+            .any(|a| a.id == id && a.sent.is_none() && !a.replaced)
         {
             self.log.reused.push(id.clone());
         }
@@ -626,8 +626,7 @@ impl<'a> Server<'a> {
                     line.push(b',');
                 }
                 line.extend(self.encode(&self.log.answers[i].id, &self.log.answers[i].body));
-                self.log.answers[i].sent = true;
-                self.log.answers[i].answered = Some(self.now);
+                self.log.answers[i].sent = Some(self.now);
             }
             line.push(b']');
             lines.push(line);
@@ -651,12 +650,11 @@ impl<'a> Server<'a> {
             params,
             id,
             body,
-            sent: false,
+            sent: None,
             replaced: false,
             batch,
             awaiting: false,
             asked: self.now,
-            answered: None,
         });
         self.log.answers.len() - 1
     }
@@ -738,8 +736,7 @@ impl<'a> Server<'a> {
         if self.sc.decoy == Some(Decoy::Duplicate) {
             lines.push(line);
         }
-        self.log.answers[i].sent = true;
-        self.log.answers[i].answered = Some(self.now);
+        self.log.answers[i].sent = Some(self.now);
         lines
     }
 

@@ -252,12 +252,11 @@ mod tests {
             params: params.clone(),
             id: "1".into(),
             body: Body::Error(raw),
-            sent: true,
+            sent: Some(std::time::Duration::ZERO),
             replaced: false,
             batch: false,
             awaiting: false,
             asked: std::time::Duration::ZERO,
-            answered: Some(std::time::Duration::ZERO),
         }];
         assert!(scripted(Twist::VersionUnsupported, &earlier, "tools/list", &params).is_none());
         // A legacy request carries no version: nothing to refuse.

@@ -10,12 +10,9 @@ use serde_json::Value;
 
 use super::{Observed, Outcome, capped, short};
 use crate::{
-    client::{
-        CALL_TIMEOUT,
-        codex_exec::{
-            KNOWN, PROMPT,
-            script::{Began, Log},
-        },
+    client::codex_exec::{
+        KNOWN, PROMPT,
+        script::{Began, Log},
     },
     report::Evidence,
     rules::{self, Rule},
@@ -210,8 +207,8 @@ fn outcome(log: &Log, lines: &[Line], got: &Got<'_>, push: &mut dyn FnMut(&'stat
         ),
         Got::Failed(why) if clean => match log.exited {
             // The CLI itself took longer than the step's timeout, as far
-            // as rpcspec can tell (`UNSEEN`).
-            Some(exited) if exited.saturating_sub(began) + super::UNSEEN > CALL_TIMEOUT => {}
+            // as rpcspec can tell.
+            Some(exited) if super::late(began, exited) => {}
             Some(exited) => push(
                 &rules::CODEX_EXEC_OUTCOME,
                 format!(

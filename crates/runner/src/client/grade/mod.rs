@@ -68,7 +68,7 @@ pub struct Observed<'a> {
 /// answer's from rpcspec through the peer into the client's read. Each
 /// takes microseconds on an idle machine and up to hundreds of
 /// milliseconds on a loaded runner.
-pub(crate) const UNSEEN: Duration = Duration::from_secs(1);
+const UNSEEN: Duration = Duration::from_secs(1);
 
 /// Whether a call rpcspec read at `asked`, answered by what the script
 /// queued at `answered`, may have taken its client longer than the step's
@@ -361,7 +361,7 @@ fn steps(o: &Observed<'_>, outcomes: &HashMap<&'static str, Outcome>, out: &mut 
                 // A client may give up on a reply that reached it past the
                 // step's timeout (a byte-a-write reply on a loaded runner).
                 let late = matches!(got, Outcome::Failed(_))
-                    && answer.is_some_and(|a| a.answered.is_none_or(|q| late(a.asked, q)));
+                    && answer.is_some_and(|a| a.sent.is_some_and(|q| late(a.asked, q)));
                 if !ok && !late {
                     let mut e = scoped(
                         rule,
@@ -593,7 +593,7 @@ fn requirements(
     }
     if sc.decoy == Some(Decoy::RetypedId)
         && o.log.retyped == 0
-        && o.log.answers.iter().any(|a| a.sent)
+        && o.log.answers.iter().any(|a| a.sent.is_some())
     {
         out.push(Evidence::note(
             Verdict::Skipped,

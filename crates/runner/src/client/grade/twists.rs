@@ -172,7 +172,7 @@ fn round_trip(o: &Observed<'_>, t: Twist, out: &mut Vec<Evidence>) {
     let answers = &o.log.answers;
     let Some(k) = answers
         .iter()
-        .position(|a| a.sent && twist::is_input_required(&a.body))
+        .position(|a| a.sent.is_some() && twist::is_input_required(&a.body))
     else {
         let why = if answers
             .iter()
@@ -289,7 +289,9 @@ fn round_trip(o: &Observed<'_>, t: Twist, out: &mut Vec<Evidence>) {
 fn version_retry(o: &Observed<'_>, out: &mut Vec<Evidence>) {
     let answers = &o.log.answers;
     let Some(k) = answers.iter().position(|a| {
-        a.sent && twist::version_of(&a.params).is_some() && matches!(a.body, super::Body::Error(_))
+        a.sent.is_some()
+            && twist::version_of(&a.params).is_some()
+            && matches!(a.body, super::Body::Error(_))
     }) else {
         return;
     };
@@ -335,7 +337,7 @@ fn network_ref(o: &Observed<'_>, modern: bool, out: &mut Vec<Evidence>) {
         .log
         .answers
         .iter()
-        .any(|a| a.method == "tools/list" && a.sent);
+        .any(|a| a.method == "tools/list" && a.sent.is_some());
     let (count, hits) = o.canary.unwrap_or((0, &[]));
     if count > 0 {
         let level = if modern { Level::Must } else { Level::Info };

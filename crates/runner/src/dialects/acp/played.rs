@@ -427,12 +427,11 @@ mod tests {
             params: json!({"sessionId": SESSION_ID, "prompt": [{"type": "text", "text": CANCEL_ME}]}),
             id: "7".into(),
             body: Body::Result(b"{}".to_vec()),
-            sent: false,
+            sent: None,
             replaced: false,
             batch: false,
             awaiting: false,
             asked: std::time::Duration::ZERO,
-            answered: None,
         };
         let cancelled = cancels("session/cancel", &json!({"sessionId": SESSION_ID}), &turn);
         assert_eq!(
